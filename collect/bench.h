@@ -1,0 +1,86 @@
+/* bench: the one interface through which collect/ knows every benchmark and workload
+ * (DESIGN.md "The registry"). A benchmark is a `const struct ocb_bench` in its own file
+ * and one line in its suite's table. Nothing here knows the database or the CLI. */
+#ifndef OCB_BENCH_H
+#define OCB_BENCH_H
+
+#include <cJSON.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../db/records.h"
+
+/* Static work model of one repetition: from shapes and formats, never measured. */
+struct ocb_work {
+	double flops;
+	double bytes;       /* compulsory memory traffic (weights incl. scales, in, out) */
+	const char *bound;  /* ceiling kind that bounds this case ("bw_dram", "bw_l2",
+			       "flops_sgemm", ...) or NULL to use the roofline minimum */
+};
+
+/* Where workloads send metrics (loss per step, accuracy, ...). step < 0: no step.
+ * Keys lower_snake_case, unit in `unit` (DESIGN.md). */
+struct ocb_metric_sink {
+	void *ctx;
+	int (*put)(void *ctx, const char *workload, long step, const char *key, double value,
+		   const char *unit);
+};
+
+static inline int ocb_metric(const struct ocb_metric_sink *s, const char *workload, long step,
+			     const char *key, double value, const char *unit)
+{
+	return s && s->put ? s->put(s->ctx, workload, step, key, value, unit) : 0;
+}
+
+/* What a case runs with. All pointers borrowed for the duration of the case. */
+struct ocb_ctx {
+	int threads;            /* threads for this case (OpenBLAS and our own) */
+	uint64_t seed;
+	int quick;              /* --quick: small sizes and budgets (CI) */
+	const char *data_dir;   /* NULL: the Debian package paths */
+	const char *out_dir;    /* run artifacts (MLLOG files, checkpoints); exists */
+	const struct ocb_ceiling *ceilings; /* this machine's measured ceilings */
+	size_t nceilings;
+	struct ocb_metric_sink metrics;
+};
+
+enum ocb_bench_kind {
+	OCB_KERNEL = 0,   /* run() is a timed region, repeated by the harness */
+	OCB_WORKLOAD = 1, /* workload() runs once and reports metrics */
+};
+
+struct ocb_bench {
+	const char *name;   /* registered name, e.g. "gemv_q4_0"; the store's `bench` */
+	const char *suite;
+	const char *doc;    /* one line for `ocbench run --list` */
+	enum ocb_bench_kind kind;
+
+	/* The parameter sets to run: a cJSON array of objects, honouring ctx->quick.
+	 * Caller frees with cJSON_Delete(). */
+	cJSON *(*cases)(const struct ocb_ctx *ctx);
+	/* Builds the state for one parameter set (allocations, data, reference output).
+	 * *state is owned by the bench and freed by teardown(). */
+	int (*setup)(const cJSON *params, const struct ocb_ctx *ctx, void **state);
+	/* KERNEL: the timed region and nothing else. */
+	int (*run)(void *state);
+	/* Validates the optimized output against the _ref twin or a known answer;
+	 * *err = max relative error. NULL: no check. Called before timing. */
+	int (*check)(void *state, double *err);
+	/* Static work of one run() (KERNEL) or of the whole workload. May be NULL. */
+	int (*work)(const cJSON *params, struct ocb_work *w);
+	/* The kernel variant the state will run ("avx2", "ref", "openblas"); NULL: "default". */
+	const char *(*variant)(void *state);
+	/* WORKLOAD: the body; reports through ctx->metrics. */
+	int (*workload)(void *state, const struct ocb_ctx *ctx);
+	void (*teardown)(void *state);
+};
+
+/* A suite: a named list of benches. */
+struct ocb_suite {
+	const char *name;
+	const char *doc;
+	const struct ocb_bench *const *benches;
+	size_t nbenches;
+};
+
+#endif

@@ -1,0 +1,37 @@
+/* counters: PAPI event sets around a timed region (REFERENCE.md §3 "PAPI").
+ *
+ * An event the machine lacks is reported unavailable with PAPI's reason, never as 0.
+ * More events than the hardware can count at once -> multiplexing, ratio recorded.
+ * With PAPI disabled (--no-papi) or failing to initialise, every event is unavailable
+ * and ocb_counters_active() is 0: results are timing-only. */
+#ifndef OCB_COUNTERS_H
+#define OCB_COUNTERS_H
+
+#include "../db/records.h"
+
+struct ocb_counters;
+
+/* The default request (DESIGN/issue 2). NULL-terminated. */
+extern const char *const ocb_default_events[];
+
+/* Builds an event set for `events` (n of them). disable != 0 -> no PAPI at all.
+ * Never fails for an unavailable event or a missing PAPI: those become unavailable
+ * entries. Fails only on allocation (OCB_ENOMEM) or an empty/too long event name
+ * (OCB_EINVAL). Caller frees with ocb_counters_free(). */
+int ocb_counters_open(const char *const *events, int n, int disable, struct ocb_counters **out);
+void ocb_counters_free(struct ocb_counters *c);
+
+/* 1 if at least one event is being counted. */
+int ocb_counters_active(const struct ocb_counters *c);
+/* Why PAPI is off ("disabled by --no-papi", "PAPI_library_init: ..."), or "". */
+const char *ocb_counters_status(const struct ocb_counters *c);
+/* Number of requested events; ocb_counters_stop fills that many values. */
+int ocb_counters_count(const struct ocb_counters *c);
+
+/* Start counting / stop and read. stop divides totals by `reps` (per-repetition values)
+ * and fills vals[0..count-1] (available ones with value and multiplex ratio, the others
+ * with available = 0 and the reason). */
+int ocb_counters_start(struct ocb_counters *c);
+int ocb_counters_stop(struct ocb_counters *c, long reps, struct ocb_counter_val *vals);
+
+#endif

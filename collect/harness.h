@@ -1,0 +1,29 @@
+/* harness: runs one case of a bench: validate against the reference, warm up, then
+ * repeat until the 95% CI of the median is within the target or the budget ends; keeps
+ * every sample, computes robust statistics, reads counters around the timed reps. */
+#ifndef OCB_HARNESS_H
+#define OCB_HARNESS_H
+
+#include "bench.h"
+#include "counters.h"
+
+struct ocb_harness_opts {
+	double target_ci;   /* relative half-width of the median's 95% CI; default 0.02 */
+	double budget_s;    /* time budget for the repetitions of one case; default 2 s */
+	double warmup_s;    /* minimum warm-up time; default 0.1 s (at least 1 call) */
+	long min_reps;      /* default 5 */
+	long max_reps;      /* default 1000 */
+};
+
+/* Fills in the defaults above. */
+void ocb_harness_defaults(struct ocb_harness_opts *o);
+
+/* Runs `b` on `params`. Fills *out (caller releases with ocb_result_release), with
+ * status "ok", or "failed" and the error text when setup/check/run fails: a failed
+ * check gives a failed result, not a number. Returns OCB_OK when a result (ok or
+ * failed) was produced, an error only for allocation failure. `ctr` may be NULL. */
+int ocb_harness_case(const struct ocb_bench *b, const cJSON *params, const struct ocb_ctx *ctx,
+		     const struct ocb_harness_opts *o, struct ocb_counters *ctr,
+		     struct ocb_result *out);
+
+#endif

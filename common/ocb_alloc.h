@@ -1,0 +1,20 @@
+/* ocb_alloc: 64-byte aligned buffers for kernels and models (one allocation per group
+ * of tensors; views are carved from it by the caller). */
+#ifndef OCB_ALLOC_H
+#define OCB_ALLOC_H
+
+#include <stddef.h>
+
+#define OCB_ALIGN 64
+
+/* Returns a zeroed block of at least `bytes` aligned to OCB_ALIGN, or NULL (and sets the
+ * error detail). The caller owns it and frees it with ocb_free(). bytes == 0 -> NULL. */
+void *ocb_alloc(size_t bytes);
+
+/* Frees a block from ocb_alloc(); ocb_free(NULL) is a no-op. */
+void ocb_free(void *p);
+
+/* Round `n` up to a multiple of `a` (a power of two). */
+static inline size_t ocb_round_up(size_t n, size_t a) { return (n + a - 1) & ~(a - 1); }
+
+#endif

@@ -1,0 +1,18 @@
+/* ocb_stats: robust statistics of samples (REFERENCE.md §3). Pure functions. */
+#ifndef OCB_STATS_H
+#define OCB_STATS_H
+
+#include <stddef.h>
+
+#include "../db/records.h"
+
+/* Computes n, min, median, mean, stddev (n-1), MAD (unscaled median absolute deviation),
+ * a distribution-free 95% CI of the median (order statistics), and the number of
+ * outliers by modified z-score |0.6745 (x - median) / MAD| > 3.5. x is not modified.
+ * n == 0 gives NaNs. Returns OCB_OK or OCB_ENOMEM. */
+int ocb_stats_compute(const double *x, size_t n, struct ocb_stats *st);
+
+/* Median of x (copied, x untouched); NaN for n == 0. */
+double ocb_median(const double *x, size_t n);
+
+#endif

@@ -1,0 +1,93 @@
+/* records: the rows ocbench stores, as plain structs shared by collect/ (which fills
+ * them), db/ (which writes and reads them) and report/ (which reads them).
+ * Column meanings are those of DESIGN.md "The store". */
+#ifndef OCB_RECORDS_H
+#define OCB_RECORDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One machine: what the host fingerprint probes. `fingerprint` is a stable hash of the
+ * hardware/OS/compiler fields (hex), the machine's identity across databases. */
+struct ocb_machine {
+	char fingerprint[65];
+	char hostname[256];
+	char cpu_model[256];
+	char isa[512];          /* space-separated feature flags that matter: "avx2 fma ..." */
+	int cores, threads;
+	int64_t l1d_bytes, l2_bytes, l3_bytes, mem_bytes;
+	char os[256];
+	char compiler[256];     /* "gcc 12.2.0 -O2 ..." */
+	char blas[256];         /* openblas_get_config() */
+	char papi_version[64];  /* "" when PAPI is unusable */
+	int is_vm;
+};
+
+/* One measured machine limit. kind: 'flops_fp32' (FMA kernel), 'flops_sgemm' (OpenBLAS),
+ * 'bw_l1' 'bw_l2' 'bw_l3' 'bw_dram' (read sweep), and the same with '_triad'.
+ * unit: "GFLOP/s" or "GB/s". method: how it was measured, human-readable. */
+struct ocb_ceiling {
+	char kind[32];
+	int threads;
+	double value;
+	char unit[16];
+	char method[160];
+};
+
+/* Robust statistics of one case's samples (seconds unless the result's unit says). */
+struct ocb_stats {
+	long n;
+	double min, median, mean, stddev, mad, ci_low, ci_high; /* ci: 95% CI of the median */
+	long outliers;  /* modified z-score |0.6745 (x - median) / MAD| > 3.5 */
+};
+
+/* One counter reading of a case. Unavailable: available = 0, value ignored (stored
+ * NULL), reason = PAPI's word for why. value is per repetition of the timed region. */
+struct ocb_counter_val {
+	char event[64];
+	double value;
+	int available;
+	char reason[160];
+	double multiplex_ratio; /* fraction of time the event was counted; 1 if not multiplexed */
+};
+
+/* One benchmark case's result. Owned pointers: params_json, samples, counters
+ * (released by ocb_result_release). status: "ok" | "failed" | "skipped". */
+struct ocb_result {
+	char suite[32];
+	char bench[64];
+	char *params_json;   /* canonical JSON (sorted keys, no spaces) */
+	char variant[32];    /* "avx2", "ref", "openblas", ... */
+	int threads;
+	char unit[16];       /* unit of samples: "s" */
+	struct ocb_stats st;
+	double *samples;
+	size_t nsamples;
+	double flops, bytes; /* static work model of one repetition */
+	double check_err;    /* max error vs the reference; NaN if unchecked */
+	char bound[32];      /* ceiling kind this case is bounded by ("bw_dram", ...) or "" */
+	double bound_frac;   /* achieved / that ceiling, NaN if unknown */
+	char status[16];
+	char error[256];
+	int timing_only;     /* 1 when no PAPI counters were recorded */
+	struct ocb_counter_val *counters;
+	size_t ncounters;
+};
+
+/* Frees the owned pointers of r and zeroes it; NULL-safe. */
+void ocb_result_release(struct ocb_result *r);
+
+/* What a run is, written when it begins. All strings borrowed. */
+struct ocb_run_info {
+	const char *uuid;
+	int64_t machine_id;
+	const char *suite;       /* "all", "baseline", "baseline,train" ... */
+	const char *label;       /* may be NULL */
+	const char *ocbench_version;
+	const char *git_sha;
+	const char *cmdline;
+	const char *config_json; /* canonical JSON of the options */
+	uint64_t seed;
+};
+
+#endif
