@@ -11,6 +11,8 @@
 #include "../common/ocb_alloc.h"
 #include "../common/ocb_error.h"
 #include "../common/ocb_rng.h"
+#include "../common/ocb_json.h"
+#include "checkpoint.h"
 
 void lm_config_default(struct lm_config *c)
 {
@@ -758,5 +760,118 @@ out:
 	m->in = NULL, m->tgt = NULL;
 	free(in);
 	free(tgt);
+	return rc;
+}
+
+/* ---------------- checkpoints ---------------- */
+
+cJSON *lm_config_json(const struct lm_config *c)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		return NULL;
+	int ok = cJSON_AddNumberToObject(o, "vocab", c->vocab) &&
+		 cJSON_AddNumberToObject(o, "d_model", c->d_model) &&
+		 cJSON_AddNumberToObject(o, "n_layers", c->n_layers) &&
+		 cJSON_AddNumberToObject(o, "n_heads", c->n_heads) &&
+		 cJSON_AddNumberToObject(o, "ctx", c->ctx) &&
+		 cJSON_AddNumberToObject(o, "ffn", c->ffn) &&
+		 cJSON_AddNumberToObject(o, "rope_theta", c->rope_theta) &&
+		 cJSON_AddNumberToObject(o, "norm_eps", c->norm_eps);
+	if (!ok) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
+int lm_save(const struct lm_model *m, const char *path)
+{
+	int rc = OCB_OK;
+	struct lm_model *mm = (struct lm_model *)m; /* lm_tensor only reads the model */
+	int nt = lm_ntensors(&m->cfg);
+	struct ocb_ckpt_tensor *t = calloc((size_t)nt, sizeof *t);
+	struct lm_tensor *lt = calloc((size_t)nt, sizeof *lt);
+	cJSON *cfg = lm_config_json(&m->cfg);
+	if (!t || !lt || !cfg) {
+		rc = ocb_seterr(OCB_ENOMEM, "%s: out of memory saving the model", path);
+		goto out;
+	}
+	for (int i = 0; i < nt; i++) {
+		lm_tensor(mm, i, &lt[i]);
+		t[i].name = lt[i].name;
+		t[i].dtype = OCB_DT_F32;
+		t[i].data = lt[i].data;
+		if (lt[i].rows == 1) {
+			t[i].ndim = 1, t[i].shape[0] = lt[i].cols;
+		} else {
+			t[i].ndim = 2, t[i].shape[0] = lt[i].rows, t[i].shape[1] = lt[i].cols;
+		}
+	}
+	rc = ocb_ckpt_save(path, "lm", cfg, t, (size_t)nt);
+out:
+	cJSON_Delete(cfg);
+	free(t);
+	free(lt);
+	return rc;
+}
+
+/* Integer field of the stored config, or an OCB_EFORMAT naming the file. */
+static int cfg_int(const struct ocb_ckpt *c, const char *key, int *v)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(c->config, key);
+	if (!cJSON_IsNumber(it) || it->valuedouble != (double)(int)it->valuedouble)
+		return ocb_seterr(OCB_EFORMAT, "%s: lm config has no integer '%s'", c->path,
+				  key);
+	*v = (int)it->valuedouble;
+	return OCB_OK;
+}
+
+int lm_load(const char *path, int with_grads, struct lm_model **out)
+{
+	int rc = OCB_OK;
+	struct ocb_ckpt *ck = NULL;
+	struct lm_model *m = NULL;
+	*out = NULL;
+	if ((rc = ocb_ckpt_load(path, &ck)) != OCB_OK)
+		goto out;
+	if ((rc = ocb_ckpt_expect_kind(ck, "lm")) != OCB_OK)
+		goto out;
+	struct lm_config c;
+	lm_config_default(&c);
+	if ((rc = cfg_int(ck, "vocab", &c.vocab)) || (rc = cfg_int(ck, "d_model", &c.d_model)) ||
+	    (rc = cfg_int(ck, "n_layers", &c.n_layers)) ||
+	    (rc = cfg_int(ck, "n_heads", &c.n_heads)) || (rc = cfg_int(ck, "ctx", &c.ctx)) ||
+	    (rc = cfg_int(ck, "ffn", &c.ffn)))
+		goto out;
+	c.rope_theta = (float)ocb_json_num(ck->config, "rope_theta", c.rope_theta);
+	c.norm_eps = (float)ocb_json_num(ck->config, "norm_eps", c.norm_eps);
+	if (lm_config_check(&c) != OCB_OK) {
+		rc = ocb_seterr(OCB_EFORMAT, "%s: bad lm config: %s", path, ocb_lasterr());
+		goto out;
+	}
+	if ((rc = lm_create(&c, with_grads, 0, &m)) != OCB_OK)
+		goto out;
+	if (ck->ntensors != (size_t)lm_ntensors(&c)) {
+		rc = ocb_seterr(OCB_EFORMAT, "%s: %zu tensors, an lm of this config has %d", path,
+				ck->ntensors, lm_ntensors(&c));
+		goto out;
+	}
+	for (int i = 0; i < lm_ntensors(&c); i++) {
+		struct lm_tensor t;
+		lm_tensor(m, i, &t);
+		int64_t shape[2] = {t.rows, t.cols};
+		if (t.rows == 1)
+			shape[0] = t.cols;
+		rc = ocb_ckpt_read_tensor(ck, t.name, OCB_DT_F32, t.rows == 1 ? 1 : 2, shape,
+					  t.data);
+		if (rc != OCB_OK)
+			goto out;
+	}
+	*out = m;
+	m = NULL;
+out:
+	lm_free(m);
+	ocb_ckpt_free(ck);
 	return rc;
 }

@@ -157,6 +157,15 @@ size_t lm_weight_bytes(const struct lm_model *m);
 int lm_eval(struct lm_model *m, const uint8_t *text, size_t n, int window, int stride,
 	    int batch, long max_windows, double *loss, double *ppl, long *n_scored);
 
+/* Checkpoint (reference/checkpoint.h) of kind "lm": the config as JSON and every tensor of
+ * lm_tensor() as f32 ([rows][cols], vectors 1-D). Save: OCB_EPERM/OCB_EIO naming the path.
+ * Load: a new model (gradients if with_grads) the caller frees with lm_free; refuses a
+ * foreign, corrupt or mismatching file with OCB_EFORMAT/OCB_ENOENT naming it. */
+int lm_save(const struct lm_model *m, const char *path);
+int lm_load(const char *path, int with_grads, struct lm_model **out);
+/* The config as a JSON object (caller frees with cJSON_Delete), NULL on no memory. */
+struct cJSON *lm_config_json(const struct lm_config *c);
+
 /* ---- the layers, exposed for the gradient checks (all rows independent) ---- */
 
 /* y[n][d] = x * rinv * w, rinv[n] = 1/sqrt(mean(x^2) + eps). */

@@ -2,8 +2,10 @@
  * the whole tiny model's gradient, the linear interface and hook, the eval protocol. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../common/ocb_error.h"
 #include "../common/ocb_rng.h"
@@ -535,4 +537,43 @@ Test(lm, config_and_layout)
 	c.n_heads = 4, c.vocab = 300;
 	cr_expect(lm_config_check(&c) == OCB_EINVAL);
 	lm_free(NULL);
+}
+
+Test(lm, checkpoint_roundtrip_and_refusal)
+{
+	char dir[] = "/tmp/ocb_lm_XXXXXX", path[64], bad[64];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/lm.ckpt", dir);
+	snprintf(bad, sizeof bad, "%s/bad.ckpt", dir);
+	struct lm_model *m = tiny_model(0), *r = NULL;
+	cr_assert(lm_save(m, path) == OCB_OK, "%s", ocb_lasterr());
+	cr_assert(lm_load(path, 1, &r) == OCB_OK, "%s", ocb_lasterr());
+	cr_assert_eq(r->nparams, m->nparams);
+	cr_expect(memcmp(r->params, m->params, m->nparams * sizeof(float)) == 0,
+		  "parameters not bit-exact after the round trip");
+	cr_expect(memcmp(&r->cfg, &m->cfg, sizeof m->cfg) == 0);
+	cr_expect_not_null(r->grads);
+	/* one flipped byte in the data is refused (checksum) */
+	FILE *f = fopen(path, "rb");
+	cr_assert_not_null(f);
+	fseek(f, 0, SEEK_END);
+	long len = ftell(f);
+	rewind(f);
+	unsigned char *buf = malloc((size_t)len);
+	cr_assert_eq(fread(buf, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	buf[len / 2] ^= 0x10;
+	f = fopen(bad, "wb");
+	fwrite(buf, 1, (size_t)len, f);
+	fclose(f);
+	struct lm_model *b = (struct lm_model *)1;
+	cr_expect(lm_load(bad, 0, &b) == OCB_EFORMAT);
+	cr_expect_null(b);
+	cr_expect(strstr(ocb_lasterr(), "bad.ckpt") != NULL, "%s", ocb_lasterr());
+	/* a missing file */
+	cr_expect(lm_load("/nonexistent/lm.ckpt", 0, &b) == OCB_ENOENT);
+	free(buf);
+	unlink(path), unlink(bad), rmdir(dir);
+	lm_free(m);
+	lm_free(r);
 }
