@@ -197,7 +197,6 @@ int cmd_run(const struct ocb_global *g, int argc, char **argv)
 	}
 
 	/* Suites: validate every name before touching the database. */
-	o.suite_spec = strcmp(suite_buf, "all") == 0 ? "all" : argv[0];
 	static char spec_copy[512];
 	snprintf(spec_copy, sizeof spec_copy, "%s", suite_buf);
 	o.suite_spec = spec_copy;
