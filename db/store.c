@@ -492,8 +492,8 @@ int ocb_store_open(const char *path, enum ocb_store_mode mode, struct ocb_store 
 
 	rc = db_connect(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &s->db);
 	if (rc) {
-		if (rc == OCB_EPERM || rc == OCB_EDB)
-			rc = ocb_seterr(OCB_EPERM, "%s", ocb_lasterr());
+		if (rc == OCB_EDB) /* the detail already names the path and the reason */
+			rc = OCB_EPERM;
 		goto out;
 	}
 	if (sqlite3_db_readonly(s->db, "main") == 1) {
