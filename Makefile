@@ -57,6 +57,10 @@ probe:
 ocbench: $(BUILD)/ocbench.o $(BUILD)/libocbench.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
+# The sanitizer build's binary stays in its own folder.
+build-san/ocbench: build-san/ocbench.o build-san/libocbench.a
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
 $(BUILD)/libocbench.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
@@ -96,8 +100,8 @@ check: deps
 
 sanitize:
 	$(MAKE) BUILD=build-san CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
-	  LDFLAGS="-fsanitize=address,undefined" all build-san/ocbench-tests
-	OCB_BUILD=build-san ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1 tests/run.sh
+	  LDFLAGS="-fsanitize=address,undefined" build-san/ocbench build-san/ocbench-tests
+	OCB_BUILD=build-san OCB_BIN=build-san/ocbench ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1 tests/run.sh
 
 bench: all $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done

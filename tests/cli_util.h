@@ -11,7 +11,7 @@ struct cli_out {
 	char err[8192];    /* stderr */
 };
 
-/* Runs ./ocbench with argv (NULL-terminated, argv[0] ignored) and env additions
+/* Runs ./ocbench ($OCB_BIN if set) with argv (NULL-terminated, argv[0] ignored) and env additions
  * ("K=V" strings, NULL-terminated, may be NULL). Returns 0, or -1 if it could not run. */
 int cli_run(struct cli_out *o, const char *const *argv, const char *const *env);
 
