@@ -12,7 +12,11 @@
  *   when multiplexed, PAPI scales each count by time_enabled / time_running inside
  *   PAPI_read/PAPI_stop but does not expose that ratio per event, so we store the
  *   estimate min(1, hardware counters of the component / events in the set): the
- *   fraction of time each event is on a counter under round-robin rotation. */
+ *   fraction of time each event is on a counter under round-robin rotation.
+ *
+ * Scope: PAPI's perf_event component counts the thread that called start (no
+ * PAPI_thread_init, no inheritance): work done by OpenBLAS/OpenMP worker threads of a
+ * multi-threaded case is not in the counts; per-thread counting is not done here. */
 #include "counters.h"
 
 #include <papi.h>
