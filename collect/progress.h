@@ -1,19 +1,40 @@
-/* progress: a one-line progress bar on stderr ("[12/40] gemv_q4_0 {...} ETA 1m20s"),
- * drawn only when stderr is a terminal and output is not quiet. */
+/* progress: the one-line progress bar of `ocbench run` on stderr (DESIGN.md "CLI
+ * conventions"): "[12/40] gemv_q4_0 {"k":4096,"n":4096} ETA 1m20s", redrawn in place
+ * with '\r'. Drawn only when stderr is a terminal and not --quiet; otherwise every call
+ * is a no-op. The struct is the caller's (no allocation); nothing here can fail. */
 #ifndef OCB_PROGRESS_H
 #define OCB_PROGRESS_H
 
-struct ocb_progress;
+#include <stddef.h>
+#include <stdio.h>
 
-/* total: number of steps; enabled: 0 to draw nothing (still safe to call). NULL on
- * allocation failure, which every other call accepts. Caller frees with ocb_progress_free. */
-struct ocb_progress *ocb_progress_new(long total, int enabled);
-/* Starts the next step and redraws with its name and the ETA from past steps. */
-void ocb_progress_step(struct ocb_progress *p, const char *name, const char *detail);
-/* Erases the line so ordinary output can be printed. */
+struct ocb_progress {
+	FILE *out;        /* stderr, or a test stream */
+	int enabled;      /* draw at all */
+	long total;       /* cases planned */
+	long started;     /* cases begun (the [i/total] shown) */
+	double t0;        /* ocb_now_s() at init */
+	int width;        /* terminal columns; lines are cut to width - 1 */
+	int drawn;        /* a line is on screen */
+};
+
+/* Starts a bar for `total` cases on stderr: enabled when isatty(2) && !quiet. */
+void ocb_progress_init(struct ocb_progress *p, long total, int quiet);
+/* The same on stream `out`, enabled as told, `width` columns (<= 0: 80). For tests and
+ * for callers that decide themselves. */
+void ocb_progress_init_stream(struct ocb_progress *p, long total, FILE *out, int enabled,
+			      int width);
+/* Case number started+1 begins: redraws "[i/total] bench params ETA t". The ETA is the
+ * mean elapsed time per finished case times the cases left (this one included); "ETA
+ * --" before any case has finished. params may be NULL. */
+void ocb_progress_case(struct ocb_progress *p, const char *bench, const char *params);
+/* Erases the line (before printing something else); the next case redraws it. */
 void ocb_progress_clear(struct ocb_progress *p);
-/* Erases the line for good. */
-void ocb_progress_done(struct ocb_progress *p);
-void ocb_progress_free(struct ocb_progress *p);
+/* Erases the line for good; later calls draw nothing. */
+void ocb_progress_finish(struct ocb_progress *p);
+
+/* Formats a duration for the bar: "45s", "1m20s", "2h05m", "--" for unknown (< 0 or
+ * not finite). Writes at most len bytes; returns buf. */
+char *ocb_progress_eta(double seconds, char *buf, size_t len);
 
 #endif
