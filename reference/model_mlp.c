@@ -134,9 +134,11 @@ void ocb_mlp_release(struct ocb_mlp *m)
 	memset(m, 0, sizeof *m);
 }
 
-/* In place h = max(h, 0): a select, vectorised by the compiler. */
+/* In place h = max(h, 0). The select form (not fmaxf, whose NaN rule blocks maxps)
+ * vectorises under omp simd at -O2. */
 static void relu_inplace(float *restrict h, size_t n)
 {
+#pragma omp simd
 	for (size_t i = 0; i < n; i++)
 		h[i] = h[i] > 0.0f ? h[i] : 0.0f;
 }
@@ -145,6 +147,7 @@ static void relu_inplace(float *restrict h, size_t n)
  * z > 0). */
 static void relu_backward(float *restrict d, const float *restrict h, size_t n)
 {
+#pragma omp simd
 	for (size_t i = 0; i < n; i++)
 		d[i] = h[i] > 0.0f ? d[i] : 0.0f;
 }
