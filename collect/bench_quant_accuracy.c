@@ -85,6 +85,7 @@
 #include "../reference/model_lm.h"
 #include "../reference/model_mlp.h"
 #include "../reference/quant_apply.h"
+#include "../reference/train_mlp.h"
 
 #define QA_MLP_BATCH 1000
 #define QA_MAXCAND 4
@@ -158,13 +159,34 @@ static cJSON *qa_cases(const struct ocb_ctx *ctx)
 
 /* ---------------------------------------------------------------- models */
 
-/* Trains the fp32 baseline when its checkpoint is missing. */
+/* Trains the fp32 MLP baseline when its checkpoint is missing (reference trainer,
+ * its default recipe, the run's seed; --quick: 2 epochs on 10,000 images) and saves it. */
 static int qa_train_mlp(struct qa_state *st, const char *path, const struct ocb_ctx *ctx)
 {
-	(void)st;
-	(void)ctx;
-	return ocb_seterr(OCB_ENOENT, "%s: no fp32 MLP checkpoint (run the train suite first)",
-			  path);
+	struct ocb_mlp m;
+	struct ocb_mlp_cfg mc;
+	struct ocb_mlp_train_cfg tc;
+	struct ocb_mlp_train_result res;
+	int rc;
+	ocb_mlp_default_cfg(&mc);
+	ocb_mlp_train_defaults(&tc);
+	tc.seed = st->seed;
+	tc.threads = ctx->threads;
+	tc.eval_every_epoch = 0;
+	if (st->quick) {
+		tc.epochs = 2;
+		tc.max_train = 10000;
+	}
+	if ((rc = ocb_mlp_init(&m, &mc, tc.batch)))
+		return rc;
+	ocb_mlp_init_weights(&m, st->seed);
+	ocb_info("quant_accuracy: %s missing: training the fp32 MLP (%d epochs)", path,
+		 tc.epochs);
+	rc = ocb_mlp_train(&m, &st->train, &st->test, &tc, NULL, &res);
+	if (rc == OCB_OK)
+		rc = ocb_mlp_save(&m, path);
+	ocb_mlp_release(&m);
+	return rc;
 }
 
 static int qa_train_lm(struct qa_state *st, const char *path, const struct ocb_ctx *ctx)
