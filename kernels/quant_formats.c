@@ -92,8 +92,8 @@ void qi_quantize_minmax(const float *x, int n, int qmax, uint16_t *d, uint16_t *
 	[T] = { .name = nm, .type = T, .block = blk, .block_bytes = sizeof(B),                 \
 		.bpw = 8.0 * (double)sizeof(B) / (double)(blk), .act_block = ab,                \
 		.quantize_row_ref = fmt##_quantize_row_ref, .dequantize_row = fmt##_dequantize_row, \
-		.vec_dot_ref = fmt##_vec_dot_ref  ,           \
-		.decode_row_ref = fmt##_decode_row_ref }
+		.vec_dot_ref = fmt##_vec_dot_ref, .vec_dot_avx2 = fmt##_vec_dot_avx2,           \
+		.decode_row_ref = fmt##_decode_row_ref, .decode_row_avx2 = fmt##_decode_row_avx2 }
 
 static const struct qformat qformat_table[QF_COUNT] = {
 	QF_ENTRY(QF_Q8_0, q8_0, "q8_0", QK8_0, block_q8_0, 32),
