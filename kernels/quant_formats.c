@@ -177,7 +177,7 @@ size_t qformat_act_bytes(const struct qformat *f, int64_t n, int64_t k)
 }
 
 /* One block of B activations: d = max|x|/127, q = round(x/d), s = sum q. */
-static void quantize_act_block(const float *x, int B, float *d, int32_t *s, int8_t *qs)
+static float quantize_act_block(const float *x, int B, float *d, int32_t *s, int8_t *qs)
 {
 	float amax = 0.0f;
 	for (int i = 0; i < B; i++)
@@ -192,6 +192,7 @@ static void quantize_act_block(const float *x, int B, float *d, int32_t *s, int8
 	}
 	*d = dd;
 	*s = sum;
+	return dd * (float)sum;
 }
 
 int qformat_quantize_act(const struct qformat *f, const float *x, void *xq, int64_t n, int64_t k)
@@ -208,8 +209,10 @@ int qformat_quantize_act(const struct qformat *f, const float *x, void *xq, int6
 				quantize_act_block(xr + b * 256, 256, &a[b].d, &a[b].s, a[b].qs);
 		} else {
 			block_qa32 *a = (block_qa32 *)xq + r * nb;
-			for (int64_t b = 0; b < nb; b++)
-				quantize_act_block(xr + b * 32, 32, &a[b].d, &a[b].s, a[b].qs);
+			for (int64_t b = 0; b < nb; b++) {
+				int32_t s;
+				a[b].ds = quantize_act_block(xr + b * 32, 32, &a[b].d, &s, a[b].qs);
+			}
 		}
 	}
 	return OCB_OK;

@@ -81,7 +81,7 @@ int qgemm_ref(const struct qformat *f, const void *w, int64_t m, int64_t k, cons
 
 /* ---- AVX2 GEMM: one decoded weight row x 4 activation rows ----
  * Activation blocks of B int8 (B = 32 or 256) sit at a stride of `ab` bytes: fp32 d at
- * offset 0, int32 s at 4, qs at 8 (block_qa32 / block_qa256). */
+ * offset 0, then fp32 ds = d*sum (block_qa32) or int32 s (block_qa256) at 4, qs at 8. */
 
 #define AVX2 __attribute__((target("avx2,fma,f16c")))
 
@@ -101,6 +101,7 @@ struct act_view {
 
 #define ACT_D(v, j, b) (*(const float *)((v)->p + (j) * (v)->row + (b) * (v)->ab))
 #define ACT_S(v, j, b) (*(const int32_t *)((v)->p + (j) * (v)->row + (b) * (v)->ab + 4))
+#define ACT_DS(v, j, b) (*(const float *)((v)->p + (j) * (v)->row + (b) * (v)->ab + 4))
 #define ACT_Q(v, j, b) ((const int8_t *)((v)->p + (j) * (v)->row + (b) * (v)->ab + 8))
 
 /* Y[j][r] for j in [j0, j0+NT) from the decoded row (d, m, q); B int8 per act block.
@@ -130,7 +131,7 @@ static inline AVX2 void gemm_tile(int B, int NT, int64_t nbA, const float *d, co
 		for (int t = 0; t < NT; t++) {
 			float da = ACT_D(v, j0 + t, b);
 			acc[t] = _mm256_fmadd_ps(_mm256_set1_ps(d[b] * da), _mm256_cvtepi32_ps(is[t]), acc[t]);
-			corr[t] += mm[b] * da * (float)ACT_S(v, j0 + t, b);
+			corr[t] += mm[b] * (B == 32 ? ACT_DS(v, j0 + t, b) : da * (float)ACT_S(v, j0 + t, b));
 		}
 	}
 	for (int t = 0; t < NT; t++)
