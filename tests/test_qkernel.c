@@ -262,3 +262,88 @@ Test(qkernel, bad_arguments)
 	cr_assert_eq(qgemv(NULL, w, 1, 256, xq, y, 1), OCB_EINVAL);
 	cr_assert_eq(qgemv_ref(f, NULL, 1, 256, xq, y, 1), OCB_EINVAL);
 }
+
+/* ---- the `quant` suite's kernel benches (collect/bench_quant_*.c) ---- */
+
+#include "../collect/bench.h"
+
+extern const struct ocb_suite ocb_suite_quant;
+
+/* Every quick case runs through setup -> check -> run -> work -> teardown without the
+ * harness; the full case list has the shapes the issue asks for. */
+Test(qkernel, suite_quick_cases)
+{
+	struct ocb_ctx ctx = { .threads = 2, .seed = 5, .quick = 1 };
+	int nkernel = 0;
+	for (size_t bi = 0; bi < ocb_suite_quant.nbenches; bi++) {
+		const struct ocb_bench *b = ocb_suite_quant.benches[bi];
+		if (b->kind != OCB_KERNEL || strncmp(b->name, "quant_gem", 9))
+			continue;
+		nkernel++;
+		cJSON *cases = b->cases(&ctx), *c;
+		cr_assert_geq(cJSON_GetArraySize(cases), 8, "%s: every format + f32", b->name);
+		cJSON_ArrayForEach(c, cases) {
+			void *st = NULL;
+			double err = -1;
+			struct ocb_work w = { 0 };
+			cr_assert_eq(b->setup(c, &ctx, &st), OCB_OK, "%s: %s", b->name, ocb_lasterr());
+			cr_assert_eq(b->check(st, &err), OCB_OK, "%s: %s", b->name, ocb_lasterr());
+			cr_assert(err >= 0 && err <= 1e-4);
+			cr_assert_eq(b->run(st), OCB_OK);
+			cr_assert_eq(b->work(c, &w), OCB_OK);
+			const char *fmt = cJSON_GetObjectItem(c, "format")->valuestring;
+			double m = cJSON_GetObjectItem(c, "m")->valuedouble;
+			double k = cJSON_GetObjectItem(c, "k")->valuedouble;
+			const struct qformat *f = qformat_find(fmt);
+			cr_assert_geq(w.bytes, m * (f ? (double)qformat_row_bytes(f, (int64_t)k) : 4 * k));
+			cr_assert_gt(w.flops, 0);
+			cr_assert_not_null(w.bound);
+			cr_assert_str_eq(b->variant(st), f ? qkernel_variant() : "openblas");
+			b->teardown(st);
+		}
+		cJSON_Delete(cases);
+		ctx.quick = 0;
+		cases = b->cases(&ctx);
+		char *s = cJSON_PrintUnformatted(cases);
+		if (!strcmp(b->name, "quant_gemv")) {
+			cr_assert(strstr(s, "{\"format\":\"tq2_0\",\"m\":16384,\"k\":16384}") != NULL, "%s", s);
+			cr_assert(strstr(s, "{\"format\":\"q4_1\",\"m\":11008,\"k\":4096}") != NULL, "%s", s);
+		} else {
+			cr_assert(strstr(s, "{\"format\":\"q3_g\",\"m\":4096,\"k\":4096,\"n\":128}") != NULL, "%s", s);
+		}
+		free(s);
+		cJSON_Delete(cases);
+		ctx.quick = 1;
+	}
+	cr_assert_eq(nkernel, 2);
+}
+
+Test(qkernel, suite_work_bounds_and_bad_params)
+{
+	const struct ocb_bench *gemv = NULL;
+	for (size_t bi = 0; bi < ocb_suite_quant.nbenches; bi++)
+		if (!strcmp(ocb_suite_quant.benches[bi]->name, "quant_gemv"))
+			gemv = ocb_suite_quant.benches[bi];
+	cr_assert_not_null(gemv);
+	struct ocb_work w;
+	cJSON *p = cJSON_Parse("{\"format\":\"q8_0\",\"m\":16384,\"k\":16384}");
+	cr_assert_eq(gemv->work(p, &w), OCB_OK);
+	cr_assert_str_eq(w.bound, "bw_dram");
+	cr_assert_eq(w.flops, 2.0 * 16384 * 16384);
+	cr_assert_geq(w.bytes, 16384.0 * 16384 * 34 / 32);
+	cJSON_Delete(p);
+	p = cJSON_Parse("{\"format\":\"tq1_0\",\"m\":512,\"k\":512}");
+	cr_assert_eq(gemv->work(p, &w), OCB_OK);
+	cr_assert_str_eq(w.bound, "bw_l2"); /* 55 KB of weights */
+	cJSON_Delete(p);
+	struct ocb_ctx ctx = { .threads = 1, .seed = 1 };
+	void *st = NULL;
+	p = cJSON_Parse("{\"format\":\"q5_k\",\"m\":64,\"k\":64}");
+	cr_assert_eq(gemv->setup(p, &ctx, &st), OCB_EINVAL);
+	cr_assert(strstr(ocb_lasterr(), "q5_k") != NULL);
+	cr_assert_null(st);
+	cJSON_Delete(p);
+	p = cJSON_Parse("{\"format\":\"tq2_0\",\"m\":64,\"k\":96}");
+	cr_assert_eq(gemv->setup(p, &ctx, &st), OCB_EINVAL);
+	cJSON_Delete(p);
+}
