@@ -92,8 +92,8 @@ void qi_quantize_minmax(const float *x, int n, int qmax, uint16_t *d, uint16_t *
 	[T] = { .name = nm, .type = T, .block = blk, .block_bytes = sizeof(B),                 \
 		.bpw = 8.0 * (double)sizeof(B) / (double)(blk), .act_block = ab,                \
 		.quantize_row_ref = fmt##_quantize_row_ref, .dequantize_row = fmt##_dequantize_row, \
-		.vec_dot_ref = fmt##_vec_dot_ref  ,           \
-		.decode_row_ref = fmt##_decode_row_ref }
+		.vec_dot_ref = fmt##_vec_dot_ref, .vec_dot_avx2 = fmt##_vec_dot_avx2,           \
+		.decode_row_ref = fmt##_decode_row_ref, .decode_row_avx2 = fmt##_decode_row_avx2 }
 
 static const struct qformat qformat_table[QF_COUNT] = {
 	QF_ENTRY(QF_Q8_0, q8_0, "q8_0", QK8_0, block_q8_0, 32),
@@ -177,7 +177,7 @@ size_t qformat_act_bytes(const struct qformat *f, int64_t n, int64_t k)
 }
 
 /* One block of B activations: d = max|x|/127, q = round(x/d), s = sum q. */
-static void quantize_act_block(const float *x, int B, float *d, int32_t *s, int8_t *qs)
+static float quantize_act_block(const float *x, int B, float *d, int32_t *s, int8_t *qs)
 {
 	float amax = 0.0f;
 	for (int i = 0; i < B; i++)
@@ -192,6 +192,7 @@ static void quantize_act_block(const float *x, int B, float *d, int32_t *s, int8
 	}
 	*d = dd;
 	*s = sum;
+	return dd * (float)sum;
 }
 
 int qformat_quantize_act(const struct qformat *f, const float *x, void *xq, int64_t n, int64_t k)
@@ -208,8 +209,10 @@ int qformat_quantize_act(const struct qformat *f, const float *x, void *xq, int6
 				quantize_act_block(xr + b * 256, 256, &a[b].d, &a[b].s, a[b].qs);
 		} else {
 			block_qa32 *a = (block_qa32 *)xq + r * nb;
-			for (int64_t b = 0; b < nb; b++)
-				quantize_act_block(xr + b * 32, 32, &a[b].d, &a[b].s, a[b].qs);
+			for (int64_t b = 0; b < nb; b++) {
+				int32_t s;
+				a[b].ds = quantize_act_block(xr + b * 32, 32, &a[b].d, &s, a[b].qs);
+			}
 		}
 	}
 	return OCB_OK;

@@ -76,9 +76,11 @@ _Static_assert(sizeof(block_tq1_0) == 54, "TQ1_0 block is 54 bytes");
 
 /* ---- int8 activations (the kernels' right-hand side) ----
  * One row of k activations is k/B blocks (B = the weight format's act_block): d = max|x|/127
- * (fp32), qs = round(x/d) in [-127, 127], s = sum(qs) (for min/offset corrections: the
- * ternary and asymmetric formats compute sum(q*a) on unsigned codes and subtract). */
-typedef struct { float d; int32_t s; int8_t qs[32]; } block_qa32;
+ * (fp32), qs = round(x/d) in [-127, 127]. For offset corrections (the kernels compute
+ * sum(q*a) on unsigned codes, then correct per block): blocks of 32 keep ds = d * sum(qs)
+ * as fp32 (Q4_0: -8 d_w ds; Q4_1/Q3_G/Q2_G: + m_w ds); blocks of 256 keep the exact
+ * integer s = sum(qs) (ternary: sum((t-1) a) = sum(t a) - s in int32). */
+typedef struct { float d; float ds; int8_t qs[32]; } block_qa32;
 typedef struct { float d; int32_t s; int8_t qs[256]; } block_qa256;
 _Static_assert(sizeof(block_qa32) == 40, "qa32 block is 40 bytes");
 _Static_assert(sizeof(block_qa256) == 264, "qa256 block is 264 bytes");

@@ -100,7 +100,7 @@ float q4_1_vec_dot_ref(int64_t k, const void *vw, const void *va)
 		int32_t is = 0;
 		for (int i = 0; i < QK4_1; i++)
 			is += nib(w[b].qs, i) * a[b].qs[i];
-		sum += qi_h2f(w[b].d) * a[b].d * (float)is + qi_h2f(w[b].m) * a[b].d * (float)a[b].s;
+		sum += qi_h2f(w[b].d) * a[b].d * (float)is + qi_h2f(w[b].m) * a[b].ds;
 	}
 	return sum;
 }

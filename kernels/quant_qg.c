@@ -58,7 +58,7 @@ float q3_g_vec_dot_ref(int64_t k, const void *vw, const void *va)
 		int32_t is = 0;
 		for (int i = 0; i < QK3_G; i++)
 			is += q3(&w[b], i) * a[b].qs[i];
-		sum += qi_h2f(w[b].d) * a[b].d * (float)is + qi_h2f(w[b].m) * a[b].d * (float)a[b].s;
+		sum += qi_h2f(w[b].d) * a[b].d * (float)is + qi_h2f(w[b].m) * a[b].ds;
 	}
 	return sum;
 }
@@ -105,7 +105,7 @@ float q2_g_vec_dot_ref(int64_t k, const void *vw, const void *va)
 		int32_t is = 0;
 		for (int i = 0; i < QK2_G; i++)
 			is += lo2(w[b].qs, i) * a[b].qs[i];
-		sum += qi_h2f(w[b].d) * a[b].d * (float)is + qi_h2f(w[b].m) * a[b].d * (float)a[b].s;
+		sum += qi_h2f(w[b].d) * a[b].d * (float)is + qi_h2f(w[b].m) * a[b].ds;
 	}
 	return sum;
 }
