@@ -4,11 +4,13 @@
 
 extern const struct ocb_bench ocb_bench_quant_gemv;
 extern const struct ocb_bench ocb_bench_quant_gemm;
+extern const struct ocb_bench ocb_bench_quant_accuracy;
 
 /* One line per bench, run in this order. */
 static const struct ocb_bench *const quant_benches[] = {
 	&ocb_bench_quant_gemv,
 	&ocb_bench_quant_gemm,
+	&ocb_bench_quant_accuracy,
 };
 
 const struct ocb_suite ocb_suite_quant = {
