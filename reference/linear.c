@@ -9,6 +9,7 @@ static void add_bias(float *restrict y, const float *restrict b, int n, int out)
 {
 	for (int i = 0; i < n; i++) {
 		float *restrict yi = y + (size_t)i * out;
+#pragma omp simd
 		for (int j = 0; j < out; j++)
 			yi[j] += b[j];
 	}
@@ -19,6 +20,7 @@ static void sum_rows(float *restrict gb, const float *restrict dy, int n, int ou
 {
 	for (int i = 0; i < n; i++) {
 		const float *restrict di = dy + (size_t)i * out;
+#pragma omp simd
 		for (int j = 0; j < out; j++)
 			gb[j] += di[j];
 	}

@@ -1,10 +1,12 @@
 #include "optim.h"
 
+#include <immintrin.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../common/ocb_alloc.h"
+#include "../common/ocb_cpu.h"
 #include "../common/ocb_error.h"
 
 void ocb_optim_defaults(struct ocb_optim_cfg *cfg, enum ocb_optim_kind kind)
@@ -73,29 +75,74 @@ int ocb_optim_no_decay(struct ocb_optim *o, size_t off, size_t len)
 	return OCB_OK;
 }
 
-/* AdamW on p[0..n) with decay wd; c1 = 1/(1-b1^t), c2 = 1/(1-b2^t). */
-static void adamw_span(float *restrict p, const float *restrict g, float *restrict m,
-		       float *restrict v, size_t n, float lr, float wd, float b1, float b2,
-		       float eps, float c1, float c2)
+/* AdamW on p[0..n) with decay wd; c1 = 1/(1-b1^t), c2 = 1/(1-b2^t). Plain C, the
+ * reference for the AVX2 twin. Written as separate multiplies and adds (no fused
+ * multiply-add anywhere) so that both round identically: the AVX2 path is bit-exact. */
+void ocb_adamw_span_ref(float *restrict p, const float *restrict g, float *restrict m,
+			float *restrict v, size_t n, float lr, float wd, float b1, float b2,
+			float eps, float c1, float c2)
 {
-	const float keep = 1.0f - lr * wd;
+	const float keep = 1.0f - lr * wd, a1 = 1.0f - b1, a2 = 1.0f - b2;
 	for (size_t i = 0; i < n; i++) {
 		float gi = g[i];
-		float mi = b1 * m[i] + (1.0f - b1) * gi;
-		float vi = b2 * v[i] + (1.0f - b2) * gi * gi;
+		float mi = b1 * m[i] + a1 * gi;
+		float vi = b2 * v[i] + a2 * (gi * gi);
 		m[i] = mi;
 		v[i] = vi;
-		p[i] = p[i] * keep - lr * (mi * c1) / (sqrtf(vi * c2) + eps);
+		float den = sqrtf(vi * c2) + eps;
+		p[i] = p[i] * keep - lr * (mi * c1) / den;
 	}
 }
 
-/* SGD with momentum on p[0..n); first: velocity starts as the gradient. */
-static void sgd_span(float *restrict p, const float *restrict g, float *restrict m, size_t n,
-		     float lr, float wd, float mu, int first)
+/* The same, 8 lanes at a time. Why: at -O2 GCC keeps a scalar sqrtf call per element
+ * (errno), so the plain loop runs ~3x slower than memory allows and was ~10% of an MLP
+ * training step. target("avx2") without "fma": no contraction, results equal the ref. */
+__attribute__((target("avx2"))) static void adamw_span_avx2(
+	float *restrict p, const float *restrict g, float *restrict m, float *restrict v,
+	size_t n, float lr, float wd, float b1, float b2, float eps, float c1, float c2)
 {
+	const __m256 vkeep = _mm256_set1_ps(1.0f - lr * wd), vb1 = _mm256_set1_ps(b1),
+		     vb2 = _mm256_set1_ps(b2), va1 = _mm256_set1_ps(1.0f - b1),
+		     va2 = _mm256_set1_ps(1.0f - b2), vc1 = _mm256_set1_ps(c1),
+		     vc2 = _mm256_set1_ps(c2), veps = _mm256_set1_ps(eps),
+		     vlr = _mm256_set1_ps(lr);
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		__m256 gi = _mm256_loadu_ps(g + i);
+		__m256 mi = _mm256_add_ps(_mm256_mul_ps(vb1, _mm256_loadu_ps(m + i)),
+					  _mm256_mul_ps(va1, gi));
+		__m256 vi = _mm256_add_ps(_mm256_mul_ps(vb2, _mm256_loadu_ps(v + i)),
+					  _mm256_mul_ps(va2, _mm256_mul_ps(gi, gi)));
+		_mm256_storeu_ps(m + i, mi);
+		_mm256_storeu_ps(v + i, vi);
+		__m256 den = _mm256_add_ps(_mm256_sqrt_ps(_mm256_mul_ps(vi, vc2)), veps);
+		__m256 upd = _mm256_div_ps(_mm256_mul_ps(vlr, _mm256_mul_ps(mi, vc1)), den);
+		__m256 pi = _mm256_sub_ps(_mm256_mul_ps(_mm256_loadu_ps(p + i), vkeep), upd);
+		_mm256_storeu_ps(p + i, pi);
+	}
+	if (i < n)
+		ocb_adamw_span_ref(p + i, g + i, m + i, v + i, n - i, lr, wd, b1, b2, eps, c1, c2);
+}
+
+void ocb_adamw_span(float *restrict p, const float *restrict g, float *restrict m,
+		    float *restrict v, size_t n, float lr, float wd, float b1, float b2, float eps,
+		    float c1, float c2)
+{
+	if (ocb_cpu_avx2())
+		adamw_span_avx2(p, g, m, v, n, lr, wd, b1, b2, eps, c1, c2);
+	else
+		ocb_adamw_span_ref(p, g, m, v, n, lr, wd, b1, b2, eps, c1, c2);
+}
+
+/* SGD with momentum on p[0..n). The velocity starts at zero, so the first step's
+ * velocity is the gradient itself (PyTorch's buffer initialisation). */
+static void sgd_span(float *restrict p, const float *restrict g, float *restrict m, size_t n,
+		     float lr, float wd, float mu)
+{
+#pragma omp simd
 	for (size_t i = 0; i < n; i++) {
 		float gi = g[i] + wd * p[i];
-		float vi = first ? gi : mu * m[i] + gi;
+		float vi = mu * m[i] + gi;
 		m[i] = vi;
 		p[i] -= lr * vi;
 	}
@@ -108,10 +155,10 @@ static void step_span(struct ocb_optim *o, float *p, const float *g, size_t off,
 		return;
 	const struct ocb_optim_cfg *c = &o->cfg;
 	if (c->kind == OCB_OPTIM_ADAMW)
-		adamw_span(p + off, g + off, o->m + off, o->v + off, len, lr, wd, c->beta1,
+		ocb_adamw_span(p + off, g + off, o->m + off, o->v + off, len, lr, wd, c->beta1,
 			   c->beta2, c->eps, c1, c2);
 	else
-		sgd_span(p + off, g + off, o->m + off, len, lr, wd, c->momentum, o->t == 1);
+		sgd_span(p + off, g + off, o->m + off, len, lr, wd, c->momentum);
 }
 
 void ocb_optim_step(struct ocb_optim *o, float *params, const float *grads, float lr)

@@ -70,4 +70,13 @@ void ocb_optim_release(struct ocb_optim *o);
  * before clipping. */
 double ocb_optim_clip_grad_norm(float *g, size_t n, double max_norm);
 
+/* The AdamW update of one span p[0..n) (kernel used by ocb_optim_step; exposed for the
+ * _ref-vs-AVX2 test and for trainers that update parts of a block themselves).
+ * c1 = 1/(1-b1^t), c2 = 1/(1-b2^t). ocb_adamw_span picks AVX2 at run time
+ * (ocb_cpu_avx2); both give bit-identical results. */
+void ocb_adamw_span(float *p, const float *g, float *m, float *v, size_t n, float lr, float wd,
+		    float b1, float b2, float eps, float c1, float c2);
+void ocb_adamw_span_ref(float *p, const float *g, float *m, float *v, size_t n, float lr,
+			float wd, float b1, float b2, float eps, float c1, float c2);
+
 #endif

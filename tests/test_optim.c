@@ -4,7 +4,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "../common/ocb_cpu.h"
 #include "../common/ocb_error.h"
+#include "../common/ocb_rng.h"
 #include "../reference/optim.h"
 #include "../reference/schedule.h"
 
@@ -138,4 +140,28 @@ Test(optim, schedule_warmup_cosine)
 	struct ocb_schedule nw = {.base_lr = 0.5f, .min_lr = 0.0f, .warmup_steps = 0,
 				  .total_steps = 10};
 	cr_assert_float_eq(ocb_schedule_lr(&nw, 0), 0.5f, 1e-7);
+}
+
+Test(optim, adamw_avx2_bit_exact_with_ref)
+{
+	enum { N = 1003 }; /* not a multiple of 8: the tail goes through the ref */
+	static float p1[N], p2[N], g[N], m1[N], m2[N], v1[N], v2[N];
+	struct ocb_rng r;
+	ocb_rng_seed(&r, 4);
+	for (int i = 0; i < N; i++) {
+		p1[i] = p2[i] = (float)ocb_rng_normal(&r);
+		m1[i] = m2[i] = 0.1f * (float)ocb_rng_normal(&r);
+		v1[i] = v2[i] = 0.01f * ocb_rng_uniformf(&r);
+	}
+	for (int t = 1; t <= 5; t++) {
+		for (int i = 0; i < N; i++)
+			g[i] = (float)ocb_rng_normal(&r);
+		float c1 = (float)(1.0 / (1.0 - pow(0.9, t))), c2 = (float)(1.0 / (1.0 - pow(0.999, t)));
+		ocb_adamw_span(p1, g, m1, v1, N, 1e-3f, 0.01f, 0.9f, 0.999f, 1e-8f, c1, c2);
+		ocb_adamw_span_ref(p2, g, m2, v2, N, 1e-3f, 0.01f, 0.9f, 0.999f, 1e-8f, c1, c2);
+	}
+	cr_assert_eq(memcmp(p1, p2, sizeof p1), 0, "params bit-exact (avx2 used: %d)",
+		     ocb_cpu_avx2());
+	cr_assert_eq(memcmp(m1, m2, sizeof m1), 0);
+	cr_assert_eq(memcmp(v1, v2, sizeof v1), 0);
 }
