@@ -693,6 +693,14 @@ struct ocb_linear *lm_linear(struct lm_model *m, int index, const char **name)
 	return tab[index % LM_LIN_PER_LAYER];
 }
 
+double lm_forward_flops(const struct lm_config *c, int B, int T)
+{
+	double n = (double)B * T, d = c->d_model, f = c->ffn, L = c->n_layers;
+	double lin = 2.0 * n * (4.0 * d * d + 3.0 * d * f) * L + 2.0 * n * d * c->vocab;
+	double att = 4.0 * B * (double)T * T * d * L; /* 2 products x 2 flops x B H T T hd */
+	return lin + att;
+}
+
 size_t lm_weight_bytes(const struct lm_model *m)
 {
 	const struct lm_config *c = &m->cfg;

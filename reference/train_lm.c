@@ -35,22 +35,6 @@ void lm_train_defaults(struct lm_train_cfg *c, const struct lm_config *mc)
 	c->eval_batch = 16;
 }
 
-double lm_unigram_entropy(const uint8_t *train, size_t ntrain, const uint8_t *val,
-			  size_t nval)
-{
-	if (nval == 0)
-		return NAN;
-	double cnt[256];
-	for (int i = 0; i < 256; i++)
-		cnt[i] = 1.0; /* add-one (Laplace) smoothing */
-	for (size_t i = 0; i < ntrain; i++)
-		cnt[train[i]] += 1.0;
-	double total = (double)ntrain + 256.0, nll = 0.0;
-	for (size_t i = 0; i < nval; i++)
-		nll -= log(cnt[val[i]] / total);
-	return nll / (double)nval;
-}
-
 static int check_cfg(const struct lm_model *m, const struct lm_train_cfg *c, size_t ntrain,
 		     size_t nval)
 {
@@ -163,6 +147,8 @@ int lm_train(struct lm_model *m, const struct lm_train_cfg *cfg, const uint8_t *
 		    step + 1 < cfg->steps) {
 			double vl, vp, te = ocb_now_s();
 			long sc;
+			if (cb && cb->on_eval_start && (rc = cb->on_eval_start(cb->ctx, step + 1)))
+				goto out;
 			if ((rc = lm_eval(m, val, nval, cfg->eval_window, cfg->eval_stride,
 					  cfg->eval_batch, cfg->eval_windows, &vl, &vp, &sc)))
 				goto out;
@@ -177,6 +163,8 @@ int lm_train(struct lm_model *m, const struct lm_train_cfg *cfg, const uint8_t *
 	res->final_train_loss = s / (double)nrecent;
 	res->val_loss = res->val_ppl = NAN;
 	if (nval > 0) {
+		if (cb && cb->on_eval_start && (rc = cb->on_eval_start(cb->ctx, cfg->steps)))
+			goto out;
 		double te = ocb_now_s();
 		if ((rc = lm_eval(m, val, nval, cfg->eval_window, cfg->eval_stride,
 				  cfg->eval_batch, 0, &res->val_loss, &res->val_ppl,

@@ -3,7 +3,7 @@
  * decoupled weight decay on the matrices only (norm gains exempt), linear warm-up then
  * cosine decay, global gradient-norm clipping; periodic and final validation with the
  * sliding-window protocol of lm_eval. Knows nothing of collect/: progress goes out through
- * a callback struct.
+ * a callback struct. The unigram baseline is ocb_text_unigram_xent (data_text.h).
  *
  * Determinism: the batch order is a function of the seed only; every reduction in the model
  * and optimizer runs in a fixed order, so the same seed and thread count give bitwise the
@@ -40,6 +40,8 @@ struct lm_train_cfg {
 struct lm_train_cb {
 	void *ctx;
 	int (*on_step)(void *ctx, long step, double loss, float lr);
+	/* step: optimizer steps done; the final evaluation has step == cfg.steps */
+	int (*on_eval_start)(void *ctx, long step);
 	int (*on_eval)(void *ctx, long step, double val_loss, double val_ppl, long scored);
 };
 
@@ -66,11 +68,5 @@ void lm_train_defaults(struct lm_train_cfg *c, const struct lm_config *mc);
 int lm_train(struct lm_model *m, const struct lm_train_cfg *cfg, const uint8_t *train,
 	     size_t ntrain, const uint8_t *val, size_t nval, const struct lm_train_cb *cb,
 	     struct lm_train_result *res);
-
-/* Cross-entropy (nats/byte) of val under the byte frequencies of train, add-one smoothed
- * so that a byte unseen in train costs a finite amount: the unigram baseline an LM must
- * beat. NaN if nval == 0. */
-double lm_unigram_entropy(const uint8_t *train, size_t ntrain, const uint8_t *val,
-			  size_t nval);
 
 #endif
