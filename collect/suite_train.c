@@ -2,9 +2,11 @@
 #include "bench.h"
 
 extern const struct ocb_bench ocb_bench_train_mlp;
+extern const struct ocb_bench ocb_bench_train_lm;
 
 static const struct ocb_bench *const benches[] = {
 	&ocb_bench_train_mlp,
+	&ocb_bench_train_lm,
 };
 
 const struct ocb_suite ocb_suite_train = {

@@ -167,7 +167,7 @@ int lm_train(struct lm_model *m, const struct lm_train_cfg *cfg, const uint8_t *
 			goto out;
 		double te = ocb_now_s();
 		if ((rc = lm_eval(m, val, nval, cfg->eval_window, cfg->eval_stride,
-				  cfg->eval_batch, 0, &res->val_loss, &res->val_ppl,
+				  cfg->eval_batch, cfg->final_eval_windows, &res->val_loss, &res->val_ppl,
 				  &res->val_scored)))
 			goto out;
 		t_eval += ocb_now_s() - te;

@@ -30,6 +30,7 @@ struct lm_train_cfg {
 	int threads;         /* 0: leave OpenBLAS/OpenMP as they are */
 	long eval_every;     /* periodic validation every N steps; 0: final only */
 	long eval_windows;   /* windows of the periodic validation (0: all) */
+	long final_eval_windows; /* windows of the final validation (0: all, the default) */
 	int eval_window;     /* protocol of lm_eval: window (<= ctx) and stride */
 	int eval_stride;
 	int eval_batch;      /* windows per forward in evaluation */

@@ -2,10 +2,13 @@
  * refusal of bad configurations. Corpora are generated here (no packages needed). */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../collect/bench.h"
 #include "../common/ocb_error.h"
+#include "../common/ocb_json.h"
 #include "../common/ocb_rng.h"
 #include "../reference/data_text.h"
 #include "../reference/train_lm.h"
@@ -178,4 +181,177 @@ Test(lm_train, refuses_bad_config)
 	free(text);
 	lm_free(m);
 	lm_free(inf);
+}
+
+/* ---- the suite bench train_lm, end to end on a generated corpus ---- */
+
+extern const struct ocb_bench ocb_bench_train_lm;
+
+struct lsink {
+	char key[256][32];
+	long step[256];
+	double v[256];
+	int n;
+};
+
+static int lsink_put(void *c, const char *workload, long step, const char *key, double value,
+		     const char *unit)
+{
+	struct lsink *s = c;
+	cr_assert_str_eq(workload, "train_lm");
+	cr_assert(unit && *unit, "metric %s without a unit", key);
+	if (s->n < 256) {
+		snprintf(s->key[s->n], 32, "%s", key);
+		s->step[s->n] = step;
+		s->v[s->n++] = value;
+	}
+	return 0;
+}
+
+static double lfind(const struct lsink *s, const char *key, long step, int *count)
+{
+	double v = NAN;
+	int c = 0;
+	for (int i = 0; i < s->n; i++)
+		if (strcmp(s->key[i], key) == 0) {
+			c++;
+			if (s->step[i] == step)
+				v = s->v[i];
+		}
+	if (count)
+		*count = c;
+	return v;
+}
+
+Test(lm_train, suite_bench_end_to_end)
+{
+	char dir[] = "/tmp/ocb_lmb_XXXXXX", corpus[64], path[128], line[2048];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(corpus, sizeof corpus, "%s/corpus.txt", dir);
+	/* a %-record corpus like fortunes: 200 records of generated words */
+	uint8_t *words = synth_text(30000, 4);
+	FILE *f = fopen(corpus, "wb");
+	for (int r = 0; r < 200; r++) {
+		fwrite(words + r * 150, 1, 140, f);
+		fputs("\n%\n", f);
+	}
+	fclose(f);
+	free(words);
+
+	struct lsink ms = {0};
+	struct ocb_ctx ctx = {.threads = 1, .seed = 5, .data_dir = corpus, .out_dir = dir,
+			      .metrics = {.ctx = &ms, .put = lsink_put}};
+	const struct ocb_bench *b = &ocb_bench_train_lm;
+	cr_assert_eq(b->kind, OCB_WORKLOAD);
+	cr_assert_str_eq(b->suite, "train");
+	cJSON *p = cJSON_Parse("{\"d_model\":32,\"n_layers\":1,\"n_heads\":2,\"ctx\":32,"
+			       "\"batch\":8,\"steps\":40,\"warmup\":4,\"lr\":0.005,"
+			       "\"eval_every\":20,\"eval_windows\":4,\"eval_window\":32,"
+			       "\"eval_stride\":16}");
+	struct ocb_work w;
+	cr_assert_eq(b->work(p, &w), OCB_OK);
+	cr_assert(w.flops > 40 * 3 * lm_forward_flops(&(struct lm_config){.vocab = 256,
+		  .d_model = 32, .n_layers = 1, .n_heads = 2, .ctx = 32, .ffn = 88}, 8, 32) * 0.99);
+	void *st = NULL;
+	cr_assert_eq(b->setup(p, &ctx, &st), OCB_OK, "%s", ocb_lasterr());
+	cr_assert_eq(b->workload(st, &ctx), OCB_OK, "%s", ocb_lasterr());
+	b->teardown(st);
+
+	int n;
+	lfind(&ms, "train_loss", 0, &n);
+	cr_expect_eq(n, 40 + 1, "loss curve: %d points (40 steps + the final mean)", n);
+	double v20 = lfind(&ms, "val_loss", 20, NULL), vf = lfind(&ms, "val_loss", -1, NULL);
+	double uni = lfind(&ms, "unigram_entropy", -1, NULL);
+	cr_expect(isfinite(v20) && vf < uni, "val %g (periodic %g), unigram %g", vf, v20, uni);
+	cr_expect_eq(lfind(&ms, "eval_window", -1, NULL), 32);
+	cr_expect_eq(lfind(&ms, "eval_stride", -1, NULL), 16);
+	cr_expect(fabs(lfind(&ms, "val_ppl", -1, NULL) - exp(vf)) < 1e-9 * exp(vf));
+	const char *must[] = {"train_time", "tokens_per_s", "train_gflops", "peak_rss",
+			      "weight_bytes", "grad_bytes", "optimizer_bytes", "activation_bytes",
+			      "data_load_time", "eval_bytes", "train_tokens", "param_count"};
+	for (size_t i = 0; i < sizeof must / sizeof must[0]; i++) {
+		double v = lfind(&ms, must[i], -1, NULL);
+		cr_expect(isfinite(v) && v > 0, "metric %s = %g", must[i], v);
+	}
+	cr_expect_eq(lfind(&ms, "train_tokens", -1, NULL), 40 * 8 * 32);
+	cr_expect_eq(lfind(&ms, "optimizer_bytes", -1, NULL),
+		     2 * lfind(&ms, "grad_bytes", -1, NULL));
+
+	/* MLLOG: the keys in order, run_stop success, eval_loss events with step_num */
+	snprintf(path, sizeof path, "%s/mllog_train_lm.txt", dir);
+	f = fopen(path, "r");
+	cr_assert_not_null(f);
+	char seq[2048] = "";
+	int evals = 0;
+	while (fgets(line, sizeof line, f)) {
+		cr_assert(strncmp(line, ":::MLLOG {", 10) == 0, "%s", line);
+		cJSON *j = cJSON_Parse(line + 9);
+		cr_assert_not_null(j, "%s", line);
+		const char *key = cJSON_GetObjectItem(j, "key")->valuestring;
+		strncat(seq, key, sizeof seq - strlen(seq) - 2);
+		strcat(seq, " ");
+		cJSON *md = cJSON_GetObjectItem(j, "metadata");
+		if (strcmp(key, "eval_loss") == 0)
+			cr_expect_eq(cJSON_GetObjectItem(md, "step_num")->valueint, 20 * ++evals);
+		if (strcmp(key, "run_stop") == 0)
+			cr_expect_str_eq(cJSON_GetObjectItem(md, "status")->valuestring, "success");
+		cJSON_Delete(j);
+	}
+	fclose(f);
+	cr_expect_eq(evals, 2);
+	const char *order[] = {"submission_benchmark", "init_start", "staging_start",
+			       "staging_stop", "seed", "global_batch_size", "opt_name",
+			       "opt_base_learning_rate", "train_samples", "eval_samples",
+			       "init_stop", "run_start", "eval_start", "eval_stop", "eval_loss",
+			       "eval_start", "eval_stop", "eval_loss", "run_stop"};
+	const char *at = seq;
+	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+		const char *q = strstr(at, order[i]);
+		cr_assert_not_null(q, "MLLOG key %s missing or out of order in: %s", order[i], seq);
+		at = q + 1;
+	}
+
+	/* the checkpoint reloads and scores the same validation loss with the same protocol */
+	snprintf(path, sizeof path, "%s/lm_fp32.ckpt", dir);
+	struct lm_model *m = NULL;
+	cr_assert_eq(lm_load(path, 0, &m), OCB_OK, "%s", ocb_lasterr());
+	struct ocb_text t;
+	cr_assert_eq(ocb_text_load(corpus, &t), OCB_OK);
+	double vl;
+	cr_assert_eq(lm_eval(m, t.val, t.nval, 32, 16, 16, 0, &vl, NULL, NULL), OCB_OK);
+	cr_expect(vl == vf, "reloaded model scores %.17g, the run stored %.17g", vl, vf);
+	ocb_text_release(&t);
+	lm_free(m);
+
+	/* a missing corpus: one clear error naming it */
+	cJSON *bad = cJSON_Parse("{\"corpus\":\"/nonexistent/text.txt\",\"steps\":1}");
+	cr_expect_eq(b->setup(bad, &ctx, &st), OCB_ENOENT);
+	cr_expect_null(st);
+	cr_expect(strstr(ocb_lasterr(), "/nonexistent/text.txt") != NULL, "%s", ocb_lasterr());
+	cJSON_Delete(bad);
+	bad = cJSON_Parse("{\"eval_stride\":200}");
+	cr_expect_eq(b->setup(bad, &ctx, &st), OCB_EINVAL);
+	cJSON_Delete(bad);
+	cJSON_Delete(p);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_expect_eq(system(cmd), 0);
+}
+
+Test(lm_train, suite_cases)
+{
+	struct ocb_ctx q = {.quick = 1}, full = {.quick = 0};
+	cJSON *a = ocb_bench_train_lm.cases(&q), *b = ocb_bench_train_lm.cases(&full);
+	cr_assert_eq(cJSON_GetArraySize(a), 1);
+	cr_assert_eq(cJSON_GetArraySize(b), 1);
+	const cJSON *qa = cJSON_GetArrayItem(a, 0), *fb = cJSON_GetArrayItem(b, 0);
+	cr_expect(ocb_json_num(qa, "steps", 0) <= 50);
+	cr_expect_eq(ocb_json_num(fb, "d_model", 0), 128);
+	cr_expect_eq(ocb_json_num(fb, "n_layers", 0), 4);
+	cr_expect_eq(ocb_json_num(fb, "ctx", 0), 128);
+	struct ocb_work w;
+	cr_expect_eq(ocb_bench_train_lm.work(qa, &w), OCB_OK);
+	cr_expect_eq(ocb_bench_train_lm.work(fb, &w), OCB_OK);
+	cJSON_Delete(a);
+	cJSON_Delete(b);
 }
