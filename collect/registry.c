@@ -4,10 +4,12 @@
 
 extern const struct ocb_suite ocb_suite_baseline;
 extern const struct ocb_suite ocb_suite_quant;
+extern const struct ocb_suite ocb_suite_train;
 
 /* One line per suite; `--suite all` runs them in this order. */
 const struct ocb_suite *const ocb_suites[] = {
 	&ocb_suite_baseline,
+	&ocb_suite_train,
 	&ocb_suite_quant,
 };
 const size_t ocb_nsuites = sizeof ocb_suites / sizeof ocb_suites[0];

@@ -299,10 +299,14 @@ int lm_reserve(struct lm_model *m, int B, int T)
 
 /* ---------------- layers ---------------- */
 
+/* Below this many elements of work a loop runs on one thread: waking the team costs more
+ * than it saves (and on a busy machine a lot more). Results do not depend on it. */
+#define OMP_MIN_WORK 32768
+
 void lm_rmsnorm_forward(const float *x, const float *w, int n, int d, float eps, float *y,
 			float *rinv)
 {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if ((size_t)n * d >= OMP_MIN_WORK)
 	for (int i = 0; i < n; i++) {
 		const float *xi = x + (size_t)i * d;
 		float *yi = y + (size_t)i * d;
@@ -321,7 +325,7 @@ void lm_rmsnorm_forward(const float *x, const float *w, int n, int d, float eps,
 void lm_rmsnorm_backward(const float *x, const float *w, const float *rinv, const float *dy,
 			 int n, int d, float *dx, float *dw)
 {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if ((size_t)n * d >= OMP_MIN_WORK)
 	for (int i = 0; i < n; i++) {
 		const float *xi = x + (size_t)i * d, *gi = dy + (size_t)i * d;
 		float *dxi = dx + (size_t)i * d;
@@ -360,7 +364,7 @@ void lm_rope_apply(float *x, int B, int T, int H, int hd, const float *cos_t,
 {
 	int h2 = hd / 2, d = H * hd;
 	float sgn = inverse ? -1.0f : 1.0f;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if ((size_t)B * T * H * hd >= OMP_MIN_WORK)
 	for (int row = 0; row < B * T; row++) {
 		int t = row % T;
 		const float *c = cos_t + (size_t)t * h2, *s = sin_t + (size_t)t * h2;
@@ -399,7 +403,7 @@ void lm_attention_forward(const float *q, const float *k, const float *v, int B,
 	int d = H * hd;
 	float scale = 1.0f / sqrtf((float)hd);
 	int nt = blas_threads_enter();
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if ((size_t)B * H * T * T * hd >= OMP_MIN_WORK)
 	for (int bh = 0; bh < B * H; bh++) {
 		int b = bh / H, h = bh % H;
 		size_t off = (size_t)b * T * d + (size_t)h * hd;
@@ -435,7 +439,7 @@ void lm_attention_backward(const float *q, const float *k, const float *v, const
 	int d = H * hd;
 	float scale = 1.0f / sqrtf((float)hd);
 	int nt = blas_threads_enter();
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if ((size_t)B * H * T * T * hd >= OMP_MIN_WORK)
 	for (int bh = 0; bh < B * H; bh++) {
 		int b = bh / H, h = bh % H;
 		size_t off = (size_t)b * T * d + (size_t)h * hd;
@@ -465,7 +469,7 @@ void lm_attention_backward(const float *q, const float *k, const float *v, const
 
 void lm_swiglu_forward(const float *gate, const float *up, size_t n, float *out)
 {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= OMP_MIN_WORK)
 	for (size_t i = 0; i < n; i++) {
 		float g = gate[i];
 		out[i] = g / (1.0f + expf(-g)) * up[i];
@@ -476,7 +480,7 @@ void lm_swiglu_forward(const float *gate, const float *up, size_t n, float *out)
 void lm_swiglu_backward(const float *gate, const float *up, const float *dout, size_t n,
 			float *dgate, float *dup)
 {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= OMP_MIN_WORK)
 	for (size_t i = 0; i < n; i++) {
 		float g = gate[i], s = 1.0f / (1.0f + expf(-g));
 		dup[i] = dout[i] * g * s;
@@ -510,7 +514,7 @@ static void hook(struct lm_model *m, int index, const float *x, int n, int in)
 
 static void add_into(float *restrict y, const float *restrict x, size_t n)
 {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= OMP_MIN_WORK)
 	for (size_t i = 0; i < n; i++)
 		y[i] += x[i];
 }
@@ -579,7 +583,7 @@ int lm_forward(struct lm_model *m, const uint8_t *in, const int32_t *tgt, int B,
 			return ocb_seterr(OCB_EINVAL, "lm: target %d at %d outside vocab %d",
 					  (int)tgt[i], i, V);
 	/* nll_i = logsumexp(logits_i) - logits_i[t_i] */
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if ((size_t)n * V >= OMP_MIN_WORK)
 	for (int i = 0; i < n; i++) {
 		if (tgt[i] < 0) {
 			m->nll[i] = 0.0f;
@@ -619,7 +623,7 @@ int lm_backward(struct lm_model *m)
 	float inv = m->n_scored > 0 ? 1.0f / (float)m->n_scored : 0.0f;
 
 	/* dlogits = (softmax - onehot) / n_scored, in place of the logits */
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if ((size_t)n * V >= OMP_MIN_WORK)
 	for (int i = 0; i < n; i++) {
 		float *z = m->logits + (size_t)i * V;
 		if (tgt[i] < 0) {
@@ -687,6 +691,14 @@ struct ocb_linear *lm_linear(struct lm_model *m, int index, const char **name)
 	struct ocb_linear *tab[LM_LIN_PER_LAYER] = {&ly->wq, &ly->wk, &ly->wv, &ly->wo,
 						    &ly->w_gate, &ly->w_up, &ly->w_down};
 	return tab[index % LM_LIN_PER_LAYER];
+}
+
+double lm_forward_flops(const struct lm_config *c, int B, int T)
+{
+	double n = (double)B * T, d = c->d_model, f = c->ffn, L = c->n_layers;
+	double lin = 2.0 * n * (4.0 * d * d + 3.0 * d * f) * L + 2.0 * n * d * c->vocab;
+	double att = 4.0 * B * (double)T * T * d * L; /* 2 products x 2 flops x B H T T hd */
+	return lin + att;
 }
 
 size_t lm_weight_bytes(const struct lm_model *m)

@@ -145,6 +145,11 @@ int lm_tensor(struct lm_model *m, int i, struct lm_tensor *t);
  * head. Returns NULL for an index out of range; *name (may be NULL) stays the model's. */
 int lm_nlinears(const struct lm_model *m);
 struct ocb_linear *lm_linear(struct lm_model *m, int index, const char **name);
+/* Static FLOPs (work model) of the matrix products of one forward over B x T tokens: every
+ * linear (2 n in out) plus attention's QK^T and PV over the full T x T (2 * 2 B H T T hd).
+ * A training step's products are 3x this (backward: gW and dx per linear, four products
+ * per attention head); element-wise work is not counted. */
+double lm_forward_flops(const struct lm_config *c, int B, int T);
 /* Sum of ocb_linear_weight_bytes over the linears plus the fp32 embedding and norms. */
 size_t lm_weight_bytes(const struct lm_model *m);
 

@@ -85,6 +85,7 @@ int ocb_mlp_init(struct ocb_mlp *m, const struct ocb_mlp_cfg *cfg, int max_batch
 	size_t db = ocb_round_up((size_t)max_batch * maxd * 4, OCB_ALIGN);
 	abytes += pb + 2 * db;
 	m->act_block = ocb_alloc(abytes);
+	m->act_bytes = abytes;
 	if (!m->params || !m->grads || !m->act_block) {
 		ocb_mlp_release(m);
 		return ocb_seterr(OCB_ENOMEM, "mlp: cannot allocate %zu parameters", off);

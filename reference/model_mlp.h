@@ -38,6 +38,7 @@ struct ocb_mlp {
 	float *probs;          /* [max_batch][classes] softmax of the last forward */
 	float *d[2];           /* [max_batch][max dim] gradient ping-pong scratch */
 	void *act_block;
+	size_t act_bytes;      /* size of act_block */
 };
 
 /* 784-512-256-10. */

@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../common/ocb_error.h"
+#include "../common/ocb_json.h"
 #include "../reference/data_synth.h"
 #include "../reference/train_mlp.h"
 
@@ -181,4 +183,186 @@ Test(trainmlp, evaluate_counts)
 	cr_assert_float_eq(acc, (double)zeros / te.n, 1e-12);
 	cr_assert_float_eq(loss, log(10.0), 1e-6);
 	ocb_mlp_release(&m);
+}
+
+/* ---- the suite bench (collect/bench_train_mlp.c) end to end on the synthetic set ---- */
+
+#include "../collect/bench.h"
+#include "../db/records.h"
+#include "../reference/checkpoint.h"
+
+extern const struct ocb_bench ocb_bench_train_mlp;
+
+struct msink {
+	char key[512][32];
+	long step[512];
+	double v[512];
+	int n;
+};
+
+static int sink_put(void *c, const char *workload, long step, const char *key, double value,
+		    const char *unit)
+{
+	struct msink *s = c;
+	cr_assert_str_eq(workload, "train_mlp");
+	cr_assert(unit && *unit);
+	if (s->n < 512) {
+		snprintf(s->key[s->n], 32, "%s", key);
+		s->step[s->n] = step;
+		s->v[s->n++] = value;
+	}
+	return 0;
+}
+
+/* value of metric key at step, NAN if absent; *count = how many with that key */
+static double find_metric(const struct msink *s, const char *key, long step, int *count)
+{
+	double v = NAN;
+	int c = 0;
+	for (int i = 0; i < s->n; i++)
+		if (strcmp(s->key[i], key) == 0) {
+			c++;
+			if (s->step[i] == step)
+				v = s->v[i];
+		}
+	if (count)
+		*count = c;
+	return v;
+}
+
+Test(trainmlp, suite_bench_end_to_end)
+{
+	struct msink ms = {0};
+	struct ocb_ceiling ceil = {.kind = "flops_sgemm", .threads = 1, .value = 50.0,
+				   .unit = "GFLOP/s"};
+	struct ocb_ctx ctx = {.threads = 1, .seed = 3, .data_dir = dir, .out_dir = dir,
+			      .ceilings = &ceil, .nceilings = 1,
+			      .metrics = {.ctx = &ms, .put = sink_put}};
+	const struct ocb_bench *b = &ocb_bench_train_mlp;
+	cr_assert_eq(b->kind, OCB_WORKLOAD);
+	cr_assert_str_eq(b->suite, "train");
+
+	cJSON *p = cJSON_Parse("{\"dims\":[784,32,10],\"epochs\":2,\"batch\":50,"
+			       "\"max_train\":1000,\"lr\":0.002,\"warmup_epochs\":0.5}");
+	struct ocb_work w;
+	cr_assert_eq(b->work(p, &w), OCB_OK);
+	cr_assert(w.flops > 0);
+	cr_assert_str_eq(w.bound, "flops_sgemm");
+	void *st = NULL;
+	cr_assert_eq(b->setup(p, &ctx, &st), OCB_OK, "%s", ocb_lasterr());
+	cr_assert_eq(b->workload(st, &ctx), OCB_OK, "%s", ocb_lasterr());
+	b->teardown(st);
+
+	int n;
+	find_metric(&ms, "train_loss", 0, &n);
+	cr_assert(n >= 2, "loss curve: %d points", n);
+	double a1 = find_metric(&ms, "test_accuracy", 1, NULL);
+	double a2 = find_metric(&ms, "test_accuracy", 2, NULL);
+	double af = find_metric(&ms, "test_accuracy", -1, NULL);
+	cr_assert(a1 > 0.5 && a2 > 0.8, "accuracy per epoch %g %g", a1, a2);
+	cr_assert_eq(af, a2);
+	const char *must[] = {"train_time", "samples_per_s", "train_gflops", "sgemm_fraction",
+			      "peak_rss", "weight_bytes", "grad_bytes", "optimizer_bytes",
+			      "data_load_time", "test_loss"};
+	for (size_t i = 0; i < sizeof must / sizeof must[0]; i++) {
+		double v = find_metric(&ms, must[i], -1, NULL);
+		cr_assert(isfinite(v) && v > 0, "metric %s = %g", must[i], v);
+	}
+	cr_assert_float_eq(find_metric(&ms, "sgemm_fraction", -1, NULL),
+			   find_metric(&ms, "train_gflops", -1, NULL) / 50.0, 1e-12);
+	cr_assert_eq(find_metric(&ms, "weight_bytes", -1, NULL), (784 * 32 + 32 + 32 * 10 + 10) * 4.0);
+	cr_assert_eq(find_metric(&ms, "optimizer_bytes", -1, NULL),
+		     2 * find_metric(&ms, "grad_bytes", -1, NULL));
+
+	/* the MLLOG file: the MLPerf keys, in order, eval_accuracy with epoch_num */
+	char path[128], line[2048];
+	snprintf(path, sizeof path, "%s/mllog_train_mlp.txt", dir);
+	FILE *f = fopen(path, "r");
+	cr_assert_not_null(f);
+	char seq[1024] = "";
+	int evals = 0;
+	while (fgets(line, sizeof line, f)) {
+		cr_assert(strncmp(line, ":::MLLOG {", 10) == 0, "%s", line);
+		cJSON *j = cJSON_Parse(line + 9);
+		cr_assert_not_null(j, "%s", line);
+		const char *key = cJSON_GetObjectItem(j, "key")->valuestring;
+		strncat(seq, key, sizeof seq - strlen(seq) - 2);
+		strcat(seq, " ");
+		if (strcmp(key, "eval_accuracy") == 0) {
+			evals++;
+			cJSON *md = cJSON_GetObjectItem(j, "metadata");
+			cr_assert_eq(cJSON_GetObjectItem(md, "epoch_num")->valueint, evals);
+		}
+		if (strcmp(key, "run_stop") == 0) {
+			cJSON *md = cJSON_GetObjectItem(j, "metadata");
+			cr_assert_str_eq(cJSON_GetObjectItem(md, "status")->valuestring, "success");
+		}
+		cJSON_Delete(j);
+	}
+	fclose(f);
+	cr_assert_eq(evals, 2);
+	const char *order[] = {"init_start", "staging_start", "staging_stop", "seed",
+			       "global_batch_size", "opt_name", "opt_base_learning_rate",
+			       "train_samples", "eval_samples", "init_stop", "run_start",
+			       "epoch_start", "epoch_stop", "eval_start", "eval_stop",
+			       "eval_accuracy", "run_stop"};
+	const char *at = seq;
+	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+		const char *q = strstr(at, order[i]);
+		cr_assert_not_null(q, "MLLOG key %s missing or out of order in: %s", order[i], seq);
+		at = q;
+	}
+
+	/* the checkpoint reloads and scores the same final accuracy */
+	snprintf(path, sizeof path, "%s/mlp_fp32.ckpt", dir);
+	struct ocb_mlp m;
+	cr_assert_eq(ocb_mlp_load(path, 64, &m), OCB_OK, "%s", ocb_lasterr());
+	double acc, loss;
+	cr_assert_eq(ocb_mlp_evaluate(&m, &te, &acc, &loss), OCB_OK);
+	cr_assert_eq(acc, af);
+	ocb_mlp_release(&m);
+	cJSON_Delete(p);
+}
+
+Test(trainmlp, suite_bench_bad_data)
+{
+	struct msink ms = {0};
+	char sub[128];
+	snprintf(sub, sizeof sub, "%s/empty", dir);
+	cr_assert_eq(mkdir(sub, 0755), 0);
+	struct ocb_ctx ctx = {.threads = 1, .seed = 3, .data_dir = sub, .out_dir = dir,
+			      .metrics = {.ctx = &ms, .put = sink_put}};
+	cJSON *p = cJSON_Parse("{\"epochs\":1}");
+	void *st = NULL;
+	cr_assert_eq(ocb_bench_train_mlp.setup(p, &ctx, &st), OCB_ENOENT);
+	cr_assert_null(st);
+	cr_assert(strstr(ocb_lasterr(), "train-images-idx3-ubyte.gz"), "%s", ocb_lasterr());
+	/* a truncated labels file: OCB_EFORMAT naming it */
+	uint8_t lab[5] = {0};
+	uint32_t dl[1] = {2000};
+	char lp[200];
+	snprintf(lp, sizeof lp, "%s/train-labels-idx1-ubyte.gz", dir);
+	cr_assert_eq(ocb_idx_write_gz(lp, OCB_IDX_MAGIC_LABELS, 1, dl, lab, 5), OCB_OK);
+	ctx.data_dir = dir;
+	cr_assert_eq(ocb_bench_train_mlp.setup(p, &ctx, &st), OCB_EFORMAT);
+	cr_assert(strstr(ocb_lasterr(), "train-labels-idx1-ubyte.gz: truncated"), "%s",
+		  ocb_lasterr());
+	cJSON *bad = cJSON_Parse("{\"opt\":\"lamb\"}");
+	cr_assert_eq(ocb_bench_train_mlp.setup(bad, &ctx, &st), OCB_EINVAL);
+	cJSON_Delete(bad);
+	cJSON_Delete(p);
+	ms.n = 0;
+}
+
+Test(trainmlp, suite_cases)
+{
+	struct ocb_ctx q = {.quick = 1}, full = {.quick = 0};
+	cJSON *a = ocb_bench_train_mlp.cases(&q), *b = ocb_bench_train_mlp.cases(&full);
+	cr_assert_eq(cJSON_GetArraySize(a), 1);
+	cr_assert_eq(ocb_json_num(cJSON_GetArrayItem(a, 0), "epochs", 0), 1);
+	cr_assert_eq(ocb_json_num(cJSON_GetArrayItem(a, 0), "max_train", -1), 10000);
+	cr_assert(ocb_json_num(cJSON_GetArrayItem(b, 0), "epochs", 0) > 1);
+	cr_assert_eq(ocb_json_num(cJSON_GetArrayItem(b, 0), "max_train", -1), 0);
+	cJSON_Delete(a);
+	cJSON_Delete(b);
 }

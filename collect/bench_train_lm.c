@@ -1,0 +1,383 @@
+/* bench_train_lm: the fp32 byte-level LM baseline (reference/model_lm, train_lm) as a
+ * workload of suite `train` (issue 3).
+ *
+ * setup    : MLLOG file, data staging (the text corpus through reference/data_text: the
+ *            `corpus` parameter if given, else ctx->data_dir when it names a regular file
+ *            or a fortunes-style directory (holding a file named `fortunes`), else the
+ *            Debian `fortunes` package), model init from the seed.
+ * workload : run_start .. run_stop around training (periodic validation on the first
+ *            eval_windows windows, final validation on the whole split), metrics through
+ *            ctx->metrics, then the fp32 checkpoint `lm_fp32.ckpt` in out_dir (the
+ *            quantization suites load it with lm_load).
+ * Metrics (workload "train_lm"): train_loss per step (step = global step), val_loss per
+ * periodic evaluation (step = steps done) and final (step -1), val_ppl, unigram_entropy
+ * (train-split byte frequencies applied to the val split, add-one smoothed), eval_window,
+ * eval_stride, eval_bytes (bytes scored), train_time, eval_time, data_load_time,
+ * tokens_per_s, train_tokens, train_gflops (static FLOPs of the matrix products / time),
+ * peak_rss, weight_bytes, grad_bytes, optimizer_bytes, activation_bytes, param_count. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include "../common/ocb_error.h"
+#include "../common/ocb_json.h"
+#include "../common/ocb_time.h"
+#include "../reference/data_text.h"
+#include "../reference/model_lm.h"
+#include "../reference/train_lm.h"
+#include "bench.h"
+#include "mllog.h"
+
+#define WORKLOAD "train_lm"
+#define CKPT_NAME "lm_fp32.ckpt"
+#define MLLOG_NAME "mllog_" WORKLOAD ".txt"
+
+struct state {
+	struct lm_config mcfg;
+	struct lm_train_cfg tcfg;
+	struct lm_model *model;
+	struct ocb_text text;
+	struct ocb_mllog *log;
+	const struct ocb_ctx *ctx; /* during workload() only */
+	double data_load_time;
+	char corpus[4096];
+	char out_dir[4096];
+};
+
+/* Default: d 128, 4 layers, 4 heads, ctx 128, SwiGLU 344; 16 x 128 tokens a step.
+ * --quick: d 64, 2 layers, ctx 64, 40 steps of 8 x 64, validation on 64 windows. */
+static cJSON *cases(const struct ocb_ctx *ctx)
+{
+	struct lm_config m;
+	struct lm_train_cfg t;
+	lm_config_default(&m);
+	if (ctx->quick) {
+		m.d_model = 64, m.n_layers = 2, m.n_heads = 2, m.ctx = 64;
+		m.ffn = lm_ffn_width(64);
+	}
+	lm_train_defaults(&t, &m);
+	if (ctx->quick) {
+		t.batch = 8, t.steps = 40, t.warmup = 5, t.lr = 3e-3f;
+		t.eval_every = 20, t.eval_windows = 64;
+	}
+	cJSON *a = cJSON_CreateArray(), *o = cJSON_CreateObject();
+	if (!a || !o) {
+		cJSON_Delete(a);
+		cJSON_Delete(o);
+		return NULL;
+	}
+	cJSON_AddNumberToObject(o, "d_model", m.d_model);
+	cJSON_AddNumberToObject(o, "n_layers", m.n_layers);
+	cJSON_AddNumberToObject(o, "n_heads", m.n_heads);
+	cJSON_AddNumberToObject(o, "ctx", m.ctx);
+	cJSON_AddNumberToObject(o, "ffn", m.ffn);
+	cJSON_AddNumberToObject(o, "batch", t.batch);
+	cJSON_AddNumberToObject(o, "steps", (double)t.steps);
+	cJSON_AddNumberToObject(o, "warmup", (double)t.warmup);
+	cJSON_AddNumberToObject(o, "lr", t.lr);
+	cJSON_AddNumberToObject(o, "min_lr", t.min_lr);
+	cJSON_AddNumberToObject(o, "weight_decay", t.weight_decay);
+	cJSON_AddNumberToObject(o, "eval_window", t.eval_window);
+	cJSON_AddNumberToObject(o, "eval_stride", t.eval_stride);
+	cJSON_AddNumberToObject(o, "eval_every", (double)t.eval_every);
+	cJSON_AddNumberToObject(o, "eval_windows", (double)t.eval_windows);
+	if (ctx->quick) /* the final validation too: a CI-sized slice of the split */
+		cJSON_AddNumberToObject(o, "final_eval_windows", 256);
+	cJSON_AddItemToArray(a, o);
+	return a;
+}
+
+/* Fills the configs from params (missing keys: defaults). OCB_EINVAL on bad values. */
+static int parse_params(const cJSON *p, struct lm_config *m, struct lm_train_cfg *t,
+			long *final_windows)
+{
+	lm_config_default(m);
+	m->d_model = (int)ocb_json_num(p, "d_model", m->d_model);
+	m->n_layers = (int)ocb_json_num(p, "n_layers", m->n_layers);
+	m->n_heads = (int)ocb_json_num(p, "n_heads", m->n_heads);
+	m->ctx = (int)ocb_json_num(p, "ctx", m->ctx);
+	m->ffn = (int)ocb_json_num(p, "ffn", lm_ffn_width(m->d_model));
+	int rc = lm_config_check(m);
+	if (rc)
+		return ocb_seterr(rc, WORKLOAD ": %s", ocb_lasterr());
+	lm_train_defaults(t, m);
+	t->batch = (int)ocb_json_num(p, "batch", t->batch);
+	t->seq = (int)ocb_json_num(p, "seq", m->ctx);
+	t->steps = (long)ocb_json_num(p, "steps", (double)t->steps);
+	t->warmup = (long)ocb_json_num(p, "warmup", (double)t->warmup);
+	t->lr = (float)ocb_json_num(p, "lr", t->lr);
+	t->min_lr = (float)ocb_json_num(p, "min_lr", t->min_lr);
+	t->weight_decay = (float)ocb_json_num(p, "weight_decay", t->weight_decay);
+	t->eval_window = (int)ocb_json_num(p, "eval_window", m->ctx);
+	t->eval_stride = (int)ocb_json_num(p, "eval_stride", t->eval_window);
+	t->eval_every = (long)ocb_json_num(p, "eval_every", (double)t->eval_every);
+	t->eval_windows = (long)ocb_json_num(p, "eval_windows", (double)t->eval_windows);
+	*final_windows = (long)ocb_json_num(p, "final_eval_windows", 0);
+	t->final_eval_windows = *final_windows;
+	if (t->batch < 1 || t->seq < 1 || t->seq > m->ctx || t->steps < 1 || t->warmup < 0 ||
+	    !(t->lr > 0) || t->eval_window < 1 || t->eval_window > m->ctx ||
+	    t->eval_stride < 1 || t->eval_stride > t->eval_window || *final_windows < 0)
+		return ocb_seterr(OCB_EINVAL, WORKLOAD ": need batch, steps, lr > 0, seq and "
+						      "eval_window in 1..ctx (%d), eval_stride in "
+						      "1..eval_window",
+				  m->ctx);
+	return OCB_OK;
+}
+
+/* Static work: the training steps' matrix products (3x the forward) plus one forward per
+ * periodic and final validation, the final one assuming ~257,000 validation bytes (the
+ * fortunes split; the stored metric eval_bytes says what was scored). */
+static int work(const cJSON *params, struct ocb_work *w)
+{
+	struct lm_config m;
+	struct lm_train_cfg t;
+	long fw;
+	int rc = parse_params(params, &m, &t, &fw);
+	if (rc)
+		return rc;
+	double step = 3.0 * lm_forward_flops(&m, t.batch, t.seq);
+	double per_window = lm_forward_flops(&m, 1, t.eval_window);
+	double periodic = t.eval_every > 0 ? (double)(t.steps / t.eval_every) : 0.0;
+	double final_windows = fw > 0 ? (double)fw : 257000.0 / t.eval_stride;
+	w->flops = (double)t.steps * step +
+		   per_window * (periodic * (double)t.eval_windows + final_windows);
+	w->bytes = 0; /* compute-bound: the sgemm ceiling is the bound */
+	w->bound = "flops_sgemm";
+	return OCB_OK;
+}
+
+static void teardown(void *st)
+{
+	struct state *s = st;
+	if (!s)
+		return;
+	lm_free(s->model);
+	ocb_text_release(&s->text);
+	ocb_mllog_close(s->log);
+	free(s);
+}
+
+/* The corpus to load: params "corpus", else data_dir if it is a regular file or a
+ * directory holding `fortunes`, else NULL (the Debian package). */
+static const char *pick_corpus(const cJSON *p, const struct ocb_ctx *ctx, char *buf,
+			       size_t len)
+{
+	const char *c = ocb_json_str(p, "corpus", NULL);
+	if (c) {
+		snprintf(buf, len, "%s", c);
+		return buf;
+	}
+	struct stat sb;
+	if (ctx->data_dir && stat(ctx->data_dir, &sb) == 0) {
+		if (S_ISREG(sb.st_mode)) {
+			snprintf(buf, len, "%s", ctx->data_dir);
+			return buf;
+		}
+		char f[4200];
+		snprintf(f, sizeof f, "%s/fortunes", ctx->data_dir);
+		if (S_ISDIR(sb.st_mode) && stat(f, &sb) == 0 && S_ISREG(sb.st_mode)) {
+			snprintf(buf, len, "%s", ctx->data_dir);
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+static cJSON *meta_status(int ok)
+{
+	cJSON *m = cJSON_CreateObject();
+	if (m)
+		cJSON_AddStringToObject(m, "status", ok ? "success" : "aborted");
+	return m;
+}
+
+static int setup(const cJSON *params, const struct ocb_ctx *ctx, void **out)
+{
+	struct state *s = calloc(1, sizeof *s);
+	char path[4200];
+	long fw = 0;
+	int rc;
+
+	*out = NULL;
+	if (!s)
+		return ocb_seterr(OCB_ENOMEM, WORKLOAD ": state");
+	rc = parse_params(params, &s->mcfg, &s->tcfg, &fw);
+	if (rc)
+		goto out;
+	s->tcfg.seed = ctx->seed;
+	s->tcfg.threads = ctx->threads;
+	snprintf(s->out_dir, sizeof s->out_dir, "%s", ctx->out_dir ? ctx->out_dir : ".");
+	snprintf(path, sizeof path, "%s/%s", s->out_dir, MLLOG_NAME);
+	rc = ocb_mllog_open(path, &s->log);
+	if (rc)
+		goto out;
+	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "submission_benchmark", cJSON_CreateString("lm_bytes"), NULL);
+	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "submission_division", cJSON_CreateString("open"), NULL);
+	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "submission_org", cJSON_CreateString("ocbench"), NULL);
+	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "submission_platform", cJSON_CreateString("cpu"), NULL);
+	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "submission_status", cJSON_CreateString("research"), NULL);
+	OCB_MLLOG(s->log, OCB_MLLOG_START, "init_start", NULL, NULL);
+
+	/* data staging, timed on its own (MLPerf HPC) */
+	OCB_MLLOG(s->log, OCB_MLLOG_START, "staging_start", NULL, NULL);
+	double t0 = ocb_now_s();
+	const char *corpus = pick_corpus(params, ctx, s->corpus, sizeof s->corpus);
+	rc = ocb_text_load(corpus, &s->text);
+	if (rc == OCB_OK && s->text.ntrain < (size_t)s->tcfg.seq + 2)
+		rc = ocb_seterr(OCB_EINVAL, "%s: train split of %zu bytes is shorter than one "
+					    "window of %d", s->text.source, s->text.ntrain,
+				s->tcfg.seq + 1);
+	if (rc == OCB_OK && s->text.nval < 2)
+		rc = ocb_seterr(OCB_EINVAL, "%s: validation split of %zu bytes", s->text.source,
+				s->text.nval);
+	OCB_MLLOG(s->log, OCB_MLLOG_END, "staging_stop", NULL, meta_status(rc == OCB_OK));
+	if (rc)
+		goto out;
+	s->data_load_time = ocb_now_s() - t0;
+
+	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "seed", cJSON_CreateNumber((double)ctx->seed), NULL);
+	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "global_batch_size", cJSON_CreateNumber(s->tcfg.batch), NULL);
+	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "max_sequence_length", cJSON_CreateNumber(s->tcfg.seq), NULL);
+	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "opt_name", cJSON_CreateString("adamw"), NULL);
+	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "opt_base_learning_rate", cJSON_CreateNumber(s->tcfg.lr), NULL);
+	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "opt_learning_rate_warmup_steps",
+		  cJSON_CreateNumber((double)s->tcfg.warmup), NULL);
+	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "opt_learning_rate_training_steps",
+		  cJSON_CreateNumber((double)s->tcfg.steps), NULL);
+	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "opt_adamw_weight_decay", cJSON_CreateNumber(s->tcfg.weight_decay), NULL);
+	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "train_samples", cJSON_CreateNumber((double)s->text.ntrain), NULL);
+	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "eval_samples", cJSON_CreateNumber((double)s->text.nval), NULL);
+
+	rc = lm_create(&s->mcfg, 1, ctx->seed, &s->model);
+	if (rc)
+		goto out;
+	s->tcfg.final_eval_windows = fw;
+	OCB_MLLOG(s->log, OCB_MLLOG_END, "init_stop", NULL, NULL);
+	*out = s;
+	s = NULL;
+out:
+	teardown(s);
+	return rc;
+}
+
+/* ---- training callbacks -> metrics + MLLOG ---- */
+
+static cJSON *meta_step(long step, long tokens)
+{
+	cJSON *m = cJSON_CreateObject();
+	if (m) {
+		cJSON_AddNumberToObject(m, "step_num", (double)step);
+		cJSON_AddNumberToObject(m, "samples_count", (double)tokens);
+	}
+	return m;
+}
+
+static int cb_step(void *c, long step, double loss, float lr)
+{
+	struct state *s = c;
+	(void)lr;
+	return ocb_metric(&s->ctx->metrics, WORKLOAD, step, "train_loss", loss, "nats");
+}
+
+static int cb_eval_start(void *c, long step)
+{
+	struct state *s = c;
+	long tok = step * s->tcfg.batch * s->tcfg.seq;
+	OCB_MLLOG(s->log, OCB_MLLOG_START, "eval_start", NULL, meta_step(step, tok));
+	return OCB_OK;
+}
+
+static int cb_eval(void *c, long step, double vl, double vp, long scored)
+{
+	struct state *s = c;
+	long tok = step * s->tcfg.batch * s->tcfg.seq;
+	(void)vp;
+	OCB_MLLOG(s->log, OCB_MLLOG_END, "eval_stop", NULL, meta_step(step, tok));
+	/* an LM has no accuracy: the MLPerf-style quality event is the loss (nats/byte) */
+	cJSON *m = meta_step(step, tok);
+	if (m) {
+		cJSON_AddNumberToObject(m, "eval_bytes", (double)scored);
+		cJSON_AddStringToObject(m, "unit", "nats/byte");
+	}
+	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "eval_loss", cJSON_CreateNumber(vl), m);
+	if (step < s->tcfg.steps) /* the final one is stored as step -1 by workload() */
+		return ocb_metric(&s->ctx->metrics, WORKLOAD, step, "val_loss", vl, "nats");
+	return OCB_OK;
+}
+
+static int workload(void *st, const struct ocb_ctx *ctx)
+{
+	struct state *s = st;
+	struct lm_train_result r;
+	const struct ocb_metric_sink *ms = &ctx->metrics;
+	char path[4200];
+	int rc;
+
+	s->ctx = ctx;
+	struct lm_train_cb cb = {.ctx = s, .on_step = cb_step, .on_eval_start = cb_eval_start,
+				 .on_eval = cb_eval};
+	OCB_MLLOG(s->log, OCB_MLLOG_START, "run_start", NULL, NULL);
+	OCB_MLLOG(s->log, OCB_MLLOG_START, "block_start", NULL, NULL);
+	rc = lm_train(s->model, &s->tcfg, s->text.train, s->text.ntrain, s->text.val,
+		      s->text.nval, &cb, &r);
+	OCB_MLLOG(s->log, OCB_MLLOG_END, "block_stop", NULL, NULL);
+	OCB_MLLOG(s->log, OCB_MLLOG_END, "run_stop", NULL, meta_status(rc == OCB_OK));
+	if (rc)
+		goto out;
+
+	double uni = ocb_text_unigram_xent(s->text.train, s->text.ntrain, s->text.val,
+					   s->text.nval);
+	double flops = 3.0 * lm_forward_flops(&s->mcfg, s->tcfg.batch, s->tcfg.seq) *
+		       (double)r.steps;
+	struct rusage ru;
+	double rss = getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss * 1024.0 : NAN;
+	struct { const char *key; double v; const char *unit; } m[] = {
+		{"val_loss", r.val_loss, "nats"},
+		{"val_ppl", r.val_ppl, "ppl"},
+		{"unigram_entropy", uni, "nats"},
+		{"eval_window", s->tcfg.eval_window, "bytes"},
+		{"eval_stride", s->tcfg.eval_stride, "bytes"},
+		{"eval_bytes", (double)r.val_scored, "bytes"},
+		{"train_loss", r.final_train_loss, "nats"},
+		{"train_time", r.train_time, "s"},
+		{"eval_time", r.eval_time, "s"},
+		{"data_load_time", s->data_load_time, "s"},
+		{"train_steps", (double)r.steps, "steps"},
+		{"train_tokens", (double)r.tokens, "tokens"},
+		{"tokens_per_s", r.tokens_per_s, "tokens/s"},
+		{"train_gflops", r.train_time > 0 ? flops / r.train_time * 1e-9 : NAN, "GFLOP/s"},
+		{"peak_rss", rss, "bytes"},
+		{"param_count", (double)s->model->nparams, "params"},
+		{"weight_bytes", (double)r.weight_bytes, "bytes"},
+		{"grad_bytes", (double)r.grad_bytes, "bytes"},
+		{"optimizer_bytes", (double)r.optimizer_bytes, "bytes"},
+		{"activation_bytes", (double)r.activation_bytes, "bytes"},
+	};
+	for (size_t i = 0; i < sizeof m / sizeof m[0] && rc == OCB_OK; i++)
+		if (!isnan(m[i].v))
+			rc = ocb_metric(ms, WORKLOAD, -1, m[i].key, m[i].v, m[i].unit);
+	if (rc)
+		goto out;
+	snprintf(path, sizeof path, "%s/%s", s->out_dir, CKPT_NAME);
+	rc = lm_save(s->model, path);
+out:
+	s->ctx = NULL;
+	return rc;
+}
+
+const struct ocb_bench ocb_bench_train_lm = {
+	.name = WORKLOAD,
+	.suite = "train",
+	.doc = "fp32 byte-level LLaMA-style LM (d 128, 4 layers, RoPE, SwiGLU) on fortunes: "
+	       "AdamW, warm-up+cosine; val loss vs unigram, tokens/s, memory; saves "
+	       "lm_fp32.ckpt",
+	.kind = OCB_WORKLOAD,
+	.cases = cases,
+	.setup = setup,
+	.work = work,
+	.workload = workload,
+	.teardown = teardown,
+};

@@ -1,0 +1,357 @@
+/* Tests of reference/train_lm: determinism, that training learns, the unigram baseline,
+ * refusal of bad configurations. Corpora are generated here (no packages needed). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../collect/bench.h"
+#include "../common/ocb_error.h"
+#include "../common/ocb_json.h"
+#include "../common/ocb_rng.h"
+#include "../reference/data_text.h"
+#include "../reference/train_lm.h"
+
+/* Text of words drawn from a small vocabulary: predictable within words, random across. */
+static uint8_t *synth_text(size_t n, uint64_t seed)
+{
+	static const char *const words[] = {"the ", "cat ", "sat ", "on ", "a ", "mat ",
+					    "and ", "dog ", "ran. "};
+	uint8_t *t = malloc(n);
+	struct ocb_rng r;
+	ocb_rng_seed(&r, seed);
+	size_t i = 0;
+	while (i < n) {
+		const char *w = words[ocb_rng_below(&r, 9)];
+		for (size_t k = 0; w[k] && i < n; k++)
+			t[i++] = (uint8_t)w[k];
+	}
+	return t;
+}
+
+static void tiny(struct lm_config *c)
+{
+	lm_config_default(c);
+	c->d_model = 32, c->n_layers = 2, c->n_heads = 2, c->ctx = 32;
+	c->ffn = lm_ffn_width(32);
+}
+
+struct trace {
+	double loss[64];
+	long n;
+	double val[8];
+	long nval;
+};
+
+static int rec_step(void *ctx, long step, double loss, float lr)
+{
+	struct trace *t = ctx;
+	(void)lr;
+	if (step < 64)
+		t->loss[step] = loss;
+	t->n = step + 1;
+	return 0;
+}
+
+static int rec_eval(void *ctx, long step, double vl, double vp, long scored)
+{
+	struct trace *t = ctx;
+	(void)step, (void)vp, (void)scored;
+	if (t->nval < 8)
+		t->val[t->nval++] = vl;
+	return 0;
+}
+
+static void run(uint64_t seed, int threads, long steps, struct trace *tr,
+		struct lm_train_result *res, float **params, size_t *np)
+{
+	enum { N = 20000 };
+	uint8_t *text = synth_text(N, 5);
+	struct lm_config mc;
+	tiny(&mc);
+	struct lm_model *m = NULL;
+	cr_assert(lm_create(&mc, 1, 3, &m) == OCB_OK, "%s", ocb_lasterr());
+	struct lm_train_cfg tc;
+	lm_train_defaults(&tc, &mc);
+	tc.batch = 8, tc.steps = steps, tc.warmup = 5, tc.seed = seed, tc.threads = threads;
+	tc.lr = 5e-3f, tc.eval_every = 10, tc.eval_windows = 8;
+	memset(tr, 0, sizeof *tr);
+	struct lm_train_cb cb = {tr, rec_step, NULL, rec_eval};
+	int rc = lm_train(m, &tc, text, N * 9 / 10, text + N * 9 / 10, N / 10, &cb, res);
+	cr_assert(rc == OCB_OK, "%s", ocb_lasterr());
+	if (params) {
+		*np = m->nparams;
+		*params = malloc(m->nparams * sizeof(float));
+		memcpy(*params, m->params, m->nparams * sizeof(float));
+	}
+	lm_free(m);
+	free(text);
+}
+
+Test(lm_train, deterministic_for_seed_and_threads)
+{
+	struct trace a, b, c;
+	struct lm_train_result ra, rb, rc;
+	float *pa, *pb;
+	size_t na, nb;
+	for (int threads = 1; threads <= 2; threads++) {
+		run(11, threads, 12, &a, &ra, &pa, &na);
+		run(11, threads, 12, &b, &rb, &pb, &nb);
+		cr_assert_eq(a.n, 12);
+		cr_expect(memcmp(a.loss, b.loss, sizeof a.loss) == 0,
+			  "losses differ between two runs with %d threads", threads);
+		cr_expect(memcmp(a.val, b.val, sizeof a.val) == 0);
+		cr_expect(ra.val_loss == rb.val_loss);
+		cr_assert_eq(na, nb);
+		cr_expect(memcmp(pa, pb, na * sizeof(float)) == 0, "weights differ");
+		free(pa), free(pb);
+	}
+	/* another seed draws other batches */
+	run(12, 1, 12, &c, &rc, NULL, NULL);
+	cr_expect(memcmp(a.loss, c.loss, sizeof a.loss) != 0);
+}
+
+Test(lm_train, learns_below_unigram)
+{
+	struct trace t;
+	struct lm_train_result r;
+	run(1, 1, 60, &t, &r, NULL, NULL);
+	uint8_t *text = synth_text(20000, 5);
+	double uni = ocb_text_unigram_xent(text, 18000, text + 18000, 2000);
+	free(text);
+	/* 9 equally likely words: ~3.1 bits of choice per ~4 bytes, ~0.55 nats/byte at best;
+	 * the unigram baseline is ~2.2 nats/byte */
+	cr_expect(uni > 1.8 && uni < 2.6, "unigram %g", uni);
+	cr_expect(r.first_loss > 5.0, "first loss %g (log 256 = 5.55)", r.first_loss);
+	cr_expect(r.val_loss < 0.75 * uni, "val loss %g not clearly below unigram %g",
+		  r.val_loss, uni);
+	cr_expect(r.val_scored == 1999);
+	cr_expect(fabs(r.val_ppl - exp(r.val_loss)) < 1e-9 * r.val_ppl);
+	cr_expect_eq(r.tokens, 60L * 8 * 32);
+	cr_expect(r.tokens_per_s > 0.0 && r.train_time > 0.0);
+	cr_expect(r.optimizer_bytes >= 2 * r.grad_bytes);
+	cr_expect(r.weight_bytes == r.grad_bytes);
+	cr_expect_eq(t.nval, 6); /* 5 periodic + the final */
+}
+
+static int stop_at_3(void *ctx, long step, double loss, float lr)
+{
+	(void)ctx, (void)loss, (void)lr;
+	return step == 3 ? OCB_ERUNTIME : 0;
+}
+
+Test(lm_train, callback_stops_training)
+{
+	struct lm_config mc;
+	tiny(&mc);
+	struct lm_model *m = NULL;
+	cr_assert(lm_create(&mc, 1, 1, &m) == OCB_OK);
+	uint8_t *text = synth_text(2000, 1);
+	struct lm_train_cfg tc;
+	struct lm_train_result r;
+	lm_train_defaults(&tc, &mc);
+	tc.steps = 10, tc.batch = 2, tc.threads = 1;
+	struct lm_train_cb cb = {NULL, stop_at_3, NULL, NULL};
+	cr_expect(lm_train(m, &tc, text, 2000, NULL, 0, &cb, &r) == OCB_ERUNTIME);
+	cr_expect_null(m->in, "no dangling batch pointer left in the model");
+	free(text);
+	lm_free(m);
+}
+
+Test(lm_train, refuses_bad_config)
+{
+	struct lm_config mc;
+	tiny(&mc);
+	struct lm_model *m = NULL, *inf = NULL;
+	cr_assert(lm_create(&mc, 1, 1, &m) == OCB_OK);
+	cr_assert(lm_create(&mc, 0, 1, &inf) == OCB_OK);
+	uint8_t *text = synth_text(1000, 1);
+	struct lm_train_cfg tc;
+	struct lm_train_result r;
+	lm_train_defaults(&tc, &mc);
+	tc.steps = 1;
+	cr_expect(lm_train(inf, &tc, text, 900, NULL, 0, NULL, &r) == OCB_EINVAL);
+	tc.seq = 33;
+	cr_expect(lm_train(m, &tc, text, 900, NULL, 0, NULL, &r) == OCB_EINVAL);
+	tc.seq = 32;
+	cr_expect(lm_train(m, &tc, text, 20, NULL, 0, NULL, &r) == OCB_EINVAL);
+	tc.eval_stride = 40;
+	cr_expect(lm_train(m, &tc, text, 900, text + 900, 100, NULL, &r) == OCB_EINVAL);
+	free(text);
+	lm_free(m);
+	lm_free(inf);
+}
+
+/* ---- the suite bench train_lm, end to end on a generated corpus ---- */
+
+extern const struct ocb_bench ocb_bench_train_lm;
+
+struct lsink {
+	char key[256][32];
+	long step[256];
+	double v[256];
+	int n;
+};
+
+static int lsink_put(void *c, const char *workload, long step, const char *key, double value,
+		     const char *unit)
+{
+	struct lsink *s = c;
+	cr_assert_str_eq(workload, "train_lm");
+	cr_assert(unit && *unit, "metric %s without a unit", key);
+	if (s->n < 256) {
+		snprintf(s->key[s->n], 32, "%s", key);
+		s->step[s->n] = step;
+		s->v[s->n++] = value;
+	}
+	return 0;
+}
+
+static double lfind(const struct lsink *s, const char *key, long step, int *count)
+{
+	double v = NAN;
+	int c = 0;
+	for (int i = 0; i < s->n; i++)
+		if (strcmp(s->key[i], key) == 0) {
+			c++;
+			if (s->step[i] == step)
+				v = s->v[i];
+		}
+	if (count)
+		*count = c;
+	return v;
+}
+
+Test(lm_train, suite_bench_end_to_end)
+{
+	char dir[] = "/tmp/ocb_lmb_XXXXXX", corpus[64], path[128], line[2048];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(corpus, sizeof corpus, "%s/corpus.txt", dir);
+	/* a %-record corpus like fortunes: 200 records of generated words */
+	uint8_t *words = synth_text(30000, 4);
+	FILE *f = fopen(corpus, "wb");
+	for (int r = 0; r < 200; r++) {
+		fwrite(words + r * 150, 1, 140, f);
+		fputs("\n%\n", f);
+	}
+	fclose(f);
+	free(words);
+
+	struct lsink ms = {0};
+	struct ocb_ctx ctx = {.threads = 1, .seed = 5, .data_dir = corpus, .out_dir = dir,
+			      .metrics = {.ctx = &ms, .put = lsink_put}};
+	const struct ocb_bench *b = &ocb_bench_train_lm;
+	cr_assert_eq(b->kind, OCB_WORKLOAD);
+	cr_assert_str_eq(b->suite, "train");
+	cJSON *p = cJSON_Parse("{\"d_model\":32,\"n_layers\":1,\"n_heads\":2,\"ctx\":32,"
+			       "\"batch\":8,\"steps\":40,\"warmup\":4,\"lr\":0.005,"
+			       "\"eval_every\":20,\"eval_windows\":4,\"eval_window\":32,"
+			       "\"eval_stride\":16}");
+	struct ocb_work w;
+	cr_assert_eq(b->work(p, &w), OCB_OK);
+	cr_assert(w.flops > 40 * 3 * lm_forward_flops(&(struct lm_config){.vocab = 256,
+		  .d_model = 32, .n_layers = 1, .n_heads = 2, .ctx = 32, .ffn = 88}, 8, 32) * 0.99);
+	void *st = NULL;
+	cr_assert_eq(b->setup(p, &ctx, &st), OCB_OK, "%s", ocb_lasterr());
+	cr_assert_eq(b->workload(st, &ctx), OCB_OK, "%s", ocb_lasterr());
+	b->teardown(st);
+
+	int n;
+	lfind(&ms, "train_loss", 0, &n);
+	cr_expect_eq(n, 40 + 1, "loss curve: %d points (40 steps + the final mean)", n);
+	double v20 = lfind(&ms, "val_loss", 20, NULL), vf = lfind(&ms, "val_loss", -1, NULL);
+	double uni = lfind(&ms, "unigram_entropy", -1, NULL);
+	cr_expect(isfinite(v20) && vf < uni, "val %g (periodic %g), unigram %g", vf, v20, uni);
+	cr_expect_eq(lfind(&ms, "eval_window", -1, NULL), 32);
+	cr_expect_eq(lfind(&ms, "eval_stride", -1, NULL), 16);
+	cr_expect(fabs(lfind(&ms, "val_ppl", -1, NULL) - exp(vf)) < 1e-9 * exp(vf));
+	const char *must[] = {"train_time", "tokens_per_s", "train_gflops", "peak_rss",
+			      "weight_bytes", "grad_bytes", "optimizer_bytes", "activation_bytes",
+			      "data_load_time", "eval_bytes", "train_tokens", "param_count"};
+	for (size_t i = 0; i < sizeof must / sizeof must[0]; i++) {
+		double v = lfind(&ms, must[i], -1, NULL);
+		cr_expect(isfinite(v) && v > 0, "metric %s = %g", must[i], v);
+	}
+	cr_expect_eq(lfind(&ms, "train_tokens", -1, NULL), 40 * 8 * 32);
+	cr_expect_eq(lfind(&ms, "optimizer_bytes", -1, NULL),
+		     2 * lfind(&ms, "grad_bytes", -1, NULL));
+
+	/* MLLOG: the keys in order, run_stop success, eval_loss events with step_num */
+	snprintf(path, sizeof path, "%s/mllog_train_lm.txt", dir);
+	f = fopen(path, "r");
+	cr_assert_not_null(f);
+	char seq[2048] = "";
+	int evals = 0;
+	while (fgets(line, sizeof line, f)) {
+		cr_assert(strncmp(line, ":::MLLOG {", 10) == 0, "%s", line);
+		cJSON *j = cJSON_Parse(line + 9);
+		cr_assert_not_null(j, "%s", line);
+		const char *key = cJSON_GetObjectItem(j, "key")->valuestring;
+		strncat(seq, key, sizeof seq - strlen(seq) - 2);
+		strcat(seq, " ");
+		cJSON *md = cJSON_GetObjectItem(j, "metadata");
+		if (strcmp(key, "eval_loss") == 0)
+			cr_expect_eq(cJSON_GetObjectItem(md, "step_num")->valueint, 20 * ++evals);
+		if (strcmp(key, "run_stop") == 0)
+			cr_expect_str_eq(cJSON_GetObjectItem(md, "status")->valuestring, "success");
+		cJSON_Delete(j);
+	}
+	fclose(f);
+	cr_expect_eq(evals, 2);
+	const char *order[] = {"submission_benchmark", "init_start", "staging_start",
+			       "staging_stop", "seed", "global_batch_size", "opt_name",
+			       "opt_base_learning_rate", "train_samples", "eval_samples",
+			       "init_stop", "run_start", "eval_start", "eval_stop", "eval_loss",
+			       "eval_start", "eval_stop", "eval_loss", "run_stop"};
+	const char *at = seq;
+	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+		const char *q = strstr(at, order[i]);
+		cr_assert_not_null(q, "MLLOG key %s missing or out of order in: %s", order[i], seq);
+		at = q + 1;
+	}
+
+	/* the checkpoint reloads and scores the same validation loss with the same protocol */
+	snprintf(path, sizeof path, "%s/lm_fp32.ckpt", dir);
+	struct lm_model *m = NULL;
+	cr_assert_eq(lm_load(path, 0, &m), OCB_OK, "%s", ocb_lasterr());
+	struct ocb_text t;
+	cr_assert_eq(ocb_text_load(corpus, &t), OCB_OK);
+	double vl;
+	cr_assert_eq(lm_eval(m, t.val, t.nval, 32, 16, 16, 0, &vl, NULL, NULL), OCB_OK);
+	cr_expect(vl == vf, "reloaded model scores %.17g, the run stored %.17g", vl, vf);
+	ocb_text_release(&t);
+	lm_free(m);
+
+	/* a missing corpus: one clear error naming it */
+	cJSON *bad = cJSON_Parse("{\"corpus\":\"/nonexistent/text.txt\",\"steps\":1}");
+	cr_expect_eq(b->setup(bad, &ctx, &st), OCB_ENOENT);
+	cr_expect_null(st);
+	cr_expect(strstr(ocb_lasterr(), "/nonexistent/text.txt") != NULL, "%s", ocb_lasterr());
+	cJSON_Delete(bad);
+	bad = cJSON_Parse("{\"eval_stride\":200}");
+	cr_expect_eq(b->setup(bad, &ctx, &st), OCB_EINVAL);
+	cJSON_Delete(bad);
+	cJSON_Delete(p);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_expect_eq(system(cmd), 0);
+}
+
+Test(lm_train, suite_cases)
+{
+	struct ocb_ctx q = {.quick = 1}, full = {.quick = 0};
+	cJSON *a = ocb_bench_train_lm.cases(&q), *b = ocb_bench_train_lm.cases(&full);
+	cr_assert_eq(cJSON_GetArraySize(a), 1);
+	cr_assert_eq(cJSON_GetArraySize(b), 1);
+	const cJSON *qa = cJSON_GetArrayItem(a, 0), *fb = cJSON_GetArrayItem(b, 0);
+	cr_expect(ocb_json_num(qa, "steps", 0) <= 50);
+	cr_expect_eq(ocb_json_num(fb, "d_model", 0), 128);
+	cr_expect_eq(ocb_json_num(fb, "n_layers", 0), 4);
+	cr_expect_eq(ocb_json_num(fb, "ctx", 0), 128);
+	struct ocb_work w;
+	cr_expect_eq(ocb_bench_train_lm.work(qa, &w), OCB_OK);
+	cr_expect_eq(ocb_bench_train_lm.work(fb, &w), OCB_OK);
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+}
