@@ -67,6 +67,7 @@
  *   accuracy points mixed - uniform; lm: perplexity uniform - mixed). */
 #include "bench.h"
 
+#include <cblas.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +90,8 @@
 #include "../reference/train_mlp.h"
 
 #define QA_MLP_BATCH 1000
+
+enum { QA_ERR_FISHER = 0, QA_ERR_OUTPUT, QA_ERR_PROBE };
 #define QA_MAXCAND 4
 
 static const int qa_cand_bits[QA_MAXCAND] = {2, 3, 4, 8}; /* mixed-precision candidates */
@@ -99,6 +102,7 @@ struct qa_lin {
 	float *w0;      /* [out][in] the fp32 weights (view into qa_state.block) */
 	float *h;       /* [in][in] 2 X^T X over the calibration rows (view) */
 	double out_norm; /* ||X W^T||^2 on the calibration rows = w^T H w / 2 summed */
+	double *fisher;  /* [out] sum over calibration rows of (dLoss/dy_j)^2 (view) */
 	int fuse;
 };
 
@@ -125,6 +129,15 @@ struct qa_state {
 	size_t nparams;   /* all fp32 parameters of the model */
 	double calib_time, load_time;
 	long calib_rows;
+	/* the calibration data, kept for the loss probes of the planner */
+	float *cx;        /* MLP [calib][dim] images */
+	int *cy;          /* MLP [calib] labels */
+	uint8_t *cin;     /* LM [calib_windows][window] input bytes */
+	int32_t *ctgt;    /* LM [calib_windows][window] next bytes */
+	int capture;      /* 1 while a calibration pass accumulates H */
+	int plan_err;     /* planner error: QA_ERR_FISHER, QA_ERR_OUTPUT, QA_ERR_PROBE */
+	double *fisher_block;
+	char methods[256]; /* "" or a comma list of method or method:bits:group to run */
 	int trained;
 };
 
@@ -229,9 +242,18 @@ static int qa_alloc_linears(struct qa_state *st)
 		const struct ocb_linear *l = st->lin[i].lin;
 		floats += ocb_round_up((size_t)l->out * l->in, 16) + ocb_round_up((size_t)l->in * l->in, 16);
 	}
+	size_t outs = 0;
+	for (int i = 0; i < st->nlin; i++)
+		outs += (size_t)st->lin[i].lin->out;
 	st->block = ocb_alloc(floats * sizeof(float));
-	if (!st->block)
+	st->fisher_block = calloc(outs, sizeof(double));
+	if (!st->block || !st->fisher_block)
 		return OCB_ENOMEM;
+	double *fp = st->fisher_block;
+	for (int i = 0; i < st->nlin; i++) {
+		st->lin[i].fisher = fp;
+		fp += st->lin[i].lin->out;
+	}
 	float *p = st->block;
 	st->nweights = 0;
 	for (int i = 0; i < st->nlin; i++) {
@@ -282,34 +304,22 @@ static int qa_setup_mlp(struct qa_state *st, const struct ocb_ctx *ctx)
 	if ((rc = qa_alloc_linears(st)))
 		return rc;
 
-	/* Calibration: `calib` random training images (seeded), inputs of every layer. */
-	t0 = ocb_now_s();
+	/* Calibration data: `calib` random training images (seeded). */
 	int dim = st->train.dim, n = st->calib;
-	float *x = malloc((size_t)QA_MLP_BATCH * dim * sizeof *x);
-	int *idx = malloc((size_t)n * sizeof *idx), *y = malloc(QA_MLP_BATCH * sizeof *y);
-	if (!x || !idx || !y) {
-		free(x);
+	st->cx = malloc((size_t)n * dim * sizeof *st->cx);
+	st->cy = malloc((size_t)n * sizeof *st->cy);
+	int *idx = malloc((size_t)n * sizeof *idx);
+	if (!st->cx || !st->cy || !idx) {
 		free(idx);
-		free(y);
 		return OCB_ENOMEM;
 	}
 	struct ocb_rng r;
 	ocb_rng_seed(&r, st->seed ^ 0x7175616e74ULL);
 	for (int i = 0; i < n; i++)
 		idx[i] = (int)ocb_rng_below(&r, (uint64_t)st->train.n);
-	for (int b = 0; b < n; b += QA_MLP_BATCH) {
-		int nb = n - b < QA_MLP_BATCH ? n - b : QA_MLP_BATCH;
-		ocb_idx_gather(&st->train, idx + b, 0, nb, x, y);
-		ocb_mlp_forward(&st->mlp, x, nb);
-		for (int i = 0; i < st->nlin; i++) /* act[i], i >= 1: the input of layer i */
-			quant_hessian_add(st->lin[i].h, st->lin[i].lin->in,
-					  i == 0 ? x : st->mlp.act[i], nb);
-	}
-	free(x);
+	ocb_idx_gather(&st->train, idx, 0, n, st->cx, st->cy);
 	free(idx);
-	free(y);
 	st->calib_rows = n;
-	st->calib_time = ocb_now_s() - t0;
 	return OCB_OK;
 }
 
@@ -333,7 +343,7 @@ static int qa_setup_lm(struct qa_state *st, const struct ocb_ctx *ctx)
 			return rc;
 		st->trained = 1;
 	}
-	if ((rc = lm_load(path, 0, &st->lm)))
+	if ((rc = lm_load(path, 1, &st->lm))) /* gradients: the planner's Fisher pass */
 		return rc;
 	st->load_time = ocb_now_s() - t0;
 	if (st->window > st->lm->cfg.ctx)
@@ -359,35 +369,170 @@ static int qa_setup_lm(struct qa_state *st, const struct ocb_ctx *ctx)
 	if ((rc = qa_alloc_linears(st)))
 		return rc;
 
-	/* Calibration: random training windows (seeded) through the fp32 model, every linear's
-	 * input captured by the model's hook. */
-	t0 = ocb_now_s();
-	int T = st->window, B = 8, nw = st->calib_windows;
-	uint8_t *in = malloc((size_t)B * T);
-	if (!in)
-		return OCB_ENOMEM;
-	if (st->text.ntrain < (size_t)T + 1) {
-		free(in);
+	/* Calibration data: random training windows (seeded) with their next bytes. */
+	int T = st->window, nw = st->calib_windows;
+	if (st->text.ntrain < (size_t)T + 1)
 		return ocb_seterr(OCB_EINVAL, "%s: training text shorter than one window",
 				  st->text.source);
-	}
+	st->cin = malloc((size_t)nw * T);
+	st->ctgt = malloc((size_t)nw * T * sizeof *st->ctgt);
+	if (!st->cin || !st->ctgt)
+		return OCB_ENOMEM;
 	struct ocb_rng r;
 	ocb_rng_seed(&r, st->seed ^ 0x6c6d63616cULL);
-	st->lm->on_linear_input = qa_lm_hook;
-	st->lm->hook_ctx = st;
-	for (int w = 0; w < nw && rc == OCB_OK; w += B) {
-		int nb = nw - w < B ? nw - w : B;
-		for (int b = 0; b < nb; b++) {
-			size_t off = ocb_rng_below(&r, st->text.ntrain - (size_t)T);
-			memcpy(in + (size_t)b * T, st->text.train + off, (size_t)T);
+	for (int w = 0; w < nw; w++) {
+		size_t off = ocb_rng_below(&r, st->text.ntrain - (size_t)T);
+		for (int t = 0; t < T; t++) {
+			st->cin[(size_t)w * T + t] = st->text.train[off + t];
+			st->ctgt[(size_t)w * T + t] = st->text.train[off + t + 1];
 		}
-		rc = lm_forward(st->lm, in, NULL, nb, T, NULL, NULL);
 	}
-	st->lm->on_linear_input = NULL;
-	st->lm->hook_ctx = NULL;
-	free(in);
 	st->calib_rows = (long)nw * T;
-	st->calib_time = ocb_now_s() - t0;
+	return OCB_OK;
+}
+
+/* Fisher capture (LM): an fp32 linear impl whose input-gradient product also adds
+ * sum_n dy[n][j]^2 to the layer's fisher[j]. Installed only during qa_fisher_pass. */
+static void qa_cap_forward(const void *state, const struct ocb_linear *l, const float *x,
+			   int n, float *y)
+{
+	(void)state;
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, l->out, l->in, 1.0f, x, l->in,
+		    l->w, l->in, 0.0f, y, l->out);
+}
+
+static void qa_cap_backward(const void *state, const struct ocb_linear *l, const float *dy,
+			    int n, float *dx)
+{
+	const struct qa_lin *q = state;
+	for (int r = 0; r < n; r++)
+		for (int j = 0; j < l->out; j++) {
+			double g = dy[(size_t)r * l->out + j];
+			q->fisher[j] += g * g;
+		}
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, l->in, l->out, 1.0f, dy, l->out,
+		    l->w, l->in, 0.0f, dx, l->in);
+}
+
+static size_t qa_cap_bytes(const void *state, const struct ocb_linear *l)
+{
+	(void)state;
+	return (size_t)l->out * l->in * sizeof(float);
+}
+
+static const struct ocb_linear_impl qa_capture_impl = {
+	.name = "fp32_fisher_capture",
+	.forward = qa_cap_forward,
+	.backward_input = qa_cap_backward,
+	.weight_bytes = qa_cap_bytes,
+};
+
+/* The diagonal empirical Fisher of every linear's output on the calibration data,
+ * F_j = sum over rows of (dLoss/dy_j)^2 (the weighting BRECQ, Li et al. ICLR 2021, puts on
+ * the output reconstruction error). LM: forward + backward through the capture impl.
+ * MLP: the softmax-CE gradient propagated by hand (layer 0 computes no input gradient in
+ * model_mlp, so the impl would not see its dy). Weights are fp32 (st->lin[].w0). */
+static int qa_fisher_pass(struct qa_state *st)
+{
+	int rc = OCB_OK;
+	if (st->is_lm) {
+		const int B = 8, T = st->window, nw = st->calib_windows;
+		for (int i = 0; i < st->nlin; i++) {
+			st->lin[i].lin->impl = &qa_capture_impl;
+			st->lin[i].lin->impl_state = &st->lin[i];
+		}
+		for (int w = 0; w < nw && rc == OCB_OK; w += B) {
+			int nb = nw - w < B ? nw - w : B;
+			rc = lm_forward(st->lm, st->cin + (size_t)w * T, st->ctgt + (size_t)w * T, nb, T,
+					NULL, NULL);
+			if (rc == OCB_OK)
+				rc = lm_backward(st->lm);
+		}
+		for (int i = 0; i < st->nlin; i++) {
+			st->lin[i].lin->impl = NULL;
+			st->lin[i].lin->impl_state = NULL;
+		}
+		return rc;
+	}
+	int dim = st->train.dim, L = st->mlp.cfg.nlayers, maxd = 0;
+	for (int i = 0; i <= L; i++)
+		maxd = st->mlp.cfg.dims[i] > maxd ? st->mlp.cfg.dims[i] : maxd;
+	float *d = malloc((size_t)QA_MLP_BATCH * maxd * sizeof *d);
+	float *e = malloc((size_t)QA_MLP_BATCH * maxd * sizeof *e);
+	float *probs = malloc((size_t)QA_MLP_BATCH * maxd * sizeof *probs);
+	if (!d || !e || !probs) {
+		rc = ocb_seterr(OCB_ENOMEM, "quant_accuracy: Fisher buffers");
+		goto out;
+	}
+	for (int b = 0; b < st->calib; b += QA_MLP_BATCH) {
+		int nb = st->calib - b < QA_MLP_BATCH ? st->calib - b : QA_MLP_BATCH;
+		const float *logits = ocb_mlp_forward(&st->mlp, st->cx + (size_t)b * dim, nb);
+		ocb_softmax_xent(logits, st->cy + b, nb, st->mlp.cfg.dims[L], probs, d);
+		for (int i = L - 1; i >= 0; i--) { /* d [nb][out_i]: dLoss/d(output of layer i) */
+			const struct ocb_linear *l = st->lin[i].lin;
+			for (int r = 0; r < nb; r++)
+				for (int j = 0; j < l->out; j++) {
+					double g = d[(size_t)r * l->out + j];
+					st->lin[i].fisher[j] += g * g;
+				}
+			if (i == 0)
+				break;
+			/* e [nb][in] = d W, then the ReLU before layer i: act[i] > 0 */
+			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, nb, l->in, l->out, 1.0f,
+				    d, l->out, l->w, l->in, 0.0f, e, l->in);
+			for (size_t k = 0; k < (size_t)nb * l->in; k++)
+				d[k] = st->mlp.act[i][k] > 0.0f ? e[k] : 0.0f;
+		}
+	}
+out:
+	free(d);
+	free(e);
+	free(probs);
+	return rc;
+}
+
+/* One pass of the current model over the calibration data: *loss = mean cross-entropy
+ * (nats; per image or per byte). With st->capture set, every linear's input is added to
+ * its H (MLP: act[i] is layer i's input; LM: the model's linear-input hook). */
+static int qa_calib_pass(struct qa_state *st, double *loss)
+{
+	int rc = OCB_OK;
+	double sum = 0.0;
+	long cnt = 0;
+	if (st->is_lm) {
+		const int B = 8, T = st->window, nw = st->calib_windows;
+		st->lm->on_linear_input = st->capture ? qa_lm_hook : NULL;
+		st->lm->hook_ctx = st;
+		for (int w = 0; w < nw && rc == OCB_OK; w += B) {
+			int nb = nw - w < B ? nw - w : B;
+			double ls = 0.0;
+			long ns = 0;
+			rc = lm_forward(st->lm, st->cin + (size_t)w * T, st->ctgt + (size_t)w * T, nb, T,
+					&ls, &ns);
+			sum += ls;
+			cnt += ns;
+		}
+		st->lm->on_linear_input = NULL;
+		st->lm->hook_ctx = NULL;
+	} else {
+		int dim = st->train.dim, k = st->mlp.cfg.dims[st->mlp.cfg.nlayers];
+		float *probs = malloc((size_t)QA_MLP_BATCH * k * sizeof *probs);
+		if (!probs)
+			return ocb_seterr(OCB_ENOMEM, "quant_accuracy: calibration buffers");
+		for (int b = 0; b < st->calib; b += QA_MLP_BATCH) {
+			int nb = st->calib - b < QA_MLP_BATCH ? st->calib - b : QA_MLP_BATCH;
+			const float *x = st->cx + (size_t)b * dim;
+			const float *logits = ocb_mlp_forward(&st->mlp, x, nb);
+			if (st->capture)
+				for (int i = 0; i < st->nlin; i++)
+					quant_hessian_add(st->lin[i].h, st->lin[i].lin->in,
+							  i == 0 ? x : st->mlp.act[i], nb);
+			sum += nb * ocb_softmax_xent(logits, st->cy + b, nb, k, probs, NULL);
+			cnt += nb;
+		}
+		free(probs);
+	}
+	*loss = cnt ? sum / (double)cnt : NAN;
 	return rc;
 }
 
@@ -404,6 +549,11 @@ static void qa_teardown(void *state)
 	ocb_text_release(&st->text);
 	free(st->lin);
 	ocb_free(st->block);
+	free(st->fisher_block);
+	free(st->cx);
+	free(st->cy);
+	free(st->cin);
+	free(st->ctgt);
 	free(st);
 }
 
@@ -424,6 +574,19 @@ static int qa_setup(const cJSON *params, const struct ocb_ctx *ctx, void **state
 	st->eval_windows = (long)ocb_json_num(params, "eval_windows", 512);
 	st->eval_batch = 8;
 	st->fuse = (int)ocb_json_num(params, "fuse", 0) != 0;
+	snprintf(st->methods, sizeof st->methods, "%s", ocb_json_str(params, "methods", ""));
+	const char *pe = ocb_json_str(params, "plan_err", "fisher");
+	if (!strcmp(pe, "fisher"))
+		st->plan_err = QA_ERR_FISHER;
+	else if (!strcmp(pe, "output"))
+		st->plan_err = QA_ERR_OUTPUT;
+	else if (!strcmp(pe, "probe"))
+		st->plan_err = QA_ERR_PROBE;
+	else {
+		rc = ocb_seterr(OCB_EINVAL, "quant_accuracy: plan_err \"%s\" (fisher, output or "
+				"probe)", pe);
+		goto out;
+	}
 	if (strcmp(model, "mlp") == 0) {
 		if (st->calib < 1) {
 			rc = ocb_seterr(OCB_EINVAL, "quant_accuracy: calib %d < 1", st->calib);
@@ -443,6 +606,15 @@ static int qa_setup(const cJSON *params, const struct ocb_ctx *ctx, void **state
 	} else {
 		rc = ocb_seterr(OCB_EINVAL, "quant_accuracy: unknown model \"%s\" (mlp or lm)",
 				model);
+	}
+	if (rc == OCB_OK) {
+		double t0 = ocb_now_s(), loss;
+		st->capture = 1;
+		rc = qa_calib_pass(st, &loss);
+		st->capture = 0;
+		if (rc == OCB_OK)
+			rc = qa_fisher_pass(st);
+		st->calib_time = ocb_now_s() - t0;
 	}
 	if (rc == OCB_OK)
 		for (int i = 0; i < st->nlin; i++) {
@@ -509,15 +681,35 @@ static void qa_restore(struct qa_state *st)
 
 /* ---------------------------------------------------------------- configurations */
 
-static void add_conf(struct qa_conf *c, int *n, const char *method, const char *bits,
+/* 1 if `list` (comma separated; "" = everything) names method or method:bits:group. */
+static int qa_selected(const char *list, const char *method, const char *bits,
+		       const char *group)
+{
+	char full[64], tok[64];
+	if (!list[0] || !strcmp(method, "fp32")) /* fp32 always runs: the baseline */
+		return 1;
+	snprintf(full, sizeof full, "%s:%s:%s", method, bits, group);
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, ",");
+		snprintf(tok, sizeof tok, "%.*s", (int)(n < sizeof tok ? n : sizeof tok - 1), p);
+		if (!strcmp(tok, method) || !strcmp(tok, full))
+			return 1;
+		p += n + (p[n] == ',');
+	}
+	return 0;
+}
+
+static void add_conf(const char *filter, struct qa_conf *c, int *n, const char *method, const char *bits,
 		     const char *group, struct quant_method m, int mixed)
 {
-	struct qa_conf *q = &c[(*n)++];
+	struct qa_conf *q = &c[*n];
 	snprintf(q->method, sizeof q->method, "%s", method);
 	snprintf(q->bits, sizeof q->bits, "%s", bits);
 	snprintf(q->group, sizeof q->group, "%s", group);
 	q->m = m;
 	q->mixed = mixed;
+	if (qa_selected(filter, method, bits, group))
+		(*n)++;
 }
 
 static const char *format_bits(enum qformat_type t)
@@ -543,15 +735,15 @@ static int qa_confs(const struct qa_state *st, struct qa_conf *c)
 	int n = 0;
 	char b[8], g[8];
 	const int groups[3] = {32, 128, 0};
-	add_conf(c, &n, "fp32", "32", "-", (struct quant_method){.kind = QA_FP32}, 0);
+	add_conf(st->methods, c, &n, "fp32", "32", "-", (struct quant_method){.kind = QA_FP32}, 0);
 	if (st->quick) {
-		add_conf(c, &n, "rtn", "3", "128",
+		add_conf(st->methods, c, &n, "rtn", "3", "128",
 			 (struct quant_method){.kind = QA_RTN, .q = {3, 128, 0}}, 0);
-		add_conf(c, &n, "gptq", "3", "128",
+		add_conf(st->methods, c, &n, "gptq", "3", "128",
 			 (struct quant_method){.kind = QA_GPTQ, .q = {3, 128, 0}, .act_order = 1}, 0);
-		add_conf(c, &n, "q8_0", "8", "32",
+		add_conf(st->methods, c, &n, "q8_0", "8", "32",
 			 (struct quant_method){.kind = QA_FORMAT, .fmt = qformat_get(QF_Q8_0)}, 0);
-		add_conf(c, &n, "mixed_gptq", "3", "128",
+		add_conf(st->methods, c, &n, "mixed_gptq", "3", "128",
 			 (struct quant_method){.kind = QA_GPTQ, .q = {3, 128, 0}, .act_order = 1}, 1);
 		return n;
 	}
@@ -560,7 +752,7 @@ static int qa_confs(const struct qa_state *st, struct qa_conf *c)
 		for (int gi = 0; gi < 3; gi++) {
 			snprintf(b, sizeof b, "%d", rtn_bits[bi]);
 			snprintf(g, sizeof g, groups[gi] ? "%d" : "pc", groups[gi]);
-			add_conf(c, &n, "rtn", b, g,
+			add_conf(st->methods, c, &n, "rtn", b, g,
 				 (struct quant_method){.kind = QA_RTN,
 						       .q = {rtn_bits[bi], groups[gi], 0}}, 0);
 		}
@@ -568,23 +760,23 @@ static int qa_confs(const struct qa_state *st, struct qa_conf *c)
 		for (int gi = 0; gi < 3; gi++) {
 			snprintf(b, sizeof b, "%d", bits);
 			snprintf(g, sizeof g, groups[gi] ? "%d" : "pc", groups[gi]);
-			add_conf(c, &n, "gptq", b, g,
+			add_conf(st->methods, c, &n, "gptq", b, g,
 				 (struct quant_method){.kind = QA_GPTQ, .q = {bits, groups[gi], 0},
 						       .act_order = 1}, 0);
 		}
 	for (int f = 0; f < qformat_count(); f++) {
 		const struct qformat *fmt = qformat_get(f);
 		snprintf(g, sizeof g, "%d", fmt->block);
-		add_conf(c, &n, fmt->name, format_bits(fmt->type), g,
+		add_conf(st->methods, c, &n, fmt->name, format_bits(fmt->type), g,
 			 (struct quant_method){.kind = QA_FORMAT, .fmt = fmt}, 0);
 	}
-	add_conf(c, &n, "ternary", "1.58", "tensor",
+	add_conf(st->methods, c, &n, "ternary", "1.58", "tensor",
 		 (struct quant_method){.kind = QA_TERNARY, .per_row = 0}, 0);
-	add_conf(c, &n, "ternary", "1.58", "row",
+	add_conf(st->methods, c, &n, "ternary", "1.58", "row",
 		 (struct quant_method){.kind = QA_TERNARY, .per_row = 1}, 0);
-	add_conf(c, &n, "mixed_rtn", "3", "128",
+	add_conf(st->methods, c, &n, "mixed_rtn", "3", "128",
 		 (struct quant_method){.kind = QA_RTN, .q = {3, 128, 0}}, 1);
-	add_conf(c, &n, "mixed_gptq", "3", "128",
+	add_conf(st->methods, c, &n, "mixed_gptq", "3", "128",
 		 (struct quant_method){.kind = QA_GPTQ, .q = {3, 128, 0}, .act_order = 1}, 1);
 	return n;
 }
@@ -650,8 +842,48 @@ static int qa_quantize_mixed(struct qa_state *st, const struct qa_conf *c, int f
 				 m.q.bits, quant_group_len(&m.q, in));
 			o->bits = m.q.bits;
 			o->group = quant_group_len(&m.q, in);
-			o->err = quant_output_err(q->w0, *qw, out, in, q->h);
+			if (st->plan_err == QA_ERR_FISHER) {
+				double *rows = malloc((size_t)out * sizeof *rows);
+				if (!rows) {
+					rc = OCB_ENOMEM;
+					goto out;
+				}
+				quant_output_err_rows(q->w0, *qw, out, in, q->h, rows);
+				o->err = 0.0;
+				for (int r = 0; r < out; r++)
+					o->err += q->fisher[r] * rows[r];
+				free(rows);
+			} else {
+				o->err = quant_output_err(q->w0, *qw, out, in, q->h);
+			}
 		}
+	}
+	/* Sensitivity scaling: the output error says how much a layer's output moves, not
+	 * what that costs the model. One probe per layer — only that layer at the lowest
+	 * candidate, the rest fp32 — measures the calibration-loss increase d_l; every
+	 * candidate's error of the layer is then scaled by d_l / e_l(lowest), so e_l(c)
+	 * estimates the loss increase of c while keeping the output error's shape across bits.
+	 * A layer whose probe does not increase the loss gets error 0 (cheapest candidate). */
+	if (st->plan_err == QA_ERR_PROBE) {
+		double l0, l;
+		qa_restore(st);
+		if ((rc = qa_calib_pass(st, &l0)))
+			goto out;
+		for (int i = 0; i < nl && rc == OCB_OK; i++) {
+			struct ocb_linear *lin = st->lin[i].lin;
+			size_t nw = (size_t)lin->out * lin->in;
+			memcpy(lin->w, cache[(size_t)i * QA_MAXCAND], nw * sizeof(float));
+			rc = qa_calib_pass(st, &l);
+			memcpy(lin->w, st->lin[i].w0, nw * sizeof(float));
+			double e0 = opts[(size_t)i * QA_MAXCAND].err;
+			double sens = (e0 > 0 && l > l0) ? (l - l0) / e0 : 0.0;
+			for (int k = 0; k < QA_MAXCAND; k++)
+				opts[(size_t)i * QA_MAXCAND + k].err *= sens;
+		}
+		if (rc)
+			goto out;
+	}
+	for (int i = 0; i < nl; i++) {
 		budget += opts[(size_t)i * QA_MAXCAND + uni_k].cost_bits;
 		*uni_pred += opts[(size_t)i * QA_MAXCAND + uni_k].err;
 	}

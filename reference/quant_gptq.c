@@ -28,7 +28,8 @@ void quant_hessian_add(float *h, int in, const float *x, int n)
 			h[(size_t)i * in + j] = h[(size_t)j * in + i];
 }
 
-double quant_output_err(const float *w, const float *q, int out, int in, const float *h)
+double quant_output_err_rows(const float *w, const float *q, int out, int in, const float *h,
+			     double *rows)
 {
 	size_t n = (size_t)out * in;
 	float *d = ocb_alloc(2 * n * sizeof *d);
@@ -41,10 +42,21 @@ double quant_output_err(const float *w, const float *q, int out, int in, const f
 	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, out, in, in, 1.0f, d, in, h, in,
 		    0.0f, t, in);
 	double s = 0.0;
-	for (size_t i = 0; i < n; i++)
-		s += (double)d[i] * t[i];
+	for (int r = 0; r < out; r++) {
+		double sr = 0.0;
+		for (size_t i = (size_t)r * in; i < (size_t)(r + 1) * in; i++)
+			sr += (double)d[i] * t[i];
+		if (rows)
+			rows[r] = sr / 2.0;
+		s += sr;
+	}
 	ocb_free(d);
 	return s / 2.0;
+}
+
+double quant_output_err(const float *w, const float *q, int out, int in, const float *h)
+{
+	return quant_output_err_rows(w, q, out, in, h, NULL);
 }
 
 /* Act-order sort key: descending diag H, ties by column index (deterministic). */

@@ -48,4 +48,9 @@ int quant_gptq(const float *w, int out, int in, const float *h, const struct qua
  * sum_r (w_r - q_r)^T H (w_r - q_r) / 2 = ||X W^T - X Q^T||_F^2 when h = 2 X^T X. */
 double quant_output_err(const float *w, const float *q, int out, int in, const float *h);
 
+/* The same per output row: rows[r] = (w_r - q_r)^T H (w_r - q_r) / 2 (rows [out]); returns
+ * their sum, or NAN (rows untouched) when out of memory. */
+double quant_output_err_rows(const float *w, const float *q, int out, int in, const float *h,
+			     double *rows);
+
 #endif

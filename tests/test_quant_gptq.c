@@ -80,6 +80,13 @@ Test(gptq, hessian_and_output_error_match_direct)
 	cr_assert_eq(quant_rtn(L.w, OUT, IN, &c, L.q, NULL, NULL), 0);
 	double a = quant_output_err(L.w, L.q, OUT, IN, L.h), b = direct_out_err(&L, L.q);
 	cr_assert_float_eq(a, b, 1e-3 * b);
+	double rows[OUT], sum = 0;
+	cr_assert_float_eq(quant_output_err_rows(L.w, L.q, OUT, IN, L.h, rows), a, 1e-9 * a);
+	for (int r = 0; r < OUT; r++) {
+		cr_assert_geq(rows[r], 0.0);
+		sum += rows[r];
+	}
+	cr_assert_float_eq(sum, a, 1e-9 * a);
 	free_layer(&L);
 }
 
