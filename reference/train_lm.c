@@ -18,8 +18,8 @@ void lm_train_defaults(struct lm_train_cfg *c, const struct lm_config *mc)
 	memset(c, 0, sizeof *c);
 	c->batch = 16;
 	c->seq = mc->ctx;
-	c->steps = 600;
-	c->warmup = 60;
+	c->steps = 800;
+	c->warmup = 80;
 	c->lr = 2e-3f;
 	c->min_lr = 1e-4f;
 	c->weight_decay = 0.1f;

@@ -59,8 +59,9 @@ struct lm_train_result {
 	size_t weight_bytes, grad_bytes, optimizer_bytes, activation_bytes;
 };
 
-/* Defaults for the default model on 2 cores: batch 16 x 128, warm-up 60, peak lr 2e-3,
- * cosine to 1e-4, wd 0.1, betas (0.9, 0.95), clip 1.0, eval window = stride = 128. */
+/* Defaults for the default model on 2 cores: batch 16 x 128, 800 steps, warm-up 80,
+ * peak lr 2e-3, cosine to 1e-4, wd 0.1, betas (0.9, 0.95), clip 1.0, periodic validation
+ * every 100 steps on 64 windows, final on the whole split, window = stride = ctx. */
 void lm_train_defaults(struct lm_train_cfg *c, const struct lm_config *mc);
 
 /* Trains m (created with gradients) on train[ntrain] and validates on val[nval] (may be
