@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -332,4 +333,30 @@ void ocb_host_fingerprint(struct ocb_machine *m)
 	h = field(h, "papi", m->papi_version);
 	h = field_i(h, "is_vm", m->is_vm);
 	snprintf(m->fingerprint, sizeof m->fingerprint, "%016llx", (unsigned long long)h);
+}
+
+int ocb_host_blas_fallback(void)
+{
+	/* OpenBLAS cores with AVX2+FMA kernels (names as openblas_get_corename() gives). */
+	static const char *const avx2_cores[] = {"haswell", "zen", "skylakex", "cooperlake",
+						 "sapphirerapids", "excavator"};
+	const char *core = openblas_get_corename();
+	__builtin_cpu_init();
+	if (!core || !__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
+		return 0;
+	for (size_t i = 0; i < sizeof avx2_cores / sizeof avx2_cores[0]; i++)
+		if (strcasecmp(core, avx2_cores[i]) == 0)
+			return 0;
+	return 1;
+}
+
+void ocb_host_blas_reexec(char **argv)
+{
+	const char *set = getenv("OPENBLAS_CORETYPE");
+	if ((set && *set) || !ocb_host_blas_fallback())
+		return;
+	if (setenv("OPENBLAS_CORETYPE", "Haswell", 1) != 0)
+		return;
+	execv("/proc/self/exe", argv);
+	/* exec failed: carry on with the fallback core; the blas field says which. */
 }
