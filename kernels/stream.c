@@ -133,7 +133,10 @@ void ocb_stream_triad_ref(float *a, const float *b, const float *c, float s, siz
 	}
 }
 
-__attribute__((target("avx2,fma"))) void ocb_stream_triad_avx2(float *a, const float *b,
+/* target "avx2" without "fma" on purpose: GCC contracts the intrinsics' mul + add into
+ * an FMA under -ffp-contract=fast, which rounds once where STREAM (and the _ref) round
+ * twice; without FMA in the target the result is bit-identical to the _ref. */
+__attribute__((target("avx2"))) void ocb_stream_triad_avx2(float *a, const float *b,
 							       const float *c, float s, size_t n,
 							       long reps, int threads)
 {
