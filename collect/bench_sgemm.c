@@ -159,4 +159,5 @@ const struct ocb_bench ocb_bench_sgemm = {
 	.work = sgemm_work,
 	.variant = sgemm_variant,
 	.teardown = sgemm_teardown,
+	.sweep_threads = 1,
 };

@@ -168,4 +168,5 @@ const struct ocb_bench ocb_bench_sgemv = {
 	.work = sgemv_work,
 	.variant = sgemv_variant,
 	.teardown = sgemv_teardown,
+	.sweep_threads = 1,
 };

@@ -181,6 +181,7 @@ const struct ocb_bench ocb_bench_stream_copy = {
 	.work = copy_work,
 	.variant = stream_variant,
 	.teardown = stream_teardown,
+	.sweep_threads = 1,
 };
 
 const struct ocb_bench ocb_bench_stream_triad = {
@@ -195,4 +196,5 @@ const struct ocb_bench ocb_bench_stream_triad = {
 	.work = triad_work,
 	.variant = stream_variant,
 	.teardown = stream_teardown,
+	.sweep_threads = 1,
 };

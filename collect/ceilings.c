@@ -180,8 +180,10 @@ static void fmt_size(char *buf, size_t len, double bytes)
 		snprintf(buf, len, "%.4gKiB", bytes / (double)KIB);
 }
 
+/* Appends one ceiling. method gets "quick; " in front for a --quick measurement (the
+ * runner re-measures a full run's ceilings when the stored ones say "quick"). */
 static int push(struct ocb_ceiling *out, size_t *n, size_t cap, const char *kind, int threads,
-		double value, const char *unit, const char *method)
+		double value, const char *unit, int quick, const char *method)
 {
 	if (*n >= cap)
 		return ocb_seterr(OCB_ERUNTIME, "ceilings: more than %zu ceilings", cap);
@@ -193,7 +195,7 @@ static int push(struct ocb_ceiling *out, size_t *n, size_t cap, const char *kind
 	c->threads = threads;
 	c->value = value;
 	snprintf(c->unit, sizeof c->unit, "%s", unit);
-	snprintf(c->method, sizeof c->method, "%s", method);
+	snprintf(c->method, sizeof c->method, "%s%s", quick ? "quick; " : "", method);
 	return OCB_OK;
 }
 
@@ -247,7 +249,7 @@ static int sweep(const struct ocb_machine *m, float *buf, size_t top, int thread
 				 kind ? "triad" : "read", lo, hi, step, trials,
 				 ocb_cpu_avx2() ? "AVX2" : "C", l == 0 ? "0" : blo,
 				 l == 3 ? "max" : bhi);
-			rc = push(out, nout, cap, kname, threads, v, "GB/s", method);
+			rc = push(out, nout, cap, kname, threads, v, "GB/s", quick, method);
 			if (rc)
 				return rc;
 		}
@@ -368,7 +370,7 @@ int ocb_ceilings_measure(const struct ocb_machine *m, int threads_all, int quick
 		snprintf(method, sizeof method,
 			 "%s FMA kernel, %d independent %d-lane accumulators, best of %d",
 			 ocb_cpu_avx2() ? "AVX2" : "plain-C", OCB_FMA_ACC, OCB_FMA_LANES, trials);
-		if ((rc = push(c, &nc, cap, "flops_fp32", tl[i], g, "GFLOP/s", method)))
+		if ((rc = push(c, &nc, cap, "flops_fp32", tl[i], g, "GFLOP/s", quick, method)))
 			goto out;
 	}
 
@@ -410,7 +412,7 @@ int ocb_ceilings_measure(const struct ocb_machine *m, int threads_all, int quick
 		snprintf(method, sizeof method,
 			 "OpenBLAS cblas_sgemm n=%d row-major, warm-up + best of %d, core %s", sn,
 			 trials, openblas_get_corename());
-		if ((rc = push(c, &nc, cap, "flops_sgemm", tl[i], g, "GFLOP/s", method)))
+		if ((rc = push(c, &nc, cap, "flops_sgemm", tl[i], g, "GFLOP/s", quick, method)))
 			goto out;
 	}
 	openblas_set_num_threads(tl[nt - 1]);
