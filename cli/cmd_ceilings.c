@@ -191,9 +191,14 @@ static int measure(const struct ocb_global *g, const struct ocb_machine *m, int 
 
 	if ((rc = ocb_ceilings_measure(m, threads, quick, &c, &n)))
 		goto out;
-	for (size_t i = 0; i < n; i++)
-		if ((rc = ocb_store_ceiling(s, mid, run_id, &c[i])))
-			goto out;
+	if ((rc = ocb_store_begin(s)))
+		goto out;
+	for (size_t i = 0; rc == OCB_OK && i < n; i++)
+		rc = ocb_store_ceiling(s, mid, run_id, &c[i]);
+	if (rc == OCB_OK)
+		rc = ocb_store_commit(s);
+	if (rc)
+		goto out;
 	if ((rc = ocb_store_run_finish(s, run_id, "complete")))
 		goto out;
 

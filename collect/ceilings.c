@@ -107,7 +107,8 @@ double ocb_ceilings_plateau(const size_t *ws, const double *val, size_t n, int t
 int ocb_ceilings_fma(int threads, int trials, double trial_s, double *gflops)
 {
 	double sink = 0.0, best = 0.0;
-	long iters = 100000;
+	/* start at about trial_s / 4 at 20 GFLOP/s per thread (see sweep_point) */
+	long iters = (long)(trial_s / 4 * 20e9 / OCB_FMA_FLOPS_PER_ITER) + 1;
 	/* Calibrate: grow iters until one call lasts about trial_s. */
 	for (;;) {
 		double t = ocb_now_s();
@@ -147,10 +148,13 @@ static void sweep_call(int kind, float *buf, size_t ws, long reps, int threads)
 static double sweep_point(int kind, float *buf, size_t ws, int threads, int trials,
 			  double min_s)
 {
-	long reps = 1;
 	double t, best = INFINITY;
 	size_t counted = kind == 0 ? ws / sizeof(float) * sizeof(float)
 				   : ws / (3 * sizeof(float)) * 3 * sizeof(float);
+	/* Start from enough passes for min_s at 10 GB/s: on a busy machine the first call
+	 * of a team can wait milliseconds for a core, and calibrating on that alone would
+	 * leave small sizes with one pass per trial. */
+	long reps = (long)(min_s * 1e10 / (double)ws) + 1;
 	for (;;) {
 		t = ocb_now_s();
 		sweep_call(kind, buf, ws, reps, threads);
