@@ -209,7 +209,7 @@ static void probe_os(struct ocb_machine *m)
 		fclose(f);
 	}
 	if (uname(&u) == 0)
-		snprintf(m->os, sizeof m->os, "%s%s%s %s %s", pretty, pretty[0] ? "; " : "",
+		snprintf(m->os, sizeof m->os, "%.100s%s%.32s %.64s %.32s", pretty, pretty[0] ? "; " : "",
 			 u.sysname, u.release, u.machine);
 	else
 		copy_str(m->os, sizeof m->os, pretty);
