@@ -52,5 +52,4 @@ const struct ocb_bench ocb_bench_quant_gemm = {
 	.variant = qbench_variant,
 	.teardown = qbench_teardown,
 	.sweep_threads = 1,
-	.sweep_threads = 1,
 };
