@@ -44,12 +44,12 @@ const struct ocb_ceiling *ocb_ceiling_find(const struct ocb_ceiling *c, size_t n
  * so the roof must be at least the better one (a BLAS built for a wider ISA than our
  * AVX2 kernel can beat it). Memory roof = bw_dram (read): work models count compulsory
  * bytes, which come from DRAM for the cases this bound is used for. */
-double ocb_roofline_bound(const struct ocb_ceiling *c, size_t n, int threads, double flops,
-			  double bytes)
+double ocb_roofline_bound_at(const struct ocb_ceiling *c, size_t n, int threads, double flops,
+			     double bytes, const char *bw_kind)
 {
 	const struct ocb_ceiling *fp = ocb_ceiling_find(c, n, "flops_fp32", threads);
 	const struct ocb_ceiling *sg = ocb_ceiling_find(c, n, "flops_sgemm", threads);
-	const struct ocb_ceiling *bw = ocb_ceiling_find(c, n, "bw_dram", threads);
+	const struct ocb_ceiling *bw = ocb_ceiling_find(c, n, bw_kind, threads);
 	double peak = NAN;
 	if (fp && fp->value > 0)
 		peak = fp->value;
@@ -61,6 +61,37 @@ double ocb_roofline_bound(const struct ocb_ceiling *c, size_t n, int threads, do
 		return peak;
 	double mem = bw->value * flops / bytes; /* GB/s x flop/byte = GFLOP/s */
 	return mem < peak ? mem : peak;
+}
+
+double ocb_roofline_bound(const struct ocb_ceiling *c, size_t n, int threads, double flops,
+			  double bytes)
+{
+	return ocb_roofline_bound_at(c, n, threads, flops, bytes, "bw_dram");
+}
+
+const struct ocb_ceiling *ocb_ceiling_nearest(const struct ocb_ceiling *c, size_t n,
+					      const char *kind, int threads)
+{
+	const struct ocb_ceiling *best = NULL;
+	for (size_t i = 0; c && i < n; i++) {
+		if (strcmp(c[i].kind, kind) != 0 || !(c[i].value > 0))
+			continue;
+		int d = abs(c[i].threads - threads), bd = best ? abs(best->threads - threads) : 0;
+		if (!best || d < bd || (d == bd && c[i].threads < best->threads))
+			best = &c[i];
+	}
+	return best;
+}
+
+const char *ocb_memory_level(const struct ocb_machine *m, double ws_per_thread)
+{
+	static const char *const kinds[4] = {"bw_l1", "bw_l2", "bw_l3", "bw_dram"};
+	struct ocb_bands b;
+	ocb_ceilings_bands(m, 0, &b);
+	for (int i = 0; i < 3; i++)
+		if (b.lo[i] <= b.hi[i] && ws_per_thread <= b.hi[i])
+			return kinds[i];
+	return kinds[3];
 }
 
 void ocb_ceilings_bands(const struct ocb_machine *m, int quick, struct ocb_bands *b)

@@ -302,7 +302,7 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 	struct sink_ctx sc = {s, run_id};
 	struct ocb_ctx ctx = {
 		.threads = o->default_threads, .seed = o->seed, .quick = o->quick,
-		.data_dir = o->data_dir, .out_dir = o->out_dir, .ceilings = ceil,
+		.data_dir = o->data_dir, .out_dir = o->out_dir, .machine = &m, .ceilings = ceil,
 		.nceilings = nceil, .metrics = {&sc, sink_put},
 	};
 	rc = plan_cases(o, &ctx, &plan, &np, &case_sets);

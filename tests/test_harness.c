@@ -308,15 +308,31 @@ Test(harness, bound_named_and_roofline)
 	roof.work = fk_work_roof;
 	ctx.threads = 2;
 	cr_assert_eq(ocb_harness_case(&roof, NULL, &ctx, &o, NULL, &r), 0);
-	cr_expect_str_eq(r.bound, "roofline");
+	cr_expect_str_eq(r.bound, "roofline:bw_dram"); /* no machine given: DRAM */
 	/* min(100, 10 GB/s * 2 flop/B) = 20 GFLOP/s */
 	want = 2e6 / r.st.median * 1e-9 / 20.0;
 	cr_expect_float_eq(r.bound_frac, want, 1e-9 * want);
 	release(&r);
 
+	/* With the machine known, a 1 MB working set lives in its 2 MiB L2. */
+	struct ocb_machine m = {.threads = 2, .l1d_bytes = 48 << 10, .l2_bytes = 2 << 20,
+				.l3_bytes = 64 << 20};
+	struct ocb_ceiling c2[] = {
+		{.kind = "bw_l2", .threads = 2, .value = 40, .unit = "GB/s"},
+		{.kind = "bw_dram", .threads = 2, .value = 10, .unit = "GB/s"},
+		{.kind = "flops_fp32", .threads = 2, .value = 100, .unit = "GFLOP/s"},
+	};
+	struct ocb_ctx ctx2 = {.threads = 1, .machine = &m, .ceilings = c2, .nceilings = 3};
+	cr_assert_eq(ocb_harness_case(&roof, NULL, &ctx2, &o, NULL, &r), 0);
+	cr_expect_str_eq(r.bound, "roofline:bw_l2");
+	/* min(100, 40 GB/s * 2 flop/B) = 80 GFLOP/s (ceilings of the nearest threads, 2) */
+	want = 2e6 / r.st.median * 1e-9 / 80.0;
+	cr_expect_float_eq(r.bound_frac, want, 1e-9 * want);
+	release(&r);
+
 	ctx.nceilings = 1; /* no flops_fp32: unknown */
 	cr_assert_eq(ocb_harness_case(&roof, NULL, &ctx, &o, NULL, &r), 0);
-	cr_expect_str_eq(r.bound, "roofline");
+	cr_expect_str_eq(r.bound, "roofline:bw_dram");
 	cr_expect(isnan(r.bound_frac));
 	release(&r);
 }
