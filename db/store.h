@@ -31,6 +31,8 @@ int ocb_store_open(const char *path, enum ocb_store_mode mode, struct ocb_store 
 void ocb_store_close(struct ocb_store *s);
 /* The underlying connection, for read queries in report/. Borrowed. */
 sqlite3 *ocb_store_handle(struct ocb_store *s);
+/* The path the store was opened with, for messages. Borrowed. */
+const char *ocb_store_path(const struct ocb_store *s);
 
 /* Inserts the machine if its fingerprint is new, else refreshes nothing; *id = its row. */
 int ocb_store_machine(struct ocb_store *s, const struct ocb_machine *m, int64_t *id);

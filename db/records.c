@@ -1,0 +1,14 @@
+#include "records.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void ocb_result_release(struct ocb_result *r)
+{
+	if (!r)
+		return;
+	free(r->params_json);
+	free(r->samples);
+	free(r->counters);
+	memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,234 @@
+#include "store_query.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/ocb_error.h"
+
+static int qerr(struct ocb_store *s, const char *what)
+{
+	return ocb_seterr(OCB_EDB, "%s: %s: %s", ocb_store_path(s), what,
+			  sqlite3_errmsg(ocb_store_handle(s)));
+}
+
+/* Runs `sql` with text parameter ?1 = arg (if non-NULL); *id = first column of the
+ * first row, *rows = number of rows seen (stops counting at 2). */
+static int first_id(struct ocb_store *s, const char *sql, const char *arg, int64_t *id,
+		    int *rows)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = OCB_OK, step;
+	*rows = 0;
+	if (sqlite3_prepare_v2(ocb_store_handle(s), sql, -1, &st, NULL) != SQLITE_OK) {
+		rc = qerr(s, "resolve run");
+		goto out;
+	}
+	if (arg)
+		sqlite3_bind_text(st, 1, arg, -1, SQLITE_TRANSIENT);
+	while (*rows < 2 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*rows == 0)
+			*id = sqlite3_column_int64(st, 0);
+		(*rows)++;
+	}
+	if (*rows < 2 && step != SQLITE_DONE)
+		rc = qerr(s, "resolve run");
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int all_digits(const char *t)
+{
+	if (!*t)
+		return 0;
+	for (; *t; t++)
+		if (!isdigit((unsigned char)*t))
+			return 0;
+	return 1;
+}
+
+static int uuidish(const char *t)
+{
+	size_t n = 0;
+	for (; *t; t++, n++)
+		if (!isxdigit((unsigned char)*t) && *t != '-')
+			return 0;
+	return n >= 4;
+}
+
+int ocb_store_run_resolve(struct ocb_store *s, const char *spec, int64_t *run_id)
+{
+	int64_t id = 0;
+	int rows = 0, rc;
+	if (!s || !spec || !*spec)
+		return ocb_seterr(OCB_EINVAL, "empty run spec");
+	if (strcmp(spec, "latest") == 0) {
+		rc = first_id(s, "SELECT id FROM run ORDER BY started_at DESC, id DESC LIMIT 1",
+			      NULL, &id, &rows);
+		if (rc)
+			return rc;
+		if (rows == 0)
+			return ocb_seterr(OCB_ENOENT, "%s: no runs yet", ocb_store_path(s));
+		*run_id = id;
+		return OCB_OK;
+	}
+	if (all_digits(spec)) {
+		rc = first_id(s, "SELECT id FROM run WHERE id = CAST(?1 AS INTEGER)", spec, &id,
+			      &rows);
+		if (rc)
+			return rc;
+		if (rows == 1) {
+			*run_id = id;
+			return OCB_OK;
+		}
+	}
+	if (uuidish(spec)) {
+		/* substr() rather than LIKE: '_' and '%' carry no meaning here */
+		rc = first_id(s,
+			      "SELECT id FROM run WHERE lower(substr(uuid, 1, length(?1))) ="
+			      " lower(?1) ORDER BY id",
+			      spec, &id, &rows);
+		if (rc)
+			return rc;
+		if (rows > 1)
+			return ocb_seterr(OCB_EINVAL, "%s: run uuid prefix '%s' is ambiguous",
+					  ocb_store_path(s), spec);
+		if (rows == 1) {
+			*run_id = id;
+			return OCB_OK;
+		}
+	}
+	rc = first_id(s,
+		      "SELECT id FROM run WHERE label = ?1 ORDER BY started_at DESC, id DESC"
+		      " LIMIT 1",
+		      spec, &id, &rows);
+	if (rc)
+		return rc;
+	if (rows == 0)
+		return ocb_seterr(OCB_ENOENT,
+				  "%s: no run '%s' (give an id, a uuid prefix, a label or 'latest')",
+				  ocb_store_path(s), spec);
+	*run_id = id;
+	return OCB_OK;
+}
+
+static double col_real(sqlite3_stmt *st, int c)
+{
+	return sqlite3_column_type(st, c) == SQLITE_NULL ? NAN : sqlite3_column_double(st, c);
+}
+
+static void col_text(char *dst, size_t cap, sqlite3_stmt *st, int c)
+{
+	const unsigned char *t = sqlite3_column_text(st, c);
+	snprintf(dst, cap, "%s", t ? (const char *)t : "");
+}
+
+int ocb_store_result_load(struct ocb_store *s, int64_t result_id, struct ocb_result *out)
+{
+	sqlite3_stmt *st = NULL;
+	sqlite3 *db = ocb_store_handle(s);
+	struct ocb_result r = {0};
+	int rc = OCB_OK, step;
+	size_t cap;
+
+	memset(out, 0, sizeof *out);
+	if (!db)
+		return ocb_seterr(OCB_EINVAL, "store: not open");
+	if (sqlite3_prepare_v2(db,
+			       "SELECT suite, bench, params_json, variant, threads, unit, n, min,"
+			       " median, mean, stddev, mad, ci_low, ci_high, outliers, flops, bytes,"
+			       " check_err, bound, bound_frac, status, error, timing_only,"
+			       " (SELECT count(*) FROM sample WHERE result_id = ?1),"
+			       " (SELECT count(*) FROM counter WHERE result_id = ?1)"
+			       " FROM result WHERE id = ?1",
+			       -1, &st, NULL) != SQLITE_OK) {
+		rc = qerr(s, "load result");
+		goto out;
+	}
+	sqlite3_bind_int64(st, 1, result_id);
+	step = sqlite3_step(st);
+	if (step == SQLITE_DONE) {
+		rc = ocb_seterr(OCB_ENOENT, "%s: no result %lld", ocb_store_path(s),
+				(long long)result_id);
+		goto out;
+	}
+	if (step != SQLITE_ROW) {
+		rc = qerr(s, "load result");
+		goto out;
+	}
+	col_text(r.suite, sizeof r.suite, st, 0);
+	col_text(r.bench, sizeof r.bench, st, 1);
+	const unsigned char *pj = sqlite3_column_text(st, 2);
+	r.params_json = strdup(pj ? (const char *)pj : "{}");
+	col_text(r.variant, sizeof r.variant, st, 3);
+	r.threads = sqlite3_column_int(st, 4);
+	col_text(r.unit, sizeof r.unit, st, 5);
+	r.st.n = (long)sqlite3_column_int64(st, 6);
+	r.st.min = col_real(st, 7);
+	r.st.median = col_real(st, 8);
+	r.st.mean = col_real(st, 9);
+	r.st.stddev = col_real(st, 10);
+	r.st.mad = col_real(st, 11);
+	r.st.ci_low = col_real(st, 12);
+	r.st.ci_high = col_real(st, 13);
+	r.st.outliers = (long)sqlite3_column_int64(st, 14);
+	r.flops = col_real(st, 15);
+	r.bytes = col_real(st, 16);
+	r.check_err = col_real(st, 17);
+	col_text(r.bound, sizeof r.bound, st, 18);
+	r.bound_frac = col_real(st, 19);
+	col_text(r.status, sizeof r.status, st, 20);
+	col_text(r.error, sizeof r.error, st, 21);
+	r.timing_only = sqlite3_column_int(st, 22);
+	size_t nsamp = (size_t)sqlite3_column_int64(st, 23);
+	size_t ncnt = (size_t)sqlite3_column_int64(st, 24);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (!r.params_json || (nsamp && !(r.samples = malloc(nsamp * sizeof *r.samples))) ||
+	    (ncnt && !(r.counters = calloc(ncnt, sizeof *r.counters)))) {
+		rc = ocb_seterr(OCB_ENOMEM, "%s: result %lld", ocb_store_path(s),
+				(long long)result_id);
+		goto out;
+	}
+
+	if (sqlite3_prepare_v2(db, "SELECT value FROM sample WHERE result_id = ?1 ORDER BY rep",
+			       -1, &st, NULL) != SQLITE_OK) {
+		rc = qerr(s, "load samples");
+		goto out;
+	}
+	sqlite3_bind_int64(st, 1, result_id);
+	cap = nsamp;
+	while (r.nsamples < cap && (step = sqlite3_step(st)) == SQLITE_ROW)
+		r.samples[r.nsamples++] = sqlite3_column_double(st, 0);
+	sqlite3_finalize(st);
+	st = NULL;
+
+	if (sqlite3_prepare_v2(db,
+			       "SELECT event, value, available, reason, multiplex_ratio FROM counter"
+			       " WHERE result_id = ?1 ORDER BY event",
+			       -1, &st, NULL) != SQLITE_OK) {
+		rc = qerr(s, "load counters");
+		goto out;
+	}
+	sqlite3_bind_int64(st, 1, result_id);
+	cap = ncnt;
+	while (r.ncounters < cap && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		struct ocb_counter_val *c = &r.counters[r.ncounters++];
+		col_text(c->event, sizeof c->event, st, 0);
+		c->value = col_real(st, 1);
+		c->available = sqlite3_column_int(st, 2);
+		col_text(c->reason, sizeof c->reason, st, 3);
+		c->multiplex_ratio = col_real(st, 4);
+	}
+out:
+	sqlite3_finalize(st);
+	if (rc != OCB_OK) {
+		ocb_result_release(&r);
+		return rc;
+	}
+	*out = r;
+	return OCB_OK;
+}
