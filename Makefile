@@ -16,21 +16,23 @@ DEB_PKGS := gcc libc6-dev make pkg-config git ca-certificates sqlite3 \
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
+# CFLAGS/LDFLAGS are the user's (optimisation, sanitizers); the project's own flags are
+# kept apart so that `make CFLAGS=...` cannot drop the include paths.
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=gnu11 -Wall -Wextra -fopenmp -MMD -MP $(PKG_CFLAGS) \
+OCB_CFLAGS := -std=gnu11 -Wall -Wextra -fopenmp -MMD -MP $(PKG_CFLAGS) \
             -DOCB_VERSION='"$(VERSION)"' -DOCB_GIT_SHA='"$(GIT_SHA)"' \
-            -DOCB_CFLAGS='"$(strip $(CFLAGS_SHOWN))"'
-CFLAGS_SHOWN := -O2 -fopenmp
+            -DOCB_CFLAGS='"$(strip $(CFLAGS))"'
 ifeq ($(DEV),1)
-CFLAGS   += -Werror
+OCB_CFLAGS += -Werror
 endif
+ALL_CFLAGS = $(OCB_CFLAGS) $(CFLAGS)
 LDLIBS   += $(PKG_LIBS) -fopenmp -lm
 
 # Every .c in these folders is part of the library; ocbench.c holds main().
 LIB_DIRS := common db kernels reference collect report cli
 LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/db/schema_blob.o
-TEST_SRC := $(wildcard tests/test_*.c)
+TEST_SRC := $(wildcard tests/*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
@@ -53,7 +55,11 @@ probe:
 	@command -v $(CC) >/dev/null || { echo "missing mpicc: run 'make deps' (as root)"; exit 2; }
 
 ocbench: $(BUILD)/ocbench.o $(BUILD)/libocbench.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
+# The sanitizer build's binary stays in its own folder.
+build-san/ocbench: build-san/ocbench.o build-san/libocbench.a
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
 $(BUILD)/libocbench.a: $(LIB_OBJ)
 	@rm -f $@
@@ -61,7 +67,7 @@ $(BUILD)/libocbench.a: $(LIB_OBJ)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 # The schema is kept as SQL in db/schema.sql and embedded verbatim.
 $(BUILD)/db/schema_blob.o: db/schema_blob.S db/schema.sql
@@ -69,11 +75,11 @@ $(BUILD)/db/schema_blob.o: db/schema_blob.S db/schema.sql
 	$(CC) -c -o $@ db/schema_blob.S
 
 $(BUILD)/ocbench-tests: $(TEST_OBJ) $(BUILD)/libocbench.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS) -lcriterion
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS) -lcriterion
 
 $(BUILD)/bench/%: bench/%.c $(BUILD)/libocbench.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
@@ -94,8 +100,8 @@ check: deps
 
 sanitize:
 	$(MAKE) BUILD=build-san CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
-	  LDFLAGS="-fsanitize=address,undefined" all build-san/ocbench-tests
-	OCB_BUILD=build-san ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1 tests/run.sh
+	  LDFLAGS="-fsanitize=address,undefined" build-san/ocbench build-san/ocbench-tests
+	OCB_BUILD=build-san OCB_BIN=build-san/ocbench ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1 tests/run.sh
 
 bench: all $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done

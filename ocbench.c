@@ -119,7 +119,7 @@ int main(int argc, char **argv)
 		return 2;
 	ocb_log_quiet = g.quiet;
 	if (argc < 2) {
-		usage(stderr);
+		fprintf(stderr, "ocbench: no command given (see 'ocbench help')\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {

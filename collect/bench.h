@@ -73,6 +73,9 @@ struct ocb_bench {
 	/* WORKLOAD: the body; reports through ctx->metrics. */
 	int (*workload)(void *state, const struct ocb_ctx *ctx);
 	void (*teardown)(void *state);
+	/* KERNEL: 1 to run each case at 1 thread and at all threads by default (scaling),
+	 * 0 to run at the default thread count only. `--threads LIST` overrides both. */
+	int sweep_threads;
 };
 
 /* A suite: a named list of benches. */

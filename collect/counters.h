@@ -34,4 +34,28 @@ int ocb_counters_count(const struct ocb_counters *c);
 int ocb_counters_start(struct ocb_counters *c);
 int ocb_counters_stop(struct ocb_counters *c, long reps, struct ocb_counter_val *vals);
 
+/* Request strings may list alternatives "A|B": the first PAPI can add is counted and
+ * recorded under its own name (ocb_default_events uses "PAPI_SP_OPS|PAPI_FP_OPS"). */
+
+/* 1 if the event set had to be multiplexed. multiplex_ratio in the values is then
+ * min(1, hardware counters / events in the set) (PAPI does not report the per-event
+ * enabled/running ratio; it scales the counts itself); 1.0 when not multiplexed. */
+int ocb_counters_multiplexed(const struct ocb_counters *c);
+
+/* What PAPI offers here, for `ocbench events` and the host fingerprint. */
+struct ocb_papi_info {
+	int ok;                   /* PAPI initialised */
+	char version[32];         /* library version "7.0.0.0"; "" when !ok */
+	char header_version[32];  /* version ocbench was built against */
+	char status[256];         /* why !ok ("disabled by --no-papi", "PAPI_library_init: ...") */
+	int npreset;              /* presets countable on this machine (PAPI_query_event) */
+	int npreset_known;        /* presets PAPI knows (PAPI_enum_event) */
+	int nnative;              /* native events of the enabled components */
+	int ncomponents;          /* enabled components */
+	int hw_counters;          /* hardware counters of the enabled components */
+	char disabled[512];       /* "perf_event: <why>" for disabled CPU components, or "" */
+};
+/* Fills *info (disable != 0: PAPI is not touched). Always returns OCB_OK. */
+int ocb_counters_papi_info(int disable, struct ocb_papi_info *info);
+
 #endif

@@ -21,7 +21,11 @@ void ocb_harness_defaults(struct ocb_harness_opts *o);
 /* Runs `b` on `params`. Fills *out (caller releases with ocb_result_release), with
  * status "ok", or "failed" and the error text when setup/check/run fails: a failed
  * check gives a failed result, not a number. Returns OCB_OK when a result (ok or
- * failed) was produced, an error only for allocation failure. `ctr` may be NULL. */
+ * failed) was produced, an error only for allocation failure. `ctr` may be NULL.
+ * Owned by *out (malloc'd): params_json, samples (nsamples per-call seconds; calls
+ * under 50 us are timed in batches and divided), counters (ocb_counters_count(ctr)
+ * values per run() call; none when the result failed or counters could not be read).
+ * teardown() is called whenever setup() succeeded, or failed leaving *state non-NULL. */
 int ocb_harness_case(const struct ocb_bench *b, const cJSON *params, const struct ocb_ctx *ctx,
 		     const struct ocb_harness_opts *o, struct ocb_counters *ctr,
 		     struct ocb_result *out);

@@ -15,4 +15,12 @@ int ocb_stats_compute(const double *x, size_t n, struct ocb_stats *st);
 /* Median of x (copied, x untouched); NaN for n == 0. */
 double ocb_median(const double *x, size_t n);
 
+/* The 1-based rank j such that [x(j), x(n+1-j)] of the sorted sample is the
+ * distribution-free 95% CI of the median (n >= 1): 1 for n < 6 ([min, max]), exact
+ * binomial ranks for n < 10, the normal approximation n/2 - 1.96 sqrt(n)/2 above. */
+size_t ocb_stats_ci_rank(size_t n);
+/* That CI from an already sorted s[0..n) (no allocation; the harness's stopping rule).
+ * n == 0 gives NaNs. */
+void ocb_stats_ci_sorted(const double *s, size_t n, double *lo, double *hi);
+
 #endif

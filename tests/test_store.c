@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <ftw.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,9 +42,9 @@ TestSuite(store, .init = setup, .fini = teardown);
 
 static char *tpath(const char *name)
 {
-	static char buf[4][256];
+	static char buf[16][256];
 	static int k;
-	char *p = buf[k++ & 3];
+	char *p = buf[k++ & 15];
 	snprintf(p, 256, "%s/%s", dir, name);
 	return p;
 }
@@ -658,4 +659,137 @@ Test(store, run_resolve)
 	cr_expect_eq(ocb_store_run_resolve(s, "nosuchrun", &got), OCB_ENOENT);
 	cr_expect_eq(ocb_store_run_resolve(s, "987654", &got), OCB_ENOENT);
 	ocb_store_close(s);
+}
+
+/* ---- the read-only commands over a small store ------------------------------------ */
+
+#include <cJSON.h>
+
+#include "../cli/cli.h"
+
+/* Runs cmd in-process with stdout captured into a malloc'd string *out. */
+static int capture(ocb_cmd_fn fn, const char *db, int json, char **out, int argc, ...)
+{
+	char *argv[16] = {0};
+	va_list ap;
+	va_start(ap, argc);
+	for (int i = 0; i < argc && i < 15; i++)
+		argv[i] = va_arg(ap, char *);
+	va_end(ap);
+	struct ocb_global g = {.db_path = db, .json = json, .quiet = 1, .argv0 = "ocbench"};
+	char cap[128];
+	snprintf(cap, sizeof cap, "%s/stdout.txt", dir);
+	fflush(stdout);
+	int saved = dup(1);
+	FILE *f = fopen(cap, "w");
+	cr_assert_not_null(f);
+	dup2(fileno(f), 1);
+	int rc = fn(&g, argc, argv);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	fclose(f);
+	size_t n;
+	*out = (char *)slurp(cap, &n);
+	(*out)[n] = '\0';
+	return rc;
+}
+
+static void fill_demo(const char *p)
+{
+	struct ocb_store *s = open_ok(p, OCB_STORE_WRITE);
+	struct ocb_machine m = machine("0123456789abcdef");
+	int64_t mid = 0;
+	cr_assert_eq(ocb_store_machine(s, &m, &mid), OCB_OK);
+	int64_t r1 = new_run(s, mid, "aaaa0000-0000-4000-8000-000000000001", "first");
+	struct ocb_result r = make_result();
+	cr_assert_eq(ocb_store_result(s, r1, &r, NULL), OCB_OK);
+	cr_assert_eq(ocb_store_metric(s, r1, "mlp", 0, "train_loss", 2.0, "nats"), OCB_OK);
+	cr_assert_eq(ocb_store_metric(s, r1, "mlp", 1, "train_loss", 1.5, "nats"), OCB_OK);
+	cr_assert_eq(ocb_store_run_finish(s, r1, "complete"), OCB_OK);
+	struct ocb_run_info ri = {.uuid = "bbbb0000-0000-4000-8000-000000000002",
+				  .machine_id = mid, .suite = "train", .seed = 1};
+	cr_assert_eq(ocb_store_run_begin(s, &ri, NULL), OCB_OK);
+	ocb_result_release(&r);
+	ocb_store_close(s);
+}
+
+Test(store, cmd_runs_lists_and_filters)
+{
+	const char *p = tpath("cli.db");
+	fill_demo(p);
+	char *out = NULL;
+	cr_assert_eq(capture(cmd_runs, p, 1, &out, 1, "runs"), 0);
+	cJSON *a = cJSON_Parse(out);
+	cr_assert_not_null(a, "runs --json is JSON: %s", out);
+	cr_assert_eq(cJSON_GetArraySize(a), 2);
+	cJSON *newest = cJSON_GetArrayItem(a, 0);
+	cr_expect_str_eq(cJSON_GetObjectItem(newest, "suite")->valuestring, "train");
+	cJSON *first = cJSON_GetArrayItem(a, 1);
+	cr_expect_eq(cJSON_GetObjectItem(first, "results")->valuedouble, 1.0);
+	cr_expect_str_eq(cJSON_GetObjectItem(first, "status")->valuestring, "complete");
+	cJSON_Delete(a);
+	free(out);
+
+	cr_assert_eq(capture(cmd_runs, p, 1, &out, 3, "runs", "--suite", "train"), 0);
+	a = cJSON_Parse(out);
+	cr_assert_not_null(a);
+	cr_expect_eq(cJSON_GetArraySize(a), 1);
+	cJSON_Delete(a);
+	free(out);
+
+	cr_assert_eq(capture(cmd_runs, p, 0, &out, 5, "runs", "--machine", "01234", "--limit", "1"),
+		     0);
+	cr_expect(strstr(out, "train") && !strstr(out, "first"), "%s", out);
+	free(out);
+
+	cr_expect_eq(capture(cmd_runs, p, 0, &out, 2, "runs", "--bogus"), 2);
+	free(out);
+	cr_expect_eq(capture(cmd_runs, p, 0, &out, 2, "runs", "extra"), 2);
+	free(out);
+	cr_expect_eq(capture(cmd_runs, tpath("nope.db"), 0, &out, 1, "runs"), 2);
+	free(out);
+	cr_expect(!exists(tpath("nope.db")));
+}
+
+Test(store, cmd_show_and_machines)
+{
+	const char *p = tpath("cli2.db");
+	fill_demo(p);
+	char *out = NULL;
+	cr_assert_eq(capture(cmd_show, p, 0, &out, 2, "show", "first"), 0);
+	cr_expect(strstr(out, "gemv_q4_0") != NULL, "%s", out);
+	cr_expect(strstr(out, "{\"k\":4096,\"n\":4096}") != NULL, "%s", out);
+	cr_expect(strstr(out, "train_loss") != NULL && strstr(out, "1.5") != NULL, "%s", out);
+	free(out);
+
+	cr_assert_eq(capture(cmd_show, p, 1, &out, 2, "show", "aaaa"), 0);
+	cJSON *o = cJSON_Parse(out);
+	cr_assert_not_null(o, "%s", out);
+	cJSON *res = cJSON_GetArrayItem(cJSON_GetObjectItem(o, "results"), 0);
+	cr_assert_not_null(res);
+	/* GFLOP/s = flops / median / 1e9 = 2*4096^2 / 1.5e-3 / 1e9 */
+	cr_expect_float_eq(cJSON_GetObjectItem(res, "gflops")->valuedouble,
+			   2.0 * 4096 * 4096 / 1.5e-3 / 1e9, 1e-9);
+	cr_expect(cJSON_IsNull(cJSON_GetObjectItem(res, "check_err")));
+	cr_expect_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(res, "params_json"), "k")->valuedouble,
+		     4096.0);
+	cJSON *met = cJSON_GetArrayItem(cJSON_GetObjectItem(o, "metrics"), 0);
+	cr_assert_not_null(met);
+	cr_expect_eq(cJSON_GetObjectItem(met, "value")->valuedouble, 1.5, "last value");
+	cr_expect_eq(cJSON_GetObjectItem(met, "points")->valuedouble, 2.0);
+	cJSON_Delete(o);
+	free(out);
+
+	cr_expect_eq(capture(cmd_show, p, 0, &out, 1, "show"), 2);
+	free(out);
+	cr_expect_eq(capture(cmd_show, p, 0, &out, 2, "show", "nosuchlabel"), 2);
+	free(out);
+
+	cr_assert_eq(capture(cmd_machines, p, 0, &out, 1, "machines"), 0);
+	cr_expect(strstr(out, "0123456789ab") != NULL && strstr(out, "testhost") != NULL, "%s",
+		  out);
+	free(out);
+	cr_expect_eq(capture(cmd_machines, p, 0, &out, 2, "machines", "x"), 2);
+	free(out);
 }

@@ -1,0 +1,435 @@
+/* harness: runs one case of a bench (DESIGN.md "Measurement rules").
+ *
+ * KERNEL: threads -> setup -> check (a failed check is a failed result, never timed)
+ *   -> warm-up (>= 1 call and >= warmup_s) -> adaptive repetitions under the counters:
+ *   samples are taken until n >= min_reps and the median's 95% CI (order statistics,
+ *   REFERENCE.md §3) has a relative half-width <= target_ci, or the budget is spent (but
+ *   never fewer than min_reps), or n == max_reps -> statistics, bound -> teardown.
+ * WORKLOAD: threads -> setup -> one timed workload() call (n = 1 sample: wall seconds),
+ *   metrics go to ctx->metrics -> teardown.
+ *
+ * One sample is the time of one run() call in seconds. Kernels faster than
+ * BATCH_BELOW_NS per call are timed in batches of `batch` back-to-back calls, so that a
+ * sample spans about BATCH_TARGET_NS and the clock's own cost (tens of ns) stays far
+ * below 1%; the sample stored is the batch time divided by `batch`, i.e. still the time
+ * of one call. The batch size itself is not stored.
+ *
+ * Overhead: inside the timed region there is nothing but the clock reads and the run()
+ * calls. Between samples the harness stores the sample and inserts it into a sorted
+ * copy (memmove, no allocation) to test the stopping rule in O(1); both buffers are
+ * sized from the warm-up's estimate and only grow (geometrically) if that was short. */
+#include "harness.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/ocb_error.h"
+#include "../common/ocb_json.h"
+#include "../common/ocb_stats.h"
+#include "../common/ocb_time.h"
+
+#define BATCH_BELOW_NS 50000.0   /* batch calls shorter than 50 us */
+#define BATCH_TARGET_NS 200000.0 /* ... into samples of ~200 us */
+#define BATCH_MAX 1000000L
+
+void ocb_harness_defaults(struct ocb_harness_opts *o)
+{
+	o->target_ci = 0.02;
+	o->budget_s = 2.0;
+	o->warmup_s = 0.1;
+	o->min_reps = 5;
+	o->max_reps = 1000;
+}
+
+/* Marks r failed with "what: detail" (detail: the last ocb_seterr, else the status). */
+static void set_failed(struct ocb_result *r, const char *what, int status)
+{
+	const char *d = ocb_lasterr();
+	snprintf(r->status, sizeof r->status, "failed");
+	snprintf(r->error, sizeof r->error, "%s: %s", what, d && *d ? d : ocb_strerror(status));
+}
+
+/* The ceiling of `kind` at `threads`, else the one with the nearest thread count
+ * (ties: fewer threads); NULL when the machine has none of that kind. */
+static const struct ocb_ceiling *ceiling_near(const struct ocb_ctx *ctx, const char *kind,
+					      int threads)
+{
+	const struct ocb_ceiling *best = NULL;
+	for (size_t i = 0; ctx->ceilings && i < ctx->nceilings; i++) {
+		const struct ocb_ceiling *c = &ctx->ceilings[i];
+		if (strcmp(c->kind, kind) != 0 || !(c->value > 0))
+			continue;
+		if (!best || abs(c->threads - threads) < abs(best->threads - threads) ||
+		    (abs(c->threads - threads) == abs(best->threads - threads) &&
+		     c->threads < best->threads))
+			best = c;
+	}
+	return best;
+}
+
+/* bound / bound_frac of a finished result (median in seconds, work per run()).
+ * Named bound: "bw_*" compares bytes/median (GB/s), "flops_*" flops/median (GFLOP/s)
+ * with that ceiling. No named bound: the roofline (REFERENCE.md §3), attainable =
+ * min(peak flops_fp32, bw_dram * flops/bytes), compared with flops/median; bound is
+ * recorded as "roofline". NaN whenever a number it needs is unknown. */
+static void compute_bound(struct ocb_result *r, const struct ocb_work *w, int have_work,
+			  const struct ocb_ctx *ctx)
+{
+	r->bound_frac = NAN;
+	if (!have_work)
+		return;
+	double t = r->st.median;
+	if (w->bound && w->bound[0]) {
+		snprintf(r->bound, sizeof r->bound, "%s", w->bound);
+		const struct ocb_ceiling *c = ceiling_near(ctx, w->bound, r->threads);
+		double rate = NAN;
+		if (!strncmp(w->bound, "bw_", 3))
+			rate = w->bytes / t * 1e-9;
+		else if (!strncmp(w->bound, "flops_", 6))
+			rate = w->flops / t * 1e-9;
+		if (c && t > 0 && isfinite(rate))
+			r->bound_frac = rate / c->value;
+		return;
+	}
+	snprintf(r->bound, sizeof r->bound, "roofline");
+	const struct ocb_ceiling *peak = ceiling_near(ctx, "flops_fp32", r->threads);
+	const struct ocb_ceiling *bw = ceiling_near(ctx, "bw_dram", r->threads);
+	if (!peak || !(w->flops > 0) || !(t > 0))
+		return;
+	double att = peak->value;
+	if (w->bytes > 0) {
+		if (!bw)
+			return;
+		double mem = bw->value * (w->flops / w->bytes);
+		att = mem < att ? mem : att;
+	}
+	r->bound_frac = (w->flops / t * 1e-9) / att;
+}
+
+/* No counter values for this result (counters could not start or be read). */
+static void drop_counters(struct ocb_result *r)
+{
+	free(r->counters);
+	r->counters = NULL;
+	r->ncounters = 0;
+	r->timing_only = 1;
+}
+
+/* Grows the [samples | sorted] block from cap to newcap values of each. */
+static int grow(double **blk, size_t n, size_t *cap, size_t newcap)
+{
+	double *nb = malloc(2 * newcap * sizeof *nb);
+	if (!nb)
+		return ocb_seterr(OCB_ENOMEM, "harness: %zu samples", newcap);
+	if (*blk) {
+		memcpy(nb, *blk, n * sizeof *nb);
+		memcpy(nb + newcap, *blk + *cap, n * sizeof *nb);
+	}
+	free(*blk);
+	*blk = nb;
+	*cap = newcap;
+	return OCB_OK;
+}
+
+/* Warm-up: at least one call and at least warmup_s, in doubling batches so that a tiny
+ * kernel does not spend its warm-up reading the clock. Returns the batch size for the
+ * samples in *batch and the fastest per-call time seen in *per_call_ns. */
+static int warm_up(const struct ocb_bench *b, void *state, double warmup_s, long *batch,
+		   double *per_call_ns)
+{
+	uint64_t start = ocb_now_ns(), end = start + (uint64_t)(warmup_s > 0 ? warmup_s * 1e9 : 0);
+	double best = INFINITY;
+	long k = 1;
+	for (;;) {
+		uint64_t t0 = ocb_now_ns();
+		for (long i = 0; i < k; i++) {
+			int rc = b->run(state);
+			if (rc != OCB_OK)
+				return rc;
+		}
+		uint64_t t1 = ocb_now_ns();
+		double per = (double)(t1 - t0) / (double)k;
+		if (per < best)
+			best = per;
+		if (t1 >= end)
+			break;
+		if ((double)(t1 - t0) < BATCH_TARGET_NS && k < BATCH_MAX)
+			k *= 2;
+	}
+	if (!(best > 0))
+		best = 1.0; /* clock did not tick: a very fast call */
+	*per_call_ns = best;
+	*batch = 1;
+	if (best < BATCH_BELOW_NS) {
+		double bt = ceil(BATCH_TARGET_NS / best);
+		*batch = bt > BATCH_MAX ? BATCH_MAX : (long)bt;
+	}
+	return OCB_OK;
+}
+
+/* Inserts v into the sorted s[0..n) (capacity > n). */
+static void sorted_insert(double *s, size_t n, double v)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (s[mid] <= v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	memmove(s + lo + 1, s + lo, (n - lo) * sizeof *s);
+	s[lo] = v;
+}
+
+/* The adaptive repetitions. Fills r->samples/nsamples and the counter values. */
+static int timed_reps(const struct ocb_bench *b, void *state, const struct ocb_harness_opts *o,
+		      struct ocb_counters *ctr, long batch, double per_call_ns,
+		      struct ocb_result *r)
+{
+	double *blk = NULL;
+	size_t n = 0, cap = 0;
+	int rc = OCB_OK, crc;
+	size_t max_reps = (size_t)o->max_reps, min_reps = (size_t)o->min_reps;
+
+	/* Expected samples within the budget, +25%; at least min_reps, at most max_reps. */
+	double est = o->budget_s * 1e9 / (per_call_ns * (double)batch) * 1.25;
+	size_t want = est > (double)max_reps ? max_reps : (size_t)est;
+	if (want < min_reps)
+		want = min_reps;
+	if (want < 16)
+		want = 16 < max_reps ? 16 : max_reps;
+	if ((rc = grow(&blk, 0, &cap, want)) != OCB_OK)
+		goto out;
+
+	uint64_t budget_ns = (uint64_t)(o->budget_s > 0 ? o->budget_s * 1e9 : 0);
+	double inv = 1e-9 / (double)batch;
+	/* Counters that cannot start leave the result timing-only, not failed. */
+	int counting = ocb_counters_start(ctr) == OCB_OK;
+	uint64_t begin = ocb_now_ns();
+	for (;;) {
+		int rrc = OCB_OK;
+		uint64_t t0 = ocb_now_ns();
+		for (long k = 0; k < batch && rrc == OCB_OK; k++)
+			rrc = b->run(state);
+		uint64_t t1 = ocb_now_ns();
+		if (rrc != OCB_OK) {
+			rc = rrc;
+			break;
+		}
+		double v = (double)(t1 - t0) * inv;
+		blk[n] = v;
+		sorted_insert(blk + cap, n, v);
+		n++;
+		if (n >= max_reps)
+			break;
+		if (n >= min_reps) {
+			if (t1 - begin >= budget_ns)
+				break;
+			const double *s = blk + cap;
+			double lo, hi, med = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+			ocb_stats_ci_sorted(s, n, &lo, &hi);
+			if (0.5 * (hi - lo) <= o->target_ci * med)
+				break;
+		}
+		if (n == cap) {
+			/* outside the timed call: a longer run than the warm-up predicted */
+			size_t nc = cap * 2 < max_reps ? cap * 2 : max_reps;
+			if ((rc = grow(&blk, n, &cap, nc)) != OCB_OK)
+				break;
+		}
+	}
+	crc = counting ? ocb_counters_stop(ctr, (long)n * batch, r->counters) : OCB_EUNAVAIL;
+	if (rc != OCB_OK) {
+		set_failed(r, "run", rc);
+		n = 0;
+		rc = OCB_OK; /* a failed result, not an error of the harness */
+		goto out;
+	}
+	if (crc != OCB_OK)
+		drop_counters(r); /* the values could not be read: record none */
+	/* Keep the samples (first half of the block); drop the sorted copy. */
+	double *smp = realloc(blk, n * sizeof *smp);
+	r->samples = smp ? smp : blk;
+	r->nsamples = n;
+	blk = NULL;
+out:
+	free(blk);
+	return rc;
+}
+
+int ocb_harness_case(const struct ocb_bench *b, const cJSON *params, const struct ocb_ctx *ctx,
+		     const struct ocb_harness_opts *o, struct ocb_counters *ctr,
+		     struct ocb_result *out)
+{
+	struct ocb_harness_opts opts;
+	struct ocb_work w = {NAN, NAN, NULL};
+	int have_work = 0, set_up = 0, rc = OCB_OK;
+	void *state = NULL;
+
+	memset(out, 0, sizeof *out);
+	snprintf(out->suite, sizeof out->suite, "%s", b->suite ? b->suite : "");
+	snprintf(out->bench, sizeof out->bench, "%s", b->name);
+	snprintf(out->variant, sizeof out->variant, "default");
+	snprintf(out->unit, sizeof out->unit, "s");
+	snprintf(out->status, sizeof out->status, "ok");
+	out->threads = ctx->threads > 0 ? ctx->threads : 1;
+	out->flops = out->bytes = out->check_err = out->bound_frac = NAN;
+	ocb_stats_compute(NULL, 0, &out->st); /* n = 0, NaNs */
+	out->timing_only = !ocb_counters_active(ctr);
+
+	if (params) {
+		out->params_json = ocb_json_canonical(params);
+	} else {
+		out->params_json = malloc(3);
+		if (out->params_json)
+			memcpy(out->params_json, "{}", 3);
+	}
+	if (!out->params_json) {
+		rc = ocb_seterr(OCB_ENOMEM, "harness: %s: parameters", b->name);
+		goto out;
+	}
+	if (o)
+		opts = *o;
+	else
+		ocb_harness_defaults(&opts);
+	if (opts.min_reps < 1)
+		opts.min_reps = 1;
+	if (opts.max_reps < opts.min_reps)
+		opts.max_reps = opts.min_reps;
+
+	int nctr = ocb_counters_count(ctr);
+	if (nctr > 0) {
+		out->counters = calloc((size_t)nctr, sizeof *out->counters);
+		if (!out->counters) {
+			rc = ocb_seterr(OCB_ENOMEM, "harness: %d counters", nctr);
+			goto out;
+		}
+		out->ncounters = (size_t)nctr;
+	}
+
+	/* Threads first: setup may already run BLAS (reference outputs). */
+	openblas_set_num_threads(out->threads);
+	omp_set_num_threads(out->threads);
+
+	if (b->work) {
+		ocb_seterr(OCB_OK, "%s", "");
+		int wrc = b->work(params, &w);
+		if (wrc != OCB_OK) {
+			set_failed(out, "work model", wrc);
+			goto out;
+		}
+		have_work = 1;
+		out->flops = w.flops;
+		out->bytes = w.bytes;
+	}
+
+	ocb_seterr(OCB_OK, "%s", "");
+	int src = b->setup ? b->setup(params, ctx, &state) : OCB_OK;
+	if (src != OCB_OK) {
+		set_failed(out, "setup", src);
+		goto out;
+	}
+	set_up = 1;
+	if (b->variant) {
+		const char *v = b->variant(state);
+		if (v && *v)
+			snprintf(out->variant, sizeof out->variant, "%s", v);
+	}
+
+	if (b->kind == OCB_WORKLOAD) {
+		if (!b->workload) {
+			ocb_seterr(OCB_EINVAL, "bench has no workload()");
+			set_failed(out, "workload", OCB_EINVAL);
+			goto out;
+		}
+		int counting = ocb_counters_start(ctr) == OCB_OK;
+		ocb_seterr(OCB_OK, "%s", "");
+		uint64_t t0 = ocb_now_ns();
+		int wrc = b->workload(state, ctx);
+		uint64_t t1 = ocb_now_ns();
+		int crc = counting ? ocb_counters_stop(ctr, 1, out->counters) : OCB_EUNAVAIL;
+		if (wrc != OCB_OK) {
+			set_failed(out, "workload", wrc);
+			goto out;
+		}
+		if (crc != OCB_OK)
+			drop_counters(out);
+		out->samples = malloc(sizeof *out->samples);
+		if (!out->samples) {
+			rc = ocb_seterr(OCB_ENOMEM, "harness: sample");
+			goto out;
+		}
+		out->samples[0] = (double)(t1 - t0) * 1e-9;
+		out->nsamples = 1;
+	} else {
+		if (!b->run) {
+			ocb_seterr(OCB_EINVAL, "bench has no run()");
+			set_failed(out, "run", OCB_EINVAL);
+			goto out;
+		}
+		if (b->check) {
+			double err = NAN;
+			ocb_seterr(OCB_OK, "%s", "");
+			int crc = b->check(state, &err);
+			out->check_err = err;
+			if (crc != OCB_OK) {
+				set_failed(out, "check", crc);
+				goto out;
+			}
+			if (isnan(err)) {
+				ocb_seterr(OCB_ECHECK, "error against the reference is NaN");
+				set_failed(out, "check", OCB_ECHECK);
+				goto out;
+			}
+		}
+		long batch = 1;
+		double per_call_ns = 0;
+		ocb_seterr(OCB_OK, "%s", "");
+		int wrc = warm_up(b, state, opts.warmup_s, &batch, &per_call_ns);
+		if (wrc != OCB_OK) {
+			set_failed(out, "run (warm-up)", wrc);
+			goto out;
+		}
+		if ((rc = timed_reps(b, state, &opts, ctr, batch, per_call_ns, out)) != OCB_OK)
+			goto out;
+		if (strcmp(out->status, "ok") != 0)
+			goto out;
+	}
+
+	if ((rc = ocb_stats_compute(out->samples, out->nsamples, &out->st)) != OCB_OK)
+		goto out;
+	compute_bound(out, &w, have_work, ctx);
+out:
+	if (set_up || state) {
+		if (b->teardown)
+			b->teardown(state);
+	}
+	if (rc == OCB_OK && strcmp(out->status, "ok") != 0) {
+		/* A failed result carries no numbers: no samples, no counters. */
+		free(out->samples);
+		out->samples = NULL;
+		out->nsamples = 0;
+		free(out->counters);
+		out->counters = NULL;
+		out->ncounters = 0;
+		ocb_stats_compute(NULL, 0, &out->st);
+		out->bound_frac = NAN;
+	}
+	if (rc != OCB_OK) {
+		/* Allocation failure: nothing half-built leaves here. */
+		int keep = rc;
+		char msg[256];
+		snprintf(msg, sizeof msg, "%s", ocb_lasterr());
+		free(out->params_json);
+		free(out->samples);
+		free(out->counters);
+		memset(out, 0, sizeof *out);
+		return ocb_seterr(keep, "%s", msg);
+	}
+	return OCB_OK;
+}

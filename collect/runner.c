@@ -1,0 +1,358 @@
+#include "runner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../common/ocb_error.h"
+#include "../common/ocb_json.h"
+#include "../common/ocb_log.h"
+#include "../common/ocb_time.h"
+#include "ceilings.h"
+#include "counters.h"
+#include "host.h"
+#include "progress.h"
+#include "registry.h"
+
+volatile int ocb_runner_stop;
+
+/* One planned case: which bench, its params, at how many threads. */
+struct planned {
+	const struct ocb_bench *bench;
+	cJSON *params; /* borrowed from the bench's case array */
+	int threads;
+};
+
+struct sink_ctx {
+	struct ocb_store *s;
+	int64_t run_id;
+};
+
+static int sink_put(void *ctx, const char *workload, long step, const char *key, double value,
+		    const char *unit)
+{
+	struct sink_ctx *c = ctx;
+	return ocb_store_metric(c->s, c->run_id, workload, step, key, value, unit);
+}
+
+/* RFC 4122 version-4 UUID from the kernel's random source. */
+static void make_uuid(char out[37])
+{
+	unsigned char b[16] = {0};
+	int fd = open("/dev/urandom", O_RDONLY);
+	if (fd < 0 || read(fd, b, sizeof b) != (ssize_t)sizeof b) {
+		uint64_t t = ocb_now_ns() ^ ((uint64_t)getpid() << 32);
+		memcpy(b, &t, sizeof t);
+	}
+	if (fd >= 0)
+		close(fd);
+	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
+	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
+	snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
+		 b[13], b[14], b[15]);
+}
+
+static int ensure_dir(const char *path)
+{
+	if (mkdir(path, 0777) == 0 || errno == EEXIST) {
+		struct stat st;
+		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode) && access(path, W_OK) == 0)
+			return OCB_OK;
+	}
+	return ocb_seterr(OCB_EPERM, "%s: cannot create or write the output folder", path);
+}
+
+/* The run's options as canonical JSON, stored in run.config_json. Caller frees. */
+static char *config_json(const struct ocb_run_opts *o)
+{
+	cJSON *c = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(c, "suites");
+	for (int i = 0; i < o->nsuites; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(o->suites[i]));
+	cJSON_AddBoolToObject(c, "quick", o->quick);
+	cJSON_AddNumberToObject(c, "seed", (double)o->seed);
+	cJSON_AddNumberToObject(c, "target_ci", o->harness.target_ci);
+	cJSON_AddNumberToObject(c, "budget_s", o->harness.budget_s);
+	cJSON_AddNumberToObject(c, "min_reps", (double)o->harness.min_reps);
+	cJSON_AddNumberToObject(c, "max_reps", (double)o->harness.max_reps);
+	cJSON_AddBoolToObject(c, "papi", !o->no_papi);
+	cJSON *ev = cJSON_AddArrayToObject(c, "events");
+	for (int i = 0; i < o->nevents; i++)
+		cJSON_AddItemToArray(ev, cJSON_CreateString(o->events[i]));
+	cJSON *th = cJSON_AddArrayToObject(c, "threads");
+	for (int i = 0; i < o->nthreads; i++)
+		cJSON_AddItemToArray(th, cJSON_CreateNumber(o->threads[i]));
+	cJSON_AddNumberToObject(c, "default_threads", o->default_threads);
+	if (o->data_dir)
+		cJSON_AddStringToObject(c, "data_dir", o->data_dir);
+	char *s = ocb_json_canonical(c);
+	cJSON_Delete(c);
+	return s;
+}
+
+int ocb_runner_ceilings(struct ocb_store *s, int64_t machine_id, int64_t run_id,
+			const struct ocb_machine *m, int threads_all, int quick,
+			struct ocb_ceiling **out, size_t *n)
+{
+	int rc = ocb_ceilings_measure(m, threads_all, quick, out, n);
+	if (rc != OCB_OK)
+		return rc;
+	rc = ocb_store_begin(s);
+	for (size_t i = 0; rc == OCB_OK && i < *n; i++)
+		rc = ocb_store_ceiling(s, machine_id, run_id, &(*out)[i]);
+	if (rc == OCB_OK)
+		rc = ocb_store_commit(s);
+	return rc;
+}
+
+/* Cached ceilings are reused unless asked, or unless they came from a --quick sweep and
+ * this run is a full one (a quick sweep is coarser). */
+static int cached_ceilings_usable(const struct ocb_ceiling *c, size_t n, int quick)
+{
+	if (n == 0)
+		return 0;
+	for (size_t i = 0; !quick && i < n; i++)
+		if (strstr(c[i].method, "quick"))
+			return 0;
+	return 1;
+}
+
+static int matches(const struct ocb_run_opts *o, const struct ocb_bench *b, const char *pj)
+{
+	if (!o->filter)
+		return 1;
+	char buf[1024];
+	snprintf(buf, sizeof buf, "%s/%s/%s", b->suite, b->name, pj);
+	return regexec(o->filter, buf, 0, NULL, 0) == 0;
+}
+
+/* Plans every case: returns a malloc'd array (*np entries); *case_sets holds the
+ * cJSON arrays the params are borrowed from (one per bench, caller deletes). */
+static int plan_cases(const struct ocb_run_opts *o, const struct ocb_ctx *ctx,
+		      struct planned **out, size_t *np, cJSON **case_sets)
+{
+	size_t cap = 64, n = 0;
+	struct planned *p = malloc(cap * sizeof *p);
+	cJSON *sets = cJSON_CreateArray();
+	if (!p || !sets) {
+		free(p);
+		cJSON_Delete(sets);
+		return ocb_seterr(OCB_ENOMEM, "planning cases");
+	}
+	for (int si = 0; si < o->nsuites; si++) {
+		const struct ocb_suite *su = ocb_suite_find(o->suites[si]);
+		for (size_t bi = 0; su && bi < su->nbenches; bi++) {
+			const struct ocb_bench *b = su->benches[bi];
+			cJSON *cases = b->cases ? b->cases(ctx) : NULL;
+			if (!cases)
+				continue;
+			cJSON_AddItemToArray(sets, cases);
+			cJSON *c;
+			cJSON_ArrayForEach(c, cases) {
+				char *pj = ocb_json_canonical(c);
+				int keep = pj && matches(o, b, pj);
+				free(pj);
+				if (!keep)
+					continue;
+				int th[10], nt = 0;
+				if (o->nthreads) {
+					for (int i = 0; i < o->nthreads; i++)
+						th[nt++] = o->threads[i];
+				} else {
+					if (b->kind == OCB_KERNEL && b->sweep_threads &&
+					    o->default_threads > 1)
+						th[nt++] = 1;
+					th[nt++] = o->default_threads;
+				}
+				for (int i = 0; i < nt; i++) {
+					if (n == cap) {
+						struct planned *q = realloc(p, 2 * cap * sizeof *p);
+						if (!q) {
+							free(p);
+							cJSON_Delete(sets);
+							return ocb_seterr(OCB_ENOMEM, "planning cases");
+						}
+						p = q;
+						cap *= 2;
+					}
+					p[n++] = (struct planned){b, c, th[i]};
+				}
+			}
+		}
+	}
+	*out = p;
+	*np = n;
+	*case_sets = sets;
+	return OCB_OK;
+}
+
+/* One line per result on stdout: what was measured and how it compares to its bound. */
+static void print_result(const struct ocb_result *r, int json)
+{
+	if (json) {
+		cJSON *j = cJSON_CreateObject();
+		cJSON_AddStringToObject(j, "suite", r->suite);
+		cJSON_AddStringToObject(j, "bench", r->bench);
+		cJSON_AddRawToObject(j, "params", r->params_json ? r->params_json : "{}");
+		cJSON_AddStringToObject(j, "variant", r->variant);
+		cJSON_AddNumberToObject(j, "threads", r->threads);
+		cJSON_AddStringToObject(j, "status", r->status);
+		if (strcmp(r->status, "ok") == 0) {
+			cJSON_AddNumberToObject(j, "median_s", r->st.median);
+			cJSON_AddNumberToObject(j, "ci_low_s", r->st.ci_low);
+			cJSON_AddNumberToObject(j, "ci_high_s", r->st.ci_high);
+			cJSON_AddNumberToObject(j, "n", (double)r->st.n);
+			if (r->flops > 0)
+				cJSON_AddNumberToObject(j, "gflops", r->flops / r->st.median * 1e-9);
+			if (r->bytes > 0)
+				cJSON_AddNumberToObject(j, "gbytes_per_s", r->bytes / r->st.median * 1e-9);
+			if (r->bound[0] && isfinite(r->bound_frac)) {
+				cJSON_AddStringToObject(j, "bound", r->bound);
+				cJSON_AddNumberToObject(j, "bound_frac", r->bound_frac);
+			}
+		} else {
+			cJSON_AddStringToObject(j, "error", r->error);
+		}
+		char *s = cJSON_PrintUnformatted(j);
+		if (s)
+			puts(s);
+		free(s);
+		cJSON_Delete(j);
+		return;
+	}
+	if (strcmp(r->status, "ok") != 0) {
+		printf("%-8s %-22s %-40s %-8s t=%-2d FAILED: %s\n", r->suite, r->bench,
+		       r->params_json ? r->params_json : "", r->variant, r->threads, r->error);
+		return;
+	}
+	double med = r->st.median, hw = (r->st.ci_high - r->st.ci_low) / 2;
+	printf("%-8s %-22s %-40s %-8s t=%-2d %10.4g s ±%4.1f%% n=%-4ld", r->suite, r->bench,
+	       r->params_json ? r->params_json : "", r->variant, r->threads, med,
+	       med > 0 ? 100 * hw / med : 0.0, r->st.n);
+	if (r->flops > 0 && med > 0)
+		printf(" %8.2f GFLOP/s", r->flops / med * 1e-9);
+	if (r->bytes > 0 && med > 0)
+		printf(" %8.2f GB/s", r->bytes / med * 1e-9);
+	if (r->bound[0] && isfinite(r->bound_frac))
+		printf("  %5.1f%% of %s", 100 * r->bound_frac, r->bound);
+	putchar('\n');
+	fflush(stdout);
+}
+
+int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb_run_summary *sum)
+{
+	struct ocb_machine m;
+	struct ocb_ceiling *ceil = NULL;
+	size_t nceil = 0, np = 0;
+	struct planned *plan = NULL;
+	cJSON *case_sets = NULL;
+	struct ocb_counters *ctr = NULL;
+	struct ocb_progress *prog = NULL;
+	char *cfg = NULL, uuid[37];
+	int64_t machine_id = 0, run_id = 0;
+	int rc;
+
+	memset(sum, 0, sizeof *sum);
+	rc = ensure_dir(o->out_dir);
+	if (rc != OCB_OK)
+		goto out;
+	ocb_host_probe(&m);
+	rc = ocb_store_machine(s, &m, &machine_id);
+	if (rc != OCB_OK)
+		goto out;
+
+	make_uuid(uuid);
+	cfg = config_json(o);
+	struct ocb_run_info ri = {
+		.uuid = uuid, .machine_id = machine_id, .suite = o->suite_spec, .label = o->label,
+		.ocbench_version = OCB_VERSION, .git_sha = OCB_GIT_SHA, .cmdline = o->cmdline,
+		.config_json = cfg ? cfg : "{}", .seed = o->seed,
+	};
+	rc = ocb_store_run_begin(s, &ri, &run_id);
+	if (rc != OCB_OK)
+		goto out;
+	sum->run_id = run_id;
+	ocb_info("run %lld (%s) on %s, results to the database, artifacts to %s/",
+		 (long long)run_id, uuid, m.hostname, o->out_dir);
+
+	rc = ocb_store_ceilings_get(s, machine_id, &ceil, &nceil);
+	if (rc != OCB_OK)
+		goto fail;
+	if (o->remeasure_ceilings || !cached_ceilings_usable(ceil, nceil, o->quick)) {
+		free(ceil);
+		ceil = NULL;
+		ocb_info("measuring this machine's ceilings (once per machine)...");
+		rc = ocb_runner_ceilings(s, machine_id, run_id, &m, o->default_threads, o->quick,
+					 &ceil, &nceil);
+		if (rc != OCB_OK)
+			goto fail;
+	}
+
+	rc = ocb_counters_open(o->events, o->nevents, o->no_papi, &ctr);
+	if (rc != OCB_OK)
+		goto fail;
+	if (!ocb_counters_active(ctr))
+		ocb_info("counters: none (%s): results are timing-only", ocb_counters_status(ctr));
+
+	struct sink_ctx sc = {s, run_id};
+	struct ocb_ctx ctx = {
+		.threads = o->default_threads, .seed = o->seed, .quick = o->quick,
+		.data_dir = o->data_dir, .out_dir = o->out_dir, .ceilings = ceil,
+		.nceilings = nceil, .metrics = {&sc, sink_put},
+	};
+	rc = plan_cases(o, &ctx, &plan, &np, &case_sets);
+	if (rc != OCB_OK)
+		goto fail;
+	if (np == 0) {
+		rc = ocb_seterr(OCB_EINVAL, "no case matches the suites and filter given");
+		goto fail;
+	}
+	prog = ocb_progress_new((long)np, !o->quiet);
+	for (size_t i = 0; i < np && !ocb_runner_stop; i++) {
+		struct ocb_result r;
+		char *pj = ocb_json_canonical(plan[i].params);
+		ocb_progress_step(prog, plan[i].bench->name, pj ? pj : "");
+		free(pj);
+		ctx.threads = plan[i].threads;
+		rc = ocb_harness_case(plan[i].bench, plan[i].params, &ctx, &o->harness, ctr, &r);
+		if (rc != OCB_OK)
+			goto fail;
+		ocb_progress_clear(prog);
+		rc = ocb_store_result(s, run_id, &r, NULL);
+		if (rc == OCB_OK)
+			print_result(&r, o->json);
+		sum->cases++;
+		if (strcmp(r.status, "ok") == 0)
+			sum->ok++;
+		else
+			sum->failed++;
+		ocb_result_release(&r);
+		if (rc != OCB_OK)
+			goto fail;
+	}
+	ocb_progress_done(prog);
+	sum->interrupted = ocb_runner_stop;
+	rc = ocb_store_run_finish(s, run_id, ocb_runner_stop ? "aborted" : "complete");
+	goto out;
+fail:
+	if (run_id) {
+		int keep = rc;
+		char why[1024];
+		snprintf(why, sizeof why, "%s", ocb_lasterr());
+		ocb_store_run_finish(s, run_id, "failed");
+		rc = ocb_seterr(keep, "%s", why);
+	}
+out:
+	ocb_progress_free(prog);
+	ocb_counters_free(ctr);
+	cJSON_Delete(case_sets);
+	free(plan);
+	free(ceil);
+	free(cfg);
+	return rc;
+}

@@ -1,0 +1,55 @@
+/* runner: `ocbench run` — plans the cases of the chosen suites (bench x params x
+ * threads), makes sure the machine and its ceilings are in the store, runs every case
+ * under the harness and stores each result as soon as it is measured. */
+#ifndef OCB_RUNNER_H
+#define OCB_RUNNER_H
+
+#include <regex.h>
+#include <stdint.h>
+
+#include "../db/store.h"
+#include "harness.h"
+
+struct ocb_run_opts {
+	const char *suites[16];   /* names; "all" expanded by the caller */
+	int nsuites;
+	const char *suite_spec;   /* as typed, stored in run.suite */
+	const regex_t *filter;    /* matched against "suite/bench/params_json"; NULL = all */
+	const char *label;        /* NULL */
+	uint64_t seed;
+	int quick;
+	int threads[8];           /* explicit thread counts; nthreads == 0 -> defaults */
+	int nthreads;
+	int default_threads;      /* all cores */
+	const char *const *events;
+	int nevents;
+	int no_papi;
+	int remeasure_ceilings;   /* measure ceilings even when cached */
+	const char *out_dir;      /* created if missing */
+	const char *data_dir;     /* NULL: Debian package paths */
+	const char *cmdline;
+	int quiet, json;
+	struct ocb_harness_opts harness;
+};
+
+/* Result of a whole run, for the exit code. */
+struct ocb_run_summary {
+	int64_t run_id;
+	long cases, ok, failed;
+	int interrupted;
+};
+
+/* Runs everything. Returns OCB_OK when the run completed (even with failed cases:
+ * see summary), or an error for what stopped it (store failure, unwritable out dir). */
+int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb_run_summary *sum);
+
+/* Measures the machine's ceilings now, stores them (run_id may be 0: none) and returns
+ * them (malloc'd, caller frees). Used by the runner and `ocbench ceilings`. */
+int ocb_runner_ceilings(struct ocb_store *s, int64_t machine_id, int64_t run_id,
+			const struct ocb_machine *m, int threads_all, int quick,
+			struct ocb_ceiling **out, size_t *n);
+
+/* A request to stop after the current case (set from a signal handler). */
+extern volatile int ocb_runner_stop;
+
+#endif

@@ -1,0 +1,114 @@
+#include "cli_util.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+int cli_run(struct cli_out *o, const char *const *argv, const char *const *env)
+{
+	int po[2], pe[2];
+	char *args[64];
+	char *envp[256];
+	int n = 0, ne = 0;
+	pid_t pid;
+	posix_spawn_file_actions_t fa;
+
+	memset(o, 0, sizeof *o);
+	const char *bin = getenv("OCB_BIN"); /* make sanitize points it at its own build */
+	args[n++] = (char *)(bin && *bin ? bin : "./ocbench");
+	for (int i = 1; argv[i] && n < 63; i++)
+		args[n++] = (char *)argv[i];
+	args[n] = NULL;
+	for (char **e = environ; *e && ne < 200; e++)
+		if (strncmp(*e, "OCBENCH_DB=", 11) != 0)
+			envp[ne++] = *e;
+	for (int i = 0; env && env[i] && ne < 255; i++)
+		envp[ne++] = (char *)env[i];
+	envp[ne] = NULL;
+
+	if (pipe(po) || pipe(pe))
+		return -1;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, po[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
+	posix_spawn_file_actions_addclose(&fa, po[0]);
+	posix_spawn_file_actions_addclose(&fa, pe[0]);
+	if (posix_spawn(&pid, args[0], &fa, NULL, args, envp) != 0)
+		return -1;
+	posix_spawn_file_actions_destroy(&fa);
+	close(po[1]);
+	close(pe[1]);
+
+	size_t lo = 0, le = 0;
+	struct pollfd fds[2] = {{po[0], POLLIN, 0}, {pe[0], POLLIN, 0}};
+	int open_fds = 2;
+	while (open_fds > 0 && poll(fds, 2, -1) > 0) {
+		char buf[4096];
+		for (int i = 0; i < 2; i++) {
+			if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP)))
+				continue;
+			ssize_t r = read(fds[i].fd, buf, sizeof buf);
+			if (r <= 0) {
+				close(fds[i].fd);
+				fds[i].fd = -1;
+				open_fds--;
+				continue;
+			}
+			char *dst = i ? o->err : o->out;
+			size_t *len = i ? &le : &lo;
+			size_t cap = (i ? sizeof o->err : sizeof o->out) - 1;
+			size_t take = *len + (size_t)r > cap ? cap - *len : (size_t)r;
+			memcpy(dst + *len, buf, take);
+			*len += take;
+		}
+	}
+	int st = 0;
+	waitpid(pid, &st, 0);
+	o->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return 0;
+}
+
+int cli_lines(const char *s)
+{
+	int n = 0;
+	for (const char *p = s; *p; p++)
+		if (*p == '\n')
+			n++;
+	if (*s && s[strlen(s) - 1] != '\n')
+		n++;
+	return n;
+}
+
+char *cli_tmpdir(char *buf, size_t len)
+{
+	snprintf(buf, len, "/tmp/ocbench-test-XXXXXX");
+	return mkdtemp(buf);
+}
+
+char *cli_slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *b = malloc((size_t)n + 1);
+	if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+		free(b);
+		b = NULL;
+	}
+	fclose(f);
+	if (b) {
+		b[n] = 0;
+		*len = (size_t)n;
+	}
+	return b;
+}

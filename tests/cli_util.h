@@ -1,0 +1,27 @@
+/* cli_util: run ./ocbench as a child process and capture what it says (end-to-end
+ * tests). The tests run from the repository root (tests/run.sh changes there). */
+#ifndef OCB_TEST_CLI_UTIL_H
+#define OCB_TEST_CLI_UTIL_H
+
+#include <stddef.h>
+
+struct cli_out {
+	int status;        /* exit code, or 128+signal */
+	char out[65536];   /* stdout, NUL-terminated, truncated if longer */
+	char err[8192];    /* stderr */
+};
+
+/* Runs ./ocbench ($OCB_BIN if set) with argv (NULL-terminated, argv[0] ignored) and env additions
+ * ("K=V" strings, NULL-terminated, may be NULL). Returns 0, or -1 if it could not run. */
+int cli_run(struct cli_out *o, const char *const *argv, const char *const *env);
+
+/* Number of lines in s (a last line without '\n' counts). */
+int cli_lines(const char *s);
+
+/* A fresh temporary folder (mkdtemp under /tmp); the path is static per call site. */
+char *cli_tmpdir(char *buf, size_t len);
+
+/* Whole file contents into a malloc'd buffer (caller frees), *len its size; NULL if unreadable. */
+char *cli_slurp(const char *path, size_t *len);
+
+#endif
