@@ -31,7 +31,6 @@ void ocb_esc_latex(FILE *f, const char *s)
 		case '<': fputs("\\textless{}", f); break;
 		case '>': fputs("\\textgreater{}", f); break;
 		case '|': fputs("\\textbar{}", f); break;
-		case '"': fputs("\\textquotedbl{}", f); break;
 		case '\n': case '\r': case '\t': fputc(' ', f); break;
 		default: fputc(*s, f);
 		}

@@ -11,8 +11,10 @@
 /* HTML text and attribute values: & < > " ' become entities. */
 void ocb_esc_html(FILE *f, const char *s);
 
-/* LaTeX text mode: \ { } $ & # ^ _ % ~ become their text commands; newlines become
- * spaces (a newline inside a tabular cell would end nothing but looks broken). */
+/* LaTeX text mode: \ { } $ & # ^ _ % ~ < > | become their text commands (all of which
+ * exist in the default OT1 encoding, so the fragment needs no fontenc); newlines
+ * become spaces. A double quote stays as is (it is plain text unless babel makes it
+ * active). */
 void ocb_esc_latex(FILE *f, const char *s);
 
 /* A Markdown table cell: | \ ` * _ [ ] < > are backslash-escaped or entity-escaped,

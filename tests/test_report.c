@@ -96,6 +96,20 @@ Test(report, all_formats_from_three_suites)
 	cr_assert_not_null(strstr(tex, "\\toprule"));
 	cr_assert_not_null(strstr(tex, "\\bottomrule"));
 	free(tex);
+	/* the LaTeX compiles as fragments inside a minimal document (default encoding) */
+	if (access("/usr/bin/pdflatex", X_OK) == 0) {
+		snprintf(p, sizeof p, "%s/doc.tex", out);
+		FILE *d = fopen(p, "w");
+		cr_assert_not_null(d);
+		fputs("\\documentclass{article}\n\\usepackage{booktabs}\n"
+		      "\\usepackage[margin=1cm,landscape]{geometry}\n\\begin{document}\n"
+		      "\\input{report.tex}\n\\end{document}\n", d);
+		fclose(d);
+		char cmd[700];
+		snprintf(cmd, sizeof cmd, "cd '%s' && pdflatex -interaction=nonstopmode -halt-on-error "
+					  "doc.tex >/dev/null 2>&1", out);
+		cr_assert_eq(system(cmd), 0, "report.tex does not compile (see %s/doc.log)", out);
+	}
 	snprintf(p, sizeof p, "%s/report.json", out);
 	char *js = fx_slurp(p);
 	cJSON *j = cJSON_Parse(js);
