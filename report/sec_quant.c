@@ -4,9 +4,15 @@
  * best per column in bold (higher accuracy, lower perplexity/loss/bpw/bytes/time).
  *
  * Source: final (step NULL) metric rows of workloads named
- * "quant_acc:<model>:<method>:<bits>:<group>" (missing trailing fields read as ""),
- * from the newest complete run holding each workload (the selection's msel). Any
- * other key of those workloads becomes a column too, without a "best". */
+ * "quant_acc:<model>:<method>:<bits>:<group>" (the convention of
+ * collect/bench_quant_accuracy.c: group is a size, "pc" per output channel, "tensor" /
+ * "row" for ternary, "-" for fp32; missing trailing fields read as ""), from the newest
+ * complete run holding each workload (the selection's msel). The columns are the keys
+ * in `known` below; other keys (calibration sizes, timings of the fp32 row) stay in the
+ * store and the JSON export. The LM perplexity protocol (eval_window, eval_stride of the
+ * fp32 row) goes in the table note, since perplexity depends on it (REFERENCE.md §1).
+ * A second table lists the suite's acceptance checks (workload "quant_acc_check",
+ * positive = the claim holds). */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdlib.h>
@@ -29,8 +35,11 @@ static const struct qkey known[] = {
 	{"val_ppl", "val. perplexity", OCB_BEST_MIN},
 	{"test_ppl", "test perplexity", OCB_BEST_MIN},
 	{"val_loss", "val. loss (nats)", OCB_BEST_MIN},
+	{"acc_drop_points", "acc. drop (points)", OCB_BEST_MIN},
 	{"effective_bpw", "eff. bits/weight", OCB_BEST_MIN},
 	{"model_bytes", "model bytes", OCB_BEST_MIN},
+	{"weight_rel_err", "weight rel. err.", OCB_BEST_MIN},
+	{"output_rel_err", "output rel. err.", OCB_BEST_MIN},
 	{"quant_time", "quant. time (s)", OCB_BEST_MIN},
 	{"tokens_per_s", "tokens/s", OCB_BEST_MAX},
 	{"samples_per_s", "samples/s", OCB_BEST_MAX},
@@ -44,6 +53,7 @@ struct qrow {
 
 struct qmodel {
 	char model[64];
+	double eval_window, eval_stride; /* LM perplexity protocol, NaN if not given */
 	char keys[QMAX_KEYS][48];
 	size_t nkeys;
 	struct qrow *rows;
@@ -145,8 +155,8 @@ static int emit(struct ocb_rctx *x, struct qmodel *m, size_t k)
 		ocb_table_text(t, row, 0, q->method);
 		ocb_table_text(t, row, 1, q->bits);
 		/* group 0/-1/"" means one scale per output channel; baselines have none */
-		const char *g = q->group[0] && strcmp(q->group, "0") && strcmp(q->group, "-1")
-					? q->group : "per-channel";
+		const char *g = q->group[0] && strcmp(q->group, "0") && strcmp(q->group, "-1") &&
+					strcmp(q->group, "pc") ? q->group : "per-channel";
 		if (!strncmp(q->method, "fp", 2) || !strcmp(q->method, "bf16"))
 			g = "-";
 		ocb_table_text(t, row, 2, g);
@@ -161,9 +171,61 @@ static int emit(struct ocb_rctx *x, struct qmodel *m, size_t k)
 			ocb_table_num(t, row, 3 + i, q->v[i], fmt);
 		}
 	}
-	ocb_table_set_note(t, "Best per column in bold: highest accuracy, lowest perplexity, "
-			      "loss, bits per weight, bytes and time.");
+	char note[320];
+	int o = snprintf(note, sizeof note, "Best per column in bold: highest accuracy; lowest "
+					    "perplexity, loss, drop, bits per weight, bytes, errors and time.");
+	if (!isnan(m->eval_window) && o > 0 && (size_t)o < sizeof note)
+		snprintf(note + o, sizeof note - (size_t)o,
+			 " Perplexity protocol: window %.0f, stride %.0f bytes.", m->eval_window,
+			 m->eval_stride);
+	ocb_table_set_note(t, note);
 	return OCB_OK;
+}
+
+/* The suite's acceptance checks: one row per key of workload "quant_acc_check". */
+static int checks(struct ocb_rctx *x)
+{
+	char *sql = NULL;
+	sqlite3_stmt *st = NULL;
+	struct ocb_table *t = NULL;
+	int rc = OCB_OK, s;
+	static const char *cols[] = {"check", "value", "holds"};
+	if (asprintf(&sql,
+		     "%s SELECT mt.key, mt.value, mt.unit FROM metric mt"
+		     " JOIN msel ON msel.run_id = mt.run_id AND msel.workload = mt.workload"
+		     " WHERE mt.workload = 'quant_acc_check' AND mt.step IS NULL ORDER BY mt.key, mt.id",
+		     x->cte) < 0)
+		return ocb_seterr(OCB_ENOMEM, "quant checks");
+	if (sqlite3_prepare_v2(x->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		rc = ocb_seterr(OCB_EDB, "quant checks: %s", sqlite3_errmsg(x->db));
+		goto out;
+	}
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		size_t row;
+		if (!t) {
+			if ((rc = ocb_rctx_table(x, &t)))
+				goto out;
+			if ((rc = ocb_table_init(t, "quant_checks", "Quantization: acceptance checks", 3,
+						 cols))) {
+				ocb_rctx_table_drop(x);
+				goto out;
+			}
+			ocb_table_set_note(t, "Positive = the claim holds (accuracy points or perplexity "
+					      "gained).");
+		}
+		double v = sqlite3_column_type(st, 1) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 1);
+		if ((rc = ocb_table_add_row(t, &row)))
+			goto out;
+		ocb_table_text(t, row, 0, (const char *)sqlite3_column_text(st, 0));
+		ocb_table_num(t, row, 1, v, "%.4g");
+		ocb_table_text(t, row, 2, isnan(v) ? "?" : v > 0 ? "yes" : "no");
+	}
+	if (s != SQLITE_DONE)
+		rc = ocb_seterr(OCB_EDB, "quant checks: %s", sqlite3_errmsg(x->db));
+out:
+	sqlite3_finalize(st);
+	free(sql);
+	return rc;
 }
 
 int ocb_rsec_quant(struct ocb_rctx *x)
@@ -209,9 +271,16 @@ int ocb_rsec_quant(struct ocb_rctx *x)
 			m = &models[nmodels++];
 			memset(m, 0, sizeof *m);
 			snprintf(m->model, sizeof m->model, "%s", q.model);
+			m->eval_window = m->eval_stride = NAN;
 		}
+		if (key && !strcmp(key, "eval_window"))
+			m->eval_window = v;
+		if (key && !strcmp(key, "eval_stride"))
+			m->eval_stride = v;
+		if (!key || key_rank(key) == (int)NKNOWN)
+			continue; /* not a paper column */
 		size_t ki = 0;
-		while (ki < m->nkeys && strcmp(m->keys[ki], key ? key : "") != 0)
+		while (ki < m->nkeys && strcmp(m->keys[ki], key) != 0)
 			ki++;
 		if (ki == m->nkeys) {
 			if (m->nkeys == QMAX_KEYS)
@@ -243,6 +312,8 @@ int ocb_rsec_quant(struct ocb_rctx *x)
 	}
 	for (size_t i = 0; i < nmodels && !rc; i++)
 		rc = emit(x, &models[i], i);
+	if (!rc)
+		rc = checks(x);
 out:
 	for (size_t i = 0; i < nmodels; i++)
 		free(models[i].rows);

@@ -42,16 +42,19 @@ static void fill(struct ocb_store *s, const char *evil)
 
 	int64_t r3 = fx_run(s, m, "quant", NULL);
 	struct { const char *wl; double acc, bpw, bytes; } q[] = {
-		{"quant_acc:mlp:fp32:32:0", 0.884, 32, 1e6},
+		{"quant_acc:mlp:fp32:32:-", 0.884, 32, 1e6},
 		{"quant_acc:mlp:rtn:4:128", 0.861, 4.16, 1.4e5},
 		{"quant_acc:mlp:gptq:4:128", 0.879, 4.16, 1.4e5},
 		{"quant_acc:mlp:gptq:3:128", 0.850, 3.16, 1.1e5},
+		{"quant_acc:mlp:rtn:4:pc", 0.855, 4.01, 1.3e5},
 	};
-	for (size_t i = 0; i < 4; i++) {
+	for (size_t i = 0; i < 5; i++) {
 		ocb_store_metric(s, r3, q[i].wl, -1, "test_accuracy", q[i].acc, "1");
 		ocb_store_metric(s, r3, q[i].wl, -1, "effective_bpw", q[i].bpw, "bit");
 		ocb_store_metric(s, r3, q[i].wl, -1, "model_bytes", q[i].bytes, "B");
 	}
+	ocb_store_metric(s, r3, "quant_acc:mlp:fp32:32:-", -1, "calib_rows", 512, "rows");
+	ocb_store_metric(s, r3, "quant_acc_check", -1, "mlp_gptq_gain_b4_g128", 1.8, "points");
 	cr_assert_eq(ocb_store_run_finish(s, r3, "complete"), OCB_OK);
 }
 
@@ -87,6 +90,10 @@ Test(report, all_formats_from_three_suites)
 	cr_assert_not_null(strstr(md, "**0.8840**"), "%s", md);
 	cr_assert_not_null(strstr(md, "**3.160**"));
 	cr_assert_null(strstr(md, "**0.8790**"));
+	cr_assert_not_null(strstr(md, "| rtn | 4 | per-channel | 0.8550 |"), "%s", md);
+	cr_assert_not_null(strstr(md, "| fp32 | 32 | - | **0.8840** |"), "%s", md);
+	cr_assert_null(strstr(md, "calib")); /* not a paper column */
+	cr_assert_not_null(strstr(md, "| mlp\\_gptq\\_gain\\_b4\\_g128 | 1.8 | yes |"), "%s", md);
 	/* time to train in minutes: 95 s -> 1.583 */
 	cr_assert_not_null(strstr(md, "1.583"));
 	free(md);
