@@ -252,7 +252,7 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 	struct planned *plan = NULL;
 	cJSON *case_sets = NULL;
 	struct ocb_counters *ctr = NULL;
-	struct ocb_progress *prog = NULL;
+	struct ocb_progress prog;
 	char *cfg = NULL, uuid[37];
 	int64_t machine_id = 0, run_id = 0;
 	int rc;
@@ -312,17 +312,17 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 		rc = ocb_seterr(OCB_EINVAL, "no case matches the suites and filter given");
 		goto fail;
 	}
-	prog = ocb_progress_new((long)np, !o->quiet);
+	ocb_progress_init(&prog, (long)np, o->quiet);
 	for (size_t i = 0; i < np && !ocb_runner_stop; i++) {
 		struct ocb_result r;
 		char *pj = ocb_json_canonical(plan[i].params);
-		ocb_progress_step(prog, plan[i].bench->name, pj ? pj : "");
+		ocb_progress_case(&prog, plan[i].bench->name, pj ? pj : "");
 		free(pj);
 		ctx.threads = plan[i].threads;
 		rc = ocb_harness_case(plan[i].bench, plan[i].params, &ctx, &o->harness, ctr, &r);
 		if (rc != OCB_OK)
 			goto fail;
-		ocb_progress_clear(prog);
+		ocb_progress_clear(&prog);
 		rc = ocb_store_result(s, run_id, &r, NULL);
 		if (rc == OCB_OK)
 			print_result(&r, o->json);
@@ -335,7 +335,7 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 		if (rc != OCB_OK)
 			goto fail;
 	}
-	ocb_progress_done(prog);
+	ocb_progress_finish(&prog);
 	sum->interrupted = ocb_runner_stop;
 	rc = ocb_store_run_finish(s, run_id, ocb_runner_stop ? "aborted" : "complete");
 	goto out;
@@ -348,7 +348,6 @@ fail:
 		rc = ocb_seterr(keep, "%s", why);
 	}
 out:
-	ocb_progress_free(prog);
 	ocb_counters_free(ctr);
 	cJSON_Delete(case_sets);
 	free(plan);
