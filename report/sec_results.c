@@ -63,7 +63,7 @@ static int load_counters(struct ocb_rctx *x, struct cval **out, size_t *n)
 	}
 	if (s != SQLITE_DONE)
 		rc = ocb_seterr(OCB_EDB, "load counters: %s", sqlite3_errmsg(x->db));
-	else
+	else if (*n)
 		qsort(*out, *n, sizeof **out, cmp_cval);
 out:
 	sqlite3_finalize(st);
@@ -73,6 +73,8 @@ out:
 
 static const struct cval *find_cval(const struct cval *cv, size_t n, int64_t id, const char *ev)
 {
+	if (!n)
+		return NULL;
 	struct cval key = {.result_id = id};
 	snprintf(key.event, sizeof key.event, "%s", ev);
 	return bsearch(&key, cv, n, sizeof *cv, cmp_cval);

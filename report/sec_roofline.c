@@ -58,7 +58,7 @@ static char *esc_title(const char *a, const char *b)
 	if (!m)
 		return NULL;
 	char *joined = NULL;
-	if (asprintf(&joined, "%s%s%s", a, b && *b ? " @ " : "", b ? b : "") < 0) {
+	if (asprintf(&joined, "%s%s%s", a, b && *b ? " on " : "", b ? b : "") < 0) {
 		fclose(m);
 		free(s);
 		return NULL;

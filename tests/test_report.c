@@ -2,6 +2,7 @@
  * hostile names in gnuplot, HTML, LaTeX and Markdown; best-per-column bold. */
 #include <sys/stat.h>
 
+#include "../cli/cli.h"
 #include "../report/escape.h"
 #include "../report/report.h"
 #include "../report/table.h"
@@ -216,4 +217,71 @@ Test(report, best_per_column_bold)
 	cr_assert_not_null(strstr(buf, "\\begin{tabular}{lrr}"));
 	free(buf);
 	ocb_table_release(&t);
+}
+
+Test(report, two_machines_overlay_and_cli)
+{
+	char dir[256], db[300], out[300], p[400];
+	fx_tmpdir(dir, sizeof dir, "overlay");
+	snprintf(db, sizeof db, "%s/x.db", dir);
+	snprintf(out, sizeof out, "%s/rep", dir);
+	struct ocb_store *s = fx_open(db);
+	int64_t ma = fx_machine(s, "hostA", "aaaa1111"), mb = fx_machine(s, "hostB", "bbbb2222");
+	int64_t ra = fx_run(s, ma, "baseline", "a"), rb = fx_run(s, mb, "baseline", "b");
+	fx_result(s, ra, "baseline", "sgemm", "{}", 4e-3, 0.01, 9, 1, 1.3e8, 3e6);
+	fx_result(s, rb, "baseline", "sgemm", "{}", 2e-3, 0.01, 9, 2, 1.3e8, 3e6);
+	ocb_store_run_finish(s, ra, "complete");
+	ocb_store_run_finish(s, rb, "complete");
+	ocb_store_close(s);
+
+	struct ocb_global g = {.db_path = db, .quiet = 1};
+	char *argv[] = {"report", "--machine", "hostA,bbbb", "--out", out, "--format", "md,html", NULL};
+	cr_assert_eq(cmd_report(&g, 7, argv), 0);
+	snprintf(p, sizeof p, "%s/report.md", out);
+	char *md = fx_slurp(p);
+	/* both machines' rows, with a machine column */
+	cr_assert_not_null(strstr(md, "| machine |"), "%s", md);
+	cr_assert_not_null(strstr(md, "| hostA |"));
+	cr_assert_not_null(strstr(md, "| hostB |"));
+	free(md);
+	snprintf(p, sizeof p, "%s/report.tex", out);
+	cr_assert_neq(access(p, F_OK), 0, "latex written though not asked for");
+	if (access("/usr/bin/gnuplot", X_OK) == 0) {
+		snprintf(p, sizeof p, "%s/index.html", out);
+		char *html = fx_slurp(p);
+		cr_assert_not_null(strstr(html, "<svg"), "SVG not embedded");
+		cr_assert_not_null(strstr(html, "baseline on hostB"), "legend per machine: %s", out);
+		free(html);
+	}
+	/* the default selection sees both runs too; one run only with --run */
+	char *argv2[] = {"report", "--run", "a", "--out", out, "--format", "json", NULL};
+	cr_assert_eq(cmd_report(&g, 7, argv2), 0);
+	char *bad1[] = {"report", "--format", "pdf", NULL};
+	cr_assert_eq(cmd_report(&g, 3, bad1), 2);
+	char *bad2[] = {"report", "--machine", "nosuchhost", "--out", out, NULL};
+	cr_assert_eq(cmd_report(&g, 5, bad2), 2);
+	char *bad3[] = {"report", "--run", "1", "--latest", NULL};
+	cr_assert_eq(cmd_report(&g, 4, bad3), 2);
+	fx_rmdir(dir);
+}
+
+Test(report, empty_database_still_writes)
+{
+	char dir[256], db[300], out[300], p[400];
+	fx_tmpdir(dir, sizeof dir, "empty");
+	snprintf(db, sizeof db, "%s/x.db", dir);
+	snprintf(out, sizeof out, "%s/rep", dir);
+	ocb_store_close(fx_open(db));
+	struct ocb_store *s = NULL;
+	cr_assert_eq(ocb_store_open(db, OCB_STORE_READ, &s), OCB_OK);
+	struct ocb_report_opts o = {.out_dir = out};
+	struct ocb_report_summary sum;
+	cr_assert_eq(ocb_report_write(ocb_store_handle(s), &o, &sum), OCB_OK, "%s", ocb_lasterr());
+	ocb_store_close(s);
+	cr_assert_eq(sum.ntables, 0);
+	snprintf(p, sizeof p, "%s/index.html", out);
+	char *html = fx_slurp(p);
+	cr_assert_not_null(strstr(html, "No results"));
+	free(html);
+	fx_rmdir(dir);
 }
