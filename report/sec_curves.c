@@ -1,8 +1,10 @@
 /* sec_curves: training curves from stepped metric rows (metric.step NOT NULL) of the
  * selected workloads (not the quant_acc ones). Per workload, up to three plots:
- *   curve_<k>_step  every key holding "loss" vs step
- *   curve_<k>_time  the same vs wall time, when the workload logs a time key per step
- *                   (wall_time, elapsed, elapsed_s, time_s or train_time, seconds)
+ *   curve_<k>_step  every key holding "loss" vs step, except test_* keys (those are
+ *                   logged per epoch, as the train suite does, not per step)
+ *   curve_<k>_time  the same vs wall time: from a time key logged per step (wall_time,
+ *                   elapsed, elapsed_s, time_s or train_time, seconds), else step x the
+ *                   workload's final train_step_time (mean seconds per step)
  *   curve_<k>_acc   every key holding "accuracy" vs its step (epochs for eval metrics)
  * Data reach gnuplot as numbers in datablocks; names only as escaped titles. */
 #define _GNU_SOURCE
@@ -42,10 +44,17 @@ static double at_step(const struct pt *p, size_t n, const char *key, long step)
 	return NAN;
 }
 
-/* One plot of the keys matching `substr`: x = step, or the time key when tkey. */
+static int wanted(const char *key, const char *substr, const char *skip_prefix)
+{
+	return strstr(key, substr) &&
+	       !(skip_prefix && !strncmp(key, skip_prefix, strlen(skip_prefix)));
+}
+
+/* One plot of the keys matching `substr` (not starting with skip_prefix): x = step, or
+ * the per-step time key when tkey, or step * step_time when step_time > 0. */
 static int curve(struct ocb_rctx *x, const char *wl, const struct pt *p, size_t n, size_t k,
-		 const char *substr, const char *tkey, const char *suffix, const char *xlabel,
-		 const char *ylabel)
+		 const char *substr, const char *skip_prefix, const char *tkey, double step_time,
+		 const char *suffix, const char *xlabel, const char *ylabel)
 {
 	char base[64], *title = NULL, *cmd = NULL;
 	size_t clen = 0;
@@ -53,7 +62,7 @@ static int curve(struct ocb_rctx *x, const char *wl, const struct pt *p, size_t 
 	int nkeys = 0, rc = OCB_OK;
 
 	for (size_t i = 0; i < n; i++)
-		if (strstr(p[i].key, substr) && (i == 0 || strcmp(p[i].key, p[i - 1].key)))
+		if (wanted(p[i].key, substr, skip_prefix) && (i == 0 || strcmp(p[i].key, p[i - 1].key)))
 			nkeys++;
 	if (!nkeys)
 		return OCB_OK;
@@ -81,11 +90,12 @@ static int curve(struct ocb_rctx *x, const char *wl, const struct pt *p, size_t 
 		size_t j = i;
 		while (j < n && !strcmp(p[j].key, p[i].key))
 			j++;
-		if (strstr(p[i].key, substr)) {
+		if (wanted(p[i].key, substr, skip_prefix)) {
 			int rows = 0;
 			fprintf(f, "$D%d << EOD\n", d);
 			for (size_t q = i; q < j; q++) {
-				double xv = tkey ? at_step(p, n, tkey, p[q].step) : (double)p[q].step;
+				double xv = tkey ? at_step(p, n, tkey, p[q].step)
+					    : step_time > 0 ? step_time * (double)p[q].step : (double)p[q].step;
 				if (isnan(xv) || isnan(p[q].v))
 					continue;
 				fprintf(f, "%.9g %.9g\n", xv, p[q].v);
@@ -144,6 +154,7 @@ int ocb_rsec_curves(struct ocb_rctx *x)
 	struct pt *p = NULL;
 	size_t n = 0, cap = 0, nw = 0;
 	size_t *wstart = NULL;
+	double *step_time = NULL;
 	int rc = OCB_OK, s;
 
 	if (asprintf(&sql,
@@ -194,21 +205,57 @@ int ocb_rsec_curves(struct ocb_rctx *x)
 	}
 	if (wstart)
 		wstart[nw] = n;
+	/* each workload's mean step time, for loss vs time without a per-step clock */
+	step_time = calloc(nw + 1, sizeof *step_time);
+	if (!step_time) {
+		rc = ocb_seterr(OCB_ENOMEM, "curves");
+		goto out;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	free(sql);
+	if (asprintf(&sql,
+		     "%s SELECT mt.workload, mt.value FROM metric mt"
+		     " JOIN msel ON msel.run_id = mt.run_id AND msel.workload = mt.workload"
+		     " WHERE mt.step IS NULL AND mt.key = 'train_step_time' ORDER BY mt.id",
+		     x->cte) < 0) {
+		sql = NULL;
+		rc = ocb_seterr(OCB_ENOMEM, "curves query");
+		goto out;
+	}
+	if (sqlite3_prepare_v2(x->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		rc = ocb_seterr(OCB_EDB, "curves: %s", sqlite3_errmsg(x->db));
+		goto out;
+	}
+	while ((s = sqlite3_step(st)) == SQLITE_ROW)
+		for (size_t w = 0; w < nw; w++)
+			if (!strcmp(wls[w], (const char *)sqlite3_column_text(st, 0)))
+				step_time[w] = sqlite3_column_double(st, 1);
+	if (s != SQLITE_DONE) {
+		rc = ocb_seterr(OCB_EDB, "curves: %s", sqlite3_errmsg(x->db));
+		goto out;
+	}
 	for (size_t w = 0; w < nw && !rc; w++) {
 		const struct pt *wp = p + wstart[w];
 		size_t wn = wstart[w + 1] - wstart[w];
 		const char *tkey = find_time_key(wp, wn);
-		rc = curve(x, wls[w], wp, wn, w, "loss", NULL, "step", "step", "loss");
+		rc = curve(x, wls[w], wp, wn, w, "loss", "test_", NULL, 0, "step", "step", "loss");
 		if (!rc && tkey)
-			rc = curve(x, wls[w], wp, wn, w, "loss", tkey, "time", "wall time (s)", "loss");
+			rc = curve(x, wls[w], wp, wn, w, "loss", "test_", tkey, 0, "time", "wall time (s)",
+				   "loss");
+		else if (!rc && step_time[w] > 0)
+			rc = curve(x, wls[w], wp, wn, w, "loss", "test_", NULL, step_time[w], "time",
+				   "wall time (s, steps x mean step time)", "loss");
 		if (!rc)
-			rc = curve(x, wls[w], wp, wn, w, "accuracy", NULL, "acc", "epoch", "accuracy");
+			rc = curve(x, wls[w], wp, wn, w, "accuracy", NULL, NULL, 0, "acc", "epoch",
+				   "accuracy");
 	}
 out:
 	for (size_t w = 0; w < nw; w++)
 		free(wls[w]);
 	free(wls);
 	free(wstart);
+	free(step_time);
 	free(p);
 	sqlite3_finalize(st);
 	free(sql);

@@ -36,6 +36,11 @@ static void fill(struct ocb_store *s, const char *evil)
 	}
 	for (long ep = 1; ep <= 3; ep++)
 		ocb_store_metric(s, r2, "mlp_fashion", ep, "test_accuracy", 0.8 + 0.02 * ep, "1");
+	/* a workload without a per-step clock: loss vs time from the mean step time */
+	for (long step = 0; step < 10; step++)
+		ocb_store_metric(s, r2, "zz_lm", step, "train_loss", 5.5 - 0.3 * step, "nats");
+	ocb_store_metric(s, r2, "zz_lm", 1, "test_loss", 3.0, "nats");
+	ocb_store_metric(s, r2, "zz_lm", -1, "train_step_time", 0.2, "s");
 	ocb_store_metric(s, r2, "mlp_fashion", -1, "train_time", 95.0, "s");
 	ocb_store_metric(s, r2, "mlp_fashion", -1, "global_batch_size", 128, "1");
 	ocb_store_metric(s, r2, "mlp_fashion", -1, "train_samples", 240000, "1");
@@ -83,6 +88,8 @@ Test(report, all_formats_from_three_suites)
 		cr_assert(exists(out, "roofline.png") && exists(out, "roofline.svg"));
 		cr_assert(exists(out, "curve_0_step.png") && exists(out, "curve_0_time.svg"));
 		cr_assert(exists(out, "curve_0_acc.svg"));
+		cr_assert(exists(out, "curve_1_step.svg") && exists(out, "curve_1_time.svg"));
+		cr_assert_not(exists(out, "curve_1_acc.svg"));
 	}
 	char p[400];
 	snprintf(p, sizeof p, "%s/report.md", out);
