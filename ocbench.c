@@ -18,6 +18,12 @@ static const struct ocb_cmd commands[] = {
 	{"machines", cmd_machines, "list the machines in the database"},
 	{"ceilings", cmd_ceilings, "measure (or show) this machine's roofline ceilings"},
 	{"events", cmd_events, "list the PAPI events available here and those ocbench records"},
+	{"report", cmd_report, "write tables, roofline and curves (md, LaTeX, CSV, HTML, JSON)"},
+	{"compare", cmd_compare, "compare two runs case by case; exit 1 on a regression"},
+	{"history", cmd_history, "one case's medians over runs, with change points"},
+	{"export", cmd_export, "write a run as Google Benchmark JSON, CSV or JSON"},
+	{"import", cmd_import, "read Google Benchmark JSON as a new run"},
+	{"merge", cmd_merge, "bring the runs of another ocbench database into this one"},
 	{"version", cmd_version, "print the version"},
 	{"help", cmd_help, "list the commands, or 'help CMD' for one"},
 };
