@@ -45,6 +45,8 @@ void ocb_harness_defaults(struct ocb_harness_opts *o)
 	o->warmup_s = 0.1;
 	o->min_reps = 5;
 	o->max_reps = 1000;
+	o->slow_bench = NULL;
+	o->slow_frac = 0.0;
 }
 
 /* Marks r failed with "what: detail" (detail: the last ocb_seterr, else the status). */
@@ -182,6 +184,7 @@ static int timed_reps(const struct ocb_bench *b, void *state, const struct ocb_h
 	size_t n = 0, cap = 0;
 	int rc = OCB_OK, crc;
 	size_t max_reps = (size_t)o->max_reps, min_reps = (size_t)o->min_reps;
+	double slow = o->slow_bench && strcmp(o->slow_bench, b->name) == 0 ? o->slow_frac : 0.0;
 
 	/* Expected samples within the budget, +25%; at least min_reps, at most max_reps. */
 	double est = o->budget_s * 1e9 / (per_call_ns * (double)batch) * 1.25;
@@ -204,6 +207,11 @@ static int timed_reps(const struct ocb_bench *b, void *state, const struct ocb_h
 		for (long k = 0; k < batch && rrc == OCB_OK; k++)
 			rrc = b->run(state);
 		uint64_t t1 = ocb_now_ns();
+		if (slow > 0) { /* injected extra work, proportional to this sample's time */
+			uint64_t until = t1 + (uint64_t)((double)(t1 - t0) * slow);
+			while ((t1 = ocb_now_ns()) < until)
+				;
+		}
 		if (rrc != OCB_OK) {
 			rc = rrc;
 			break;

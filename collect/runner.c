@@ -90,6 +90,10 @@ static char *config_json(const struct ocb_run_opts *o)
 	cJSON_AddNumberToObject(c, "default_threads", o->default_threads);
 	if (o->data_dir)
 		cJSON_AddStringToObject(c, "data_dir", o->data_dir);
+	if (o->harness.slow_bench) {
+		cJSON_AddStringToObject(c, "inject_slowdown_bench", o->harness.slow_bench);
+		cJSON_AddNumberToObject(c, "inject_slowdown_frac", o->harness.slow_frac);
+	}
 	char *s = ocb_json_canonical(c);
 	cJSON_Delete(c);
 	return s;
