@@ -4,7 +4,11 @@
  *
  * Shapes: x [n][in], y [n][out], W [out][in] row-major (a row per output feature),
  * b [out]. Forward: y = x W^T + b. Backward: dx = dy W, dW += dy^T x, db += sum_n dy.
- * The fp32 path uses OpenBLAS sgemm. */
+ * The fp32 path uses OpenBLAS sgemm (threads: openblas_set_num_threads by the caller).
+ * Gradients ACCUMULATE (+=): the caller zeroes its gradient block before a step.
+ * A layer with gw == NULL is frozen (no weight gradient); with impl set, forward (and
+ * backward_input if given) go through impl, while gW = dy^T x is computed as usual into
+ * the fp32 gw (straight-through). Nothing here allocates; all pointers are borrowed. */
 #ifndef OCB_LINEAR_H
 #define OCB_LINEAR_H
 
@@ -42,5 +46,12 @@ void ocb_linear_backward(const struct ocb_linear *l, const float *x, const float
 			 float *dx);
 /* Weight bytes of the layer in its current format (fp32: in*out*4 + out*4 for bias). */
 size_t ocb_linear_weight_bytes(const struct ocb_linear *l);
+
+/* Static FLOPs (work model, not measured) of one forward over n rows: 2*n*in*out for the
+ * product plus n*out for the bias. */
+double ocb_linear_fwd_flops(const struct ocb_linear *l, int n);
+/* Static FLOPs of one backward over n rows: 2*n*in*out for gW (when gw is set), n*out for
+ * gb (when gb and b are set), and 2*n*in*out more for dx when with_dx != 0. */
+double ocb_linear_bwd_flops(const struct ocb_linear *l, int n, int with_dx);
 
 #endif

@@ -1,0 +1,323 @@
+/* bench_train_mlp: the fp32 MLP baseline as a workload of suite `train` (issue 3).
+ *
+ * setup    : MLLOG file, data staging (Fashion-MNIST through reference/data_idx; a bad or
+ *            missing file fails the case with the loader's one-line error), model init.
+ * workload : run_start .. run_stop around training (epochs, eval after each), metrics
+ *            through ctx->metrics, then the fp32 checkpoint `mlp_fp32.ckpt` in out_dir
+ *            (the quantized / sparse suites load it).
+ * Metrics (workload "train_mlp"): train_loss per logged step (step = global step),
+ * test_accuracy and test_loss per epoch (step = epoch) and final (step -1), train_time,
+ * data_load_time, samples_per_s, train_gflops, sgemm_fraction (train_gflops over the
+ * measured 'flops_sgemm' ceiling at the same thread count, when stored), peak_rss,
+ * weight_bytes, grad_bytes, optimizer_bytes, activation_bytes. */
+#include <cblas.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "../common/ocb_error.h"
+#include "../common/ocb_json.h"
+#include "../common/ocb_time.h"
+#include "../reference/data_idx.h"
+#include "../reference/model_mlp.h"
+#include "../reference/train_mlp.h"
+#include "bench.h"
+#include "mllog.h"
+
+#define WORKLOAD "train_mlp"
+#define CKPT_NAME "mlp_fp32.ckpt"
+#define MLLOG_NAME "mllog_" WORKLOAD ".txt"
+
+struct state {
+	struct ocb_mlp_cfg mcfg;
+	struct ocb_mlp_train_cfg tcfg;
+	struct ocb_mlp model;
+	struct ocb_idx_set train, test;
+	struct ocb_mllog *log;
+	const struct ocb_ctx *ctx; /* during workload() only */
+	double data_load_time;
+	char out_dir[4096];
+};
+
+/* Default: the settings that reach >= 0.885 on Fashion-MNIST (ocb_mlp_train_defaults).
+ * --quick: one epoch on the first 10,000 training examples. */
+static cJSON *cases(const struct ocb_ctx *ctx)
+{
+	struct ocb_mlp_train_cfg t;
+	ocb_mlp_train_defaults(&t);
+	cJSON *a = cJSON_CreateArray(), *o = cJSON_CreateObject();
+	if (!a || !o) {
+		cJSON_Delete(a);
+		cJSON_Delete(o);
+		return NULL;
+	}
+	int dims[4] = {784, 512, 256, 10};
+	cJSON_AddItemToObject(o, "dims", cJSON_CreateIntArray(dims, 4));
+	cJSON_AddNumberToObject(o, "epochs", ctx->quick ? 1 : t.epochs);
+	cJSON_AddNumberToObject(o, "max_train", ctx->quick ? 10000 : 0);
+	cJSON_AddNumberToObject(o, "batch", t.batch);
+	cJSON_AddStringToObject(o, "opt", ocb_optim_name(t.opt));
+	cJSON_AddNumberToObject(o, "lr", t.lr);
+	cJSON_AddNumberToObject(o, "min_lr", t.min_lr);
+	cJSON_AddNumberToObject(o, "warmup_epochs", ctx->quick ? 0.2 : t.warmup_epochs);
+	cJSON_AddNumberToObject(o, "weight_decay", t.weight_decay);
+	cJSON_AddItemToArray(a, o);
+	return a;
+}
+
+/* Fills the configs from params (missing keys: defaults). OCB_EINVAL on bad values. */
+static int parse_params(const cJSON *p, struct ocb_mlp_cfg *m, struct ocb_mlp_train_cfg *t)
+{
+	ocb_mlp_default_cfg(m);
+	ocb_mlp_train_defaults(t);
+	if (cJSON_GetObjectItemCaseSensitive(p, "dims")) {
+		int rc = ocb_mlp_cfg_from_json(p, m);
+		if (rc)
+			return rc;
+	}
+	t->epochs = (int)ocb_json_num(p, "epochs", t->epochs);
+	t->max_train = (int)ocb_json_num(p, "max_train", t->max_train);
+	t->batch = (int)ocb_json_num(p, "batch", t->batch);
+	t->lr = (float)ocb_json_num(p, "lr", t->lr);
+	t->min_lr = (float)ocb_json_num(p, "min_lr", t->min_lr);
+	t->warmup_epochs = (float)ocb_json_num(p, "warmup_epochs", t->warmup_epochs);
+	t->weight_decay = (float)ocb_json_num(p, "weight_decay", t->weight_decay);
+	t->momentum = (float)ocb_json_num(p, "momentum", t->momentum);
+	const char *opt = ocb_json_str(p, "opt", "adamw");
+	if (strcmp(opt, "adamw") == 0)
+		t->opt = OCB_OPTIM_ADAMW;
+	else if (strcmp(opt, "sgd") == 0)
+		t->opt = OCB_OPTIM_SGD;
+	else
+		return ocb_seterr(OCB_EINVAL, WORKLOAD ": opt \"%s\" is not adamw or sgd", opt);
+	if (t->epochs < 1 || t->batch < 1 || t->max_train < 0 || !(t->lr > 0))
+		return ocb_seterr(OCB_EINVAL, WORKLOAD ": epochs, batch, lr must be > 0");
+	return OCB_OK;
+}
+
+/* Static work of the whole workload, assuming Fashion-MNIST's sizes (60,000 train or
+ * max_train, 10,000 test): the training steps (ocb_mlp_step_flops) plus one forward pass
+ * over the test set per epoch. */
+static int work(const cJSON *params, struct ocb_work *w)
+{
+	struct ocb_mlp_cfg m;
+	struct ocb_mlp_train_cfg t;
+	int rc = parse_params(params, &m, &t);
+	if (rc)
+		return rc;
+	double ntr = t.max_train > 0 && t.max_train < 60000 ? t.max_train : 60000;
+	double steps = floor(ntr / t.batch) * t.epochs, fwd = 0, step = 0;
+	for (int i = 0; i < m.nlayers; i++) {
+		double mm = 2.0 * m.dims[i] * m.dims[i + 1], b = m.dims[i + 1];
+		fwd += mm + b;                        /* per row */
+		step += 2 * mm + 2 * b + (i ? mm : 0); /* fwd + gW + gb (+ dx) per row */
+	}
+	w->flops = steps * t.batch * step + (double)t.epochs * 10000 * fwd;
+	w->bytes = 0; /* compute-bound by design: the sgemm ceiling is the bound */
+	w->bound = "flops_sgemm";
+	return OCB_OK;
+}
+
+static void teardown(void *st)
+{
+	struct state *s = st;
+	if (!s)
+		return;
+	ocb_mlp_release(&s->model);
+	ocb_idx_release(&s->train);
+	ocb_idx_release(&s->test);
+	ocb_mllog_close(s->log);
+	free(s);
+}
+
+static cJSON *meta_epoch(int epoch)
+{
+	cJSON *m = cJSON_CreateObject();
+	if (m)
+		cJSON_AddNumberToObject(m, "epoch_num", epoch);
+	return m;
+}
+
+static int setup(const cJSON *params, const struct ocb_ctx *ctx, void **out)
+{
+	struct state *s = calloc(1, sizeof *s);
+	char path[4200];
+	int rc;
+
+	*out = NULL;
+	if (!s)
+		return ocb_seterr(OCB_ENOMEM, WORKLOAD ": state");
+	rc = parse_params(params, &s->mcfg, &s->tcfg);
+	if (rc)
+		goto out;
+	s->tcfg.seed = ctx->seed;
+	s->tcfg.threads = ctx->threads;
+	snprintf(s->out_dir, sizeof s->out_dir, "%s", ctx->out_dir ? ctx->out_dir : ".");
+	snprintf(path, sizeof path, "%s/%s", s->out_dir, MLLOG_NAME);
+	rc = ocb_mllog_open(path, &s->log);
+	if (rc)
+		goto out;
+	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "submission_benchmark", cJSON_CreateString("mlp_fmnist"), NULL);
+	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "submission_division", cJSON_CreateString("open"), NULL);
+	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "submission_org", cJSON_CreateString("ocbench"), NULL);
+	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "submission_platform", cJSON_CreateString("cpu"), NULL);
+	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "submission_status", cJSON_CreateString("research"), NULL);
+	OCB_MLLOG(s->log, OCB_MLLOG_START, "init_start", NULL, NULL);
+
+	/* data staging, timed on its own (MLPerf HPC) */
+	OCB_MLLOG(s->log, OCB_MLLOG_START, "staging_start", NULL, NULL);
+	double t0 = ocb_now_s();
+	rc = ocb_fmnist_load(ctx->data_dir, 1, &s->train);
+	if (rc == OCB_OK)
+		rc = ocb_fmnist_load(ctx->data_dir, 0, &s->test);
+	if (rc) {
+		cJSON *meta = cJSON_CreateObject();
+		if (meta)
+			cJSON_AddStringToObject(meta, "status", "aborted");
+		OCB_MLLOG(s->log, OCB_MLLOG_END, "staging_stop", NULL, meta);
+		goto out;
+	}
+	s->data_load_time = ocb_now_s() - t0;
+	OCB_MLLOG(s->log, OCB_MLLOG_END, "staging_stop", NULL, NULL);
+
+	int ntr = s->tcfg.max_train > 0 && s->tcfg.max_train < s->train.n ? s->tcfg.max_train
+									    : s->train.n;
+	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "seed", cJSON_CreateNumber((double)ctx->seed), NULL);
+	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "global_batch_size", cJSON_CreateNumber(s->tcfg.batch), NULL);
+	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "opt_name", cJSON_CreateString(ocb_optim_name(s->tcfg.opt)), NULL);
+	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "opt_base_learning_rate", cJSON_CreateNumber(s->tcfg.lr), NULL);
+	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "opt_learning_rate_warmup_epochs",
+		  cJSON_CreateNumber(s->tcfg.warmup_epochs), NULL);
+	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "opt_weight_decay", cJSON_CreateNumber(s->tcfg.weight_decay), NULL);
+	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "train_samples", cJSON_CreateNumber(ntr), NULL);
+	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "eval_samples", cJSON_CreateNumber(s->test.n), NULL);
+
+	rc = ocb_mlp_init(&s->model, &s->mcfg, s->tcfg.batch);
+	if (rc)
+		goto out;
+	ocb_mlp_init_weights(&s->model, ctx->seed);
+	OCB_MLLOG(s->log, OCB_MLLOG_END, "init_stop", NULL, NULL);
+	*out = s;
+	s = NULL;
+out:
+	teardown(s);
+	return rc;
+}
+
+/* ---- training callbacks -> metrics + MLLOG ---- */
+
+static int cb_event(void *c, enum ocb_train_event ev, int epoch)
+{
+	struct state *s = c;
+	switch (ev) {
+	case OCB_TRAIN_EPOCH_START:
+		OCB_MLLOG(s->log, OCB_MLLOG_START, "epoch_start", NULL, meta_epoch(epoch));
+		break;
+	case OCB_TRAIN_EPOCH_STOP:
+		OCB_MLLOG(s->log, OCB_MLLOG_END, "epoch_stop", NULL, meta_epoch(epoch));
+		break;
+	case OCB_TRAIN_EVAL_START:
+		OCB_MLLOG(s->log, OCB_MLLOG_START, "eval_start", NULL, meta_epoch(epoch));
+		break;
+	case OCB_TRAIN_EVAL_STOP:
+		OCB_MLLOG(s->log, OCB_MLLOG_END, "eval_stop", NULL, meta_epoch(epoch));
+		break;
+	}
+	return OCB_OK;
+}
+
+static int cb_step(void *c, long step, double loss, double lr)
+{
+	struct state *s = c;
+	(void)lr;
+	return ocb_metric(&s->ctx->metrics, WORKLOAD, step, "train_loss", loss, "nats");
+}
+
+static int cb_eval(void *c, int epoch, double acc, double loss)
+{
+	struct state *s = c;
+	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "eval_accuracy", cJSON_CreateNumber(acc),
+		  meta_epoch(epoch));
+	int rc = ocb_metric(&s->ctx->metrics, WORKLOAD, epoch, "test_accuracy", acc, "ratio");
+	if (rc == OCB_OK)
+		rc = ocb_metric(&s->ctx->metrics, WORKLOAD, epoch, "test_loss", loss, "nats");
+	return rc;
+}
+
+/* The measured 'flops_sgemm' ceiling (GFLOP/s) at `threads`, or NaN. */
+static double sgemm_ceiling(const struct ocb_ctx *ctx, int threads)
+{
+	for (size_t i = 0; i < ctx->nceilings; i++)
+		if (strcmp(ctx->ceilings[i].kind, "flops_sgemm") == 0 &&
+		    ctx->ceilings[i].threads == threads)
+			return ctx->ceilings[i].value;
+	return NAN;
+}
+
+static int workload(void *st, const struct ocb_ctx *ctx)
+{
+	struct state *s = st;
+	struct ocb_mlp_train_result r;
+	const struct ocb_metric_sink *ms = &ctx->metrics;
+	char path[4200];
+	int rc;
+
+	s->ctx = ctx;
+	struct ocb_train_cb cb = {.ctx = s, .on_event = cb_event, .on_step = cb_step,
+				  .on_eval = cb_eval};
+	OCB_MLLOG(s->log, OCB_MLLOG_START, "run_start", NULL, NULL);
+	rc = ocb_mlp_train(&s->model, &s->train, &s->test, &s->tcfg, &cb, &r);
+	cJSON *meta = cJSON_CreateObject();
+	if (meta)
+		cJSON_AddStringToObject(meta, "status", rc == OCB_OK ? "success" : "aborted");
+	OCB_MLLOG(s->log, OCB_MLLOG_END, "run_stop", NULL, meta);
+	if (rc)
+		goto out;
+
+	int threads = ctx->threads > 0 ? ctx->threads : openblas_get_num_threads();
+	double ceil = sgemm_ceiling(ctx, threads);
+	struct rusage ru;
+	double rss = getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss * 1024.0 : NAN;
+	struct { const char *key; double v; const char *unit; } m[] = {
+		{"test_accuracy", r.final_accuracy, "ratio"},
+		{"test_loss", r.final_test_loss, "nats"},
+		{"train_loss", r.final_train_loss, "nats"},
+		{"train_time", r.train_time, "s"},
+		{"train_step_time", r.step_time, "s"},
+		{"data_load_time", s->data_load_time, "s"},
+		{"train_steps", (double)r.steps, "steps"},
+		{"samples_per_s", r.samples_per_s, "samples/s"},
+		{"train_gflops", r.gflops, "GFLOP/s"},
+		{"sgemm_fraction", r.gflops / ceil, "ratio"},
+		{"peak_rss", rss, "bytes"},
+		{"weight_bytes", (double)ocb_mlp_weight_bytes(&s->model), "bytes"},
+		{"grad_bytes", (double)ocb_mlp_grad_bytes(&s->model), "bytes"},
+		{"optimizer_bytes", (double)r.optimizer_bytes, "bytes"},
+		{"activation_bytes", (double)s->model.act_bytes, "bytes"},
+	};
+	for (size_t i = 0; i < sizeof m / sizeof m[0] && rc == OCB_OK; i++)
+		if (!isnan(m[i].v)) /* no ceiling stored: no fraction, rather than a fake one */
+			rc = ocb_metric(ms, WORKLOAD, -1, m[i].key, m[i].v, m[i].unit);
+	if (rc)
+		goto out;
+	snprintf(path, sizeof path, "%s/%s", s->out_dir, CKPT_NAME);
+	rc = ocb_mlp_save(&s->model, path);
+out:
+	s->ctx = NULL;
+	return rc;
+}
+
+const struct ocb_bench ocb_bench_train_mlp = {
+	.name = WORKLOAD,
+	.suite = "train",
+	.doc = "fp32 MLP 784-512-256-10 on Fashion-MNIST: AdamW, warm-up+cosine; accuracy, "
+	       "loss curve, GFLOP/s vs sgemm, memory; saves mlp_fp32.ckpt",
+	.kind = OCB_WORKLOAD,
+	.cases = cases,
+	.setup = setup,
+	.work = work,
+	.workload = workload,
+	.teardown = teardown,
+};
