@@ -430,3 +430,28 @@ Test(harness, workload_runs_once)
 	cr_expect_float_eq(r.flops, 2e6, 1);
 	release(&r);
 }
+
+/* --inject-slowdown: every sample of the named bench is at least (1 + frac) times the
+ * time its calls took, so its minimum is >= (1 + frac) x the unslowed minimum; other
+ * benches are untouched. Asserts a ratio of minima measured in one test, no wall limit. */
+Test(harness, injected_slowdown)
+{
+	reset(200000); /* 0.2 ms spin */
+	struct ocb_ctx ctx = {.threads = 1};
+	struct ocb_harness_opts o = quick_opts();
+	o.min_reps = o.max_reps = 20;
+	struct ocb_result base, slow, other;
+	cr_assert_eq(ocb_harness_case(&spin_bench, NULL, &ctx, &o, NULL, &base), 0);
+	o.slow_bench = spin_bench.name;
+	o.slow_frac = 0.5;
+	cr_assert_eq(ocb_harness_case(&spin_bench, NULL, &ctx, &o, NULL, &slow), 0);
+	o.slow_bench = "some_other_bench";
+	cr_assert_eq(ocb_harness_case(&spin_bench, NULL, &ctx, &o, NULL, &other), 0);
+	cr_expect(slow.st.min >= 1.45 * base.st.min, "slowed min %g vs base min %g", slow.st.min,
+		  base.st.min);
+	cr_expect(other.st.min < 1.3 * base.st.min, "unnamed bench slowed: %g vs %g",
+		  other.st.min, base.st.min);
+	release(&base);
+	release(&slow);
+	release(&other);
+}
