@@ -4,11 +4,13 @@
 
 extern const struct ocb_suite ocb_suite_baseline;
 extern const struct ocb_suite ocb_suite_train;
+extern const struct ocb_suite ocb_suite_quant;
 
 /* One line per suite; `--suite all` runs them in this order. */
 const struct ocb_suite *const ocb_suites[] = {
 	&ocb_suite_baseline,
 	&ocb_suite_train,
+	&ocb_suite_quant,
 };
 const size_t ocb_nsuites = sizeof ocb_suites / sizeof ocb_suites[0];
 

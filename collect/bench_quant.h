@@ -1,0 +1,41 @@
+/* bench_quant: the shared state and helpers of the `quant` suite's kernel benches
+ * (bench_quant_gemv.c, bench_quant_gemm.c). Private to collect/bench_quant_*.c. */
+#ifndef OCB_BENCH_QUANT_H
+#define OCB_BENCH_QUANT_H
+
+#include <stdint.h>
+
+#include "../kernels/quant_formats.h"
+#include "bench.h"
+
+/* One case: Y[n][m] = X[n][k] W^T with W in `f` (NULL: fp32 through OpenBLAS).
+ * W is `pool` distinct rows (random N(0, 0.05^2), quantized) repeated down to m rows, so
+ * that setup stays fast at 16384 x 16384 and check() needs the scalar reference on the
+ * pool rows only; the kernel still streams all m rows. One allocation holds everything. */
+struct qbench {
+	const struct qformat *f;
+	int64_t m, k, n, pool;
+	int threads;
+	const char *variant; /* "avx2", "ref", "openblas" */
+	void *mem;
+	void *w;    /* m rows: qformat_row_bytes(f, k) each, or k floats */
+	float *x;   /* n x k fp32 activations */
+	void *xq;   /* n rows of quantized activations (quantized in setup, not timed) */
+	float *y;   /* n x m */
+};
+
+/* Parses {"format", "m", "k"[, "n"]} (n defaults to 1) and builds the state. */
+int qbench_setup(const cJSON *params, const struct ocb_ctx *ctx, int gemm, void **state);
+void qbench_teardown(void *state);
+const char *qbench_variant(void *state);
+/* Runs the product once (gemv when n == 1 and !gemm). */
+int qbench_run(struct qbench *q, int gemm);
+/* Runs once and compares with the scalar reference (fp32: a double-precision loop) on
+ * the pool rows: *err = max |y - ref| / max |ref|; OCB_ECHECK above 1e-4. */
+int qbench_check(struct qbench *q, int gemm, double *err);
+/* Static work: flops 2 n m k; bytes = weights incl. scales + activations + output.
+ * bound: gemm -> "flops_fp32"; gemv -> by weight bytes: > 64 MiB "bw_dram" (REFERENCE.md
+ * §6: DRAM cases at >= 64 MiB), > this host's L2 (sysconf) "bw_l3", else "bw_l2". */
+int qbench_work(const cJSON *params, int gemm, struct ocb_work *w);
+
+#endif

@@ -1,0 +1,55 @@
+/* bench_quant_gemm: batched Y[n][m] = X[n][k] W^T with quantized weights (prefill), every
+ * format, batch 8/32/128; fp32 OpenBLAS sgemm (format "f32") as the reference point.
+ * Shared state and helpers: bench_quant_gemv.c (bench_quant.h). */
+#include "bench_quant.h"
+
+static const char *const all_formats[] = { "q8_0", "q4_0", "q4_1", "q3_g", "q2_g", "tq2_0", "tq1_0", "f32" };
+
+static void add_case(cJSON *a, const char *fmt, int m, int k, int n)
+{
+	cJSON *c = cJSON_CreateObject();
+	cJSON_AddStringToObject(c, "format", fmt);
+	cJSON_AddNumberToObject(c, "m", m);
+	cJSON_AddNumberToObject(c, "k", k);
+	cJSON_AddNumberToObject(c, "n", n);
+	cJSON_AddItemToArray(a, c);
+}
+
+/* full: 4096x4096 at batch 8, 32, 128; quick: 512x512 at batch 8 */
+static cJSON *gemm_cases(const struct ocb_ctx *ctx)
+{
+	static const int batch[] = { 8, 32, 128 };
+	cJSON *a = cJSON_CreateArray();
+	for (size_t i = 0; i < sizeof all_formats / sizeof *all_formats; i++) {
+		if (ctx && ctx->quick) {
+			add_case(a, all_formats[i], 512, 512, 8);
+			continue;
+		}
+		for (size_t b = 0; b < sizeof batch / sizeof *batch; b++)
+			add_case(a, all_formats[i], 4096, 4096, batch[b]);
+	}
+	return a;
+}
+
+static int gemm_setup(const cJSON *params, const struct ocb_ctx *ctx, void **state)
+{
+	return qbench_setup(params, ctx, 1, state);
+}
+static int gemm_run(void *state) { return qbench_run(state, 1); }
+static int gemm_check(void *state, double *err) { return qbench_check(state, 1, err); }
+static int gemm_work(const cJSON *params, struct ocb_work *w) { return qbench_work(params, 1, w); }
+
+const struct ocb_bench ocb_bench_quant_gemm = {
+	.name = "quant_gemm",
+	.suite = "quant",
+	.doc = "batched GEMM (prefill) with quantized weights, weight rows decoded once per batch; f32 = OpenBLAS sgemm",
+	.kind = OCB_KERNEL,
+	.cases = gemm_cases,
+	.setup = gemm_setup,
+	.run = gemm_run,
+	.check = gemm_check,
+	.work = gemm_work,
+	.variant = qbench_variant,
+	.teardown = qbench_teardown,
+	.sweep_threads = 1,
+};

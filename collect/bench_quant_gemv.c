@@ -1,0 +1,241 @@
+/* bench_quant_gemv: batch-1 GEMV y[m] = W[m][k] x[k] with quantized weights, every format of
+ * kernels/quant_formats.h, plus fp32 OpenBLAS sgemv as the reference point (format "f32").
+ * Also holds the helpers shared with bench_quant_gemm.c (bench_quant.h). */
+#include <cblas.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../common/ocb_alloc.h"
+#include "../common/ocb_error.h"
+#include "../common/ocb_json.h"
+#include "../common/ocb_rng.h"
+#include "../kernels/quant_gemv.h"
+#include "bench_quant.h"
+
+#define POOL 64
+
+int qbench_setup(const cJSON *params, const struct ocb_ctx *ctx, int gemm, void **state)
+{
+	struct qbench *q = NULL;
+	float *wf = NULL;
+	int rc = OCB_OK;
+	const char *fmt = ocb_json_str(params, "format", "q4_0");
+	const int is_f32 = strcmp(fmt, "f32") == 0;
+	const struct qformat *f = is_f32 ? NULL : qformat_find(fmt);
+	int64_t m = (int64_t)ocb_json_num(params, "m", 4096);
+	int64_t k = (int64_t)ocb_json_num(params, "k", 4096);
+	int64_t n = (int64_t)ocb_json_num(params, "n", 1);
+
+	*state = NULL;
+	if (!is_f32 && !f) {
+		rc = ocb_seterr(OCB_EINVAL, "quant bench: unknown format \"%s\"", fmt);
+		goto out;
+	}
+	int blk = f ? f->block : 1;
+	if (m <= 0 || k <= 0 || n <= 0 || (!gemm && n != 1) || k % blk) {
+		rc = ocb_seterr(OCB_EINVAL, "quant bench %s: bad shape m=%lld k=%lld n=%lld (k must be "
+				"a multiple of %d)", fmt, (long long)m, (long long)k, (long long)n, blk);
+		goto out;
+	}
+	q = calloc(1, sizeof *q);
+	if (!q) {
+		rc = ocb_seterr(OCB_ENOMEM, "quant bench: state");
+		goto out;
+	}
+	q->f = f, q->m = m, q->k = k, q->n = n;
+	q->pool = m < POOL ? m : POOL;
+	q->threads = ctx && ctx->threads > 0 ? ctx->threads : 1;
+
+	size_t rb = f ? qformat_row_bytes(f, k) : (size_t)k * sizeof(float);
+	size_t wbytes = ocb_round_up(rb * (size_t)m, 64);
+	size_t xbytes = ocb_round_up(sizeof(float) * (size_t)(n * k), 64);
+	size_t qbytes = f ? ocb_round_up(qformat_act_bytes(f, n, k), 64) : 0;
+	size_t ybytes = ocb_round_up(sizeof(float) * (size_t)(n * m), 64);
+	q->mem = ocb_alloc(wbytes + xbytes + qbytes + ybytes);
+	wf = malloc(sizeof(float) * (size_t)(q->pool * k));
+	if (!q->mem || !wf) {
+		rc = ocb_seterr(OCB_ENOMEM, "quant bench %s %lldx%lld: %zu bytes", fmt, (long long)m,
+				(long long)k, wbytes + xbytes + qbytes + ybytes);
+		goto out;
+	}
+	char *p = q->mem;
+	q->w = p, p += wbytes;
+	q->x = (float *)p, p += xbytes;
+	q->xq = qbytes ? p : NULL, p += qbytes;
+	q->y = (float *)p;
+
+	struct ocb_rng r;
+	ocb_rng_seed(&r, ctx ? ctx->seed : 1);
+	for (int64_t i = 0; i < q->pool * k; i++)
+		wf[i] = 0.05f * (float)ocb_rng_normal(&r);
+	for (int64_t i = 0; i < n * k; i++)
+		q->x[i] = (float)ocb_rng_normal(&r);
+	if (f) {
+		if ((rc = qformat_quantize(f, wf, q->w, q->pool, k)) ||
+		    (rc = qformat_quantize_act(f, q->x, q->xq, n, k)))
+			goto out;
+	} else {
+		memcpy(q->w, wf, rb * (size_t)q->pool);
+	}
+	for (int64_t i = q->pool; i < m; i++)
+		memcpy((char *)q->w + (size_t)i * rb, (char *)q->w + (size_t)(i % q->pool) * rb, rb);
+	q->variant = f ? qkernel_variant() : "openblas";
+	if (!f)
+		openblas_set_num_threads(q->threads);
+	*state = q;
+	q = NULL;
+out:
+	free(wf);
+	qbench_teardown(q);
+	return rc;
+}
+
+void qbench_teardown(void *state)
+{
+	struct qbench *q = state;
+	if (!q)
+		return;
+	ocb_free(q->mem);
+	free(q);
+}
+
+const char *qbench_variant(void *state)
+{
+	return ((struct qbench *)state)->variant;
+}
+
+int qbench_run(struct qbench *q, int gemm)
+{
+	if (!q->f) {
+		if (gemm)
+			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)q->n, (int)q->m, (int)q->k,
+				    1.0f, q->x, (int)q->k, q->w, (int)q->k, 0.0f, q->y, (int)q->m);
+		else
+			cblas_sgemv(CblasRowMajor, CblasNoTrans, (int)q->m, (int)q->k, 1.0f, q->w,
+				    (int)q->k, q->x, 1, 0.0f, q->y, 1);
+		return OCB_OK;
+	}
+	if (gemm)
+		return qgemm(q->f, q->w, q->m, q->k, q->xq, q->n, q->y, q->threads);
+	return qgemv(q->f, q->w, q->m, q->k, q->xq, q->y, q->threads);
+}
+
+int qbench_check(struct qbench *q, int gemm, double *err)
+{
+	int rc;
+	float *ref = malloc(sizeof(float) * (size_t)(q->n * q->pool));
+	*err = NAN;
+	if (!ref)
+		return ocb_seterr(OCB_ENOMEM, "quant bench check");
+	if (q->f) {
+		rc = gemm ? qgemm_ref(q->f, q->w, q->pool, q->k, q->xq, q->n, ref, q->threads)
+			  : qgemv_ref(q->f, q->w, q->pool, q->k, q->xq, ref, q->threads);
+	} else {
+		const float *w = q->w;
+		for (int64_t j = 0; j < q->n; j++)
+			for (int64_t r = 0; r < q->pool; r++) {
+				double s = 0;
+				for (int64_t i = 0; i < q->k; i++)
+					s += (double)w[r * q->k + i] * q->x[j * q->k + i];
+				ref[j * q->pool + r] = (float)s;
+			}
+		rc = OCB_OK;
+	}
+	if (!rc)
+		rc = qbench_run(q, gemm);
+	if (rc) {
+		free(ref);
+		return rc;
+	}
+	double maxd = 0, maxr = 0;
+	for (int64_t j = 0; j < q->n; j++)
+		for (int64_t r = 0; r < q->m; r++) {
+			double a = q->y[j * q->m + r], b = ref[j * q->pool + r % q->pool];
+			maxd = fmax(maxd, fabs(a - b));
+			maxr = fmax(maxr, fabs(b));
+		}
+	free(ref);
+	*err = maxr > 0 ? maxd / maxr : maxd;
+	if (!(*err <= 1e-4))
+		return ocb_seterr(OCB_ECHECK, "quant %s %s: max error %.3g of max |ref| vs the scalar "
+				  "reference (limit 1e-4)", gemm ? "gemm" : "gemv",
+				  q->f ? q->f->name : "f32", *err);
+	return OCB_OK;
+}
+
+int qbench_work(const cJSON *params, int gemm, struct ocb_work *w)
+{
+	const char *fmt = ocb_json_str(params, "format", "q4_0");
+	const struct qformat *f = qformat_find(fmt);
+	double m = ocb_json_num(params, "m", 4096), k = ocb_json_num(params, "k", 4096);
+	double n = ocb_json_num(params, "n", 1);
+	if (!f && strcmp(fmt, "f32") != 0)
+		return ocb_seterr(OCB_EINVAL, "quant bench: unknown format \"%s\"", fmt);
+	double wbytes = f ? m * (double)qformat_row_bytes(f, (int64_t)k) : m * k * 4;
+	double abytes = f ? (double)qformat_act_bytes(f, (int64_t)n, (int64_t)k) : n * k * 4;
+	w->flops = 2 * n * m * k;
+	w->bytes = wbytes + abytes + n * m * 4;
+	if (gemm) {
+		w->bound = "flops_fp32";
+	} else {
+		long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+		double l2b = l2 > 0 ? (double)l2 : 1 << 20;
+		w->bound = wbytes > 64.0 * (1 << 20) ? "bw_dram" : wbytes > l2b ? "bw_l3" : "bw_l2";
+	}
+	return OCB_OK;
+}
+
+/* ---- the gemv bench ---- */
+
+static const char *const all_formats[] = { "q8_0", "q4_0", "q4_1", "q3_g", "q2_g", "tq2_0", "tq1_0", "f32" };
+
+static void add_case(cJSON *a, const char *fmt, int m, int k)
+{
+	cJSON *c = cJSON_CreateObject();
+	cJSON_AddStringToObject(c, "format", fmt);
+	cJSON_AddNumberToObject(c, "m", m);
+	cJSON_AddNumberToObject(c, "k", k);
+	cJSON_AddItemToArray(a, c);
+}
+
+/* full: every format at 4096x4096, 11008x4096 (LLaMA-7B MLP) and 16384x16384 (weights
+ * larger than the L3 share: the DRAM-bound decode case); quick: 1024x1024. */
+static cJSON *gemv_cases(const struct ocb_ctx *ctx)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (size_t i = 0; i < sizeof all_formats / sizeof *all_formats; i++) {
+		if (ctx && ctx->quick) {
+			add_case(a, all_formats[i], 1024, 1024);
+			continue;
+		}
+		add_case(a, all_formats[i], 4096, 4096);
+		add_case(a, all_formats[i], 11008, 4096);
+		add_case(a, all_formats[i], 16384, 16384);
+	}
+	return a;
+}
+
+static int gemv_setup(const cJSON *params, const struct ocb_ctx *ctx, void **state)
+{
+	return qbench_setup(params, ctx, 0, state);
+}
+static int gemv_run(void *state) { return qbench_run(state, 0); }
+static int gemv_check(void *state, double *err) { return qbench_check(state, 0, err); }
+static int gemv_work(const cJSON *params, struct ocb_work *w) { return qbench_work(params, 0, w); }
+
+const struct ocb_bench ocb_bench_quant_gemv = {
+	.name = "quant_gemv",
+	.suite = "quant",
+	.doc = "batch-1 GEMV with Q8_0/Q4_0/Q4_1/Q3_G/Q2_G/TQ2_0/TQ1_0 weights (int8 activations); f32 = OpenBLAS sgemv",
+	.kind = OCB_KERNEL,
+	.cases = gemv_cases,
+	.setup = gemv_setup,
+	.run = gemv_run,
+	.check = gemv_check,
+	.work = gemv_work,
+	.variant = qbench_variant,
+	.teardown = qbench_teardown,
+	.sweep_threads = 1,
+};

@@ -1,0 +1,348 @@
+/* quant_avx2: the AVX2 (+FMA, F16C) dot products and row decoders of every format in
+ * quant_formats.h, chosen at run time through the format table (quant_formats.c). Each
+ * has a scalar twin in quant_q8_0.c / quant_q4.c / quant_qg.c / quant_tq.c computing the
+ * same exact integer block sums; only the fp32 accumulation order differs.
+ *
+ * Idioms (REFERENCE.md §2, as in ggml): signed x signed int8 dot = maddubs(|w|, sign(a, w))
+ * then madd(., 1) to int32; unsigned codes (Q4_1, Q3_G, Q2_G, TQ*) go straight into
+ * maddubs, and the offset is applied once per block from the activation block sum s
+ * (TQ: sum((t-1) a) = sum(t a) - s). Weight scales: one F16C conversion per block.
+ * GEMV is memory-bound, so the loops below do little per byte: two blocks per iteration
+ * with independent accumulators (Q8_0, Q4_0), codes expanded with shifts and one mask. */
+#include <immintrin.h>
+#include <string.h>
+
+#include "quant_impl.h"
+
+#define AVX2 __attribute__((target("avx2,fma,f16c")))
+
+/* Software prefetch distance in bytes of weights ahead of the GEMV loop. A row-streaming
+ * GEMV spends cycles on arithmetic between loads, so the hardware prefetcher alone keeps
+ * too few DRAM requests in flight; requesting ~QPF bytes ahead (it runs into the next row,
+ * which is the next one read) lets the GEMV approach the plain read loop's bandwidth. */
+#ifndef QPF
+#define QPF 2048
+#endif
+#define PREFETCH(p) _mm_prefetch((const char *)(p) + QPF, _MM_HINT_T0)
+
+static inline AVX2 float h2f(uint16_t h) { return _cvtsh_ss(h); }
+
+static inline AVX2 float hsum8(__m256 v)
+{
+	__m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+	s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+	s = _mm_add_ss(s, _mm_movehdup_ps(s));
+	return _mm_cvtss_f32(s);
+}
+
+/* int32x8 partial sums of w . a, w signed int8 (|w| <= 127), a int8 in [-127, 127] */
+static inline AVX2 __m256i dot_s8(__m256i w, __m256i a)
+{
+	__m256i p = _mm256_maddubs_epi16(_mm256_abs_epi8(w), _mm256_sign_epi8(a, w));
+	return _mm256_madd_epi16(p, _mm256_set1_epi16(1));
+}
+
+/* same with w unsigned codes (0..15): no sign trick needed */
+static inline AVX2 __m256i dot_u8(__m256i w, __m256i a)
+{
+	return _mm256_madd_epi16(_mm256_maddubs_epi16(w, a), _mm256_set1_epi16(1));
+}
+
+static inline AVX2 __m256i ld(const void *p) { return _mm256_loadu_si256((const __m256i *)p); }
+
+/* ---- unpackers: one block's codes as 32 bytes in element order ---- */
+
+/* nibbles: low lane = low nibbles (elements 0..15), high lane = high nibbles (16..31) */
+static inline AVX2 __m256i unpack_nib(const uint8_t *qs)
+{
+	__m128i t = _mm_loadu_si128((const __m128i *)qs);
+	__m256i v = _mm256_inserti128_si256(_mm256_castsi128_si256(t), _mm_srli_epi16(t, 4), 1);
+	return _mm256_and_si256(v, _mm256_set1_epi8(0x0f));
+}
+
+/* 8-byte plane of 2-bit codes: 64-bit lane s = the 8 bytes >> 2s, masked (elements 8s..) */
+static inline AVX2 __m256i unpack_2bit(const uint8_t *qs)
+{
+	int64_t u;
+	memcpy(&u, qs, 8);
+	__m256i v = _mm256_srlv_epi64(_mm256_set1_epi64x(u), _mm256_set_epi64x(6, 4, 2, 0));
+	return _mm256_and_si256(v, _mm256_set1_epi8(3));
+}
+
+/* 32-bit plane: byte i = 4 if bit i is set (Q3_G's third bit), else 0 */
+static inline AVX2 __m256i unpack_hbit(const uint8_t *qh)
+{
+	int32_t u;
+	memcpy(&u, qh, 4);
+	const __m256i sel = _mm256_set_epi64x(0x0303030303030303LL, 0x0202020202020202LL,
+					      0x0101010101010101LL, 0);
+	const __m256i bit = _mm256_set1_epi64x((long long)0x8040201008040201ULL);
+	__m256i v = _mm256_and_si256(_mm256_shuffle_epi8(_mm256_set1_epi32(u), sel), bit);
+	return _mm256_and_si256(_mm256_cmpeq_epi8(v, bit), _mm256_set1_epi8(4));
+}
+
+static inline AVX2 __m256i unpack_q3(const block_q3_g *b)
+{
+	return _mm256_or_si256(unpack_2bit(b->qs), unpack_hbit(b->qh));
+}
+
+/* TQ1_0: bytes u -> trit floor(3u / 256) (the top base-3 digit of a fixed-point byte) */
+static inline AVX2 __m256i tq1_top(__m256i u)
+{
+	const __m256i three = _mm256_set1_epi16(3);
+	__m256i ev = _mm256_mulhi_epu16(_mm256_slli_epi16(u, 8), three);
+	__m256i od = _mm256_mulhi_epu16(_mm256_and_si256(u, _mm256_set1_epi16((short)0xff00)), three);
+	return _mm256_or_si256(ev, _mm256_slli_epi16(od, 8));
+}
+
+static inline AVX2 __m256i mul3_u8(__m256i u) { return _mm256_add_epi8(_mm256_add_epi8(u, u), u); }
+
+/* All 256 trits (0..2) of a TQ1_0 block as 8 vectors of 32 in element order. */
+static inline AVX2 void unpack_tq1(const block_tq1_0 *b, __m256i t[8])
+{
+	__m256i u = ld(b->qs); /* elements m + 32n, trit n */
+	for (int n = 0; n < 5; n++) {
+		t[n] = tq1_top(u);
+		u = mul3_u8(u);
+	}
+	__m128i w = _mm_loadu_si128((const __m128i *)(b->qs + 32)); /* 160 + m + 16n */
+	__m256i y = _mm256_inserti128_si256(_mm256_castsi128_si256(w),
+					    _mm256_castsi256_si128(mul3_u8(_mm256_castsi128_si256(w))), 1);
+	t[5] = tq1_top(y); /* n = 0 | 1: elements 160..191 */
+	y = mul3_u8(mul3_u8(y));
+	t[6] = tq1_top(y); /* n = 2 | 3: 192..223 */
+	/* n = 4 of qs[32..48) (224..239) | qh: position p = element 240 + p holds trit p/4
+	 * of qh[p%4]: dword p/4 of (qh x 3^(p/4)) */
+	int32_t h;
+	memcpy(&h, b->qh, 4);
+	__m128i q0 = _mm_set1_epi32(h);
+	__m128i q1 = _mm_add_epi8(_mm_add_epi8(q0, q0), q0);
+	__m128i q2 = _mm_add_epi8(_mm_add_epi8(q1, q1), q1);
+	__m128i q3 = _mm_add_epi8(_mm_add_epi8(q2, q2), q2);
+	__m128i qh = _mm_blend_epi32(_mm_blend_epi32(q0, q1, 0x2), _mm_blend_epi32(q2, q3, 0x8), 0xc);
+	__m128i w81 = _mm256_castsi256_si128(mul3_u8(_mm256_castsi128_si256(
+		_mm256_extracti128_si256(y, 1)))); /* w * 27 * 3 */
+	t[7] = tq1_top(_mm256_inserti128_si256(_mm256_castsi128_si256(w81), qh, 1));
+}
+
+/* ---- Q8_0 ---- */
+
+AVX2 float q8_0_vec_dot_avx2(int64_t k, const void *vw, const void *va)
+{
+	const block_q8_0 *w = vw;
+	const block_qa32 *a = va;
+	const int64_t nb = k / QK8_0;
+	__m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+	int64_t b = 0;
+	for (; b + 1 < nb; b += 2) {
+		PREFETCH(&w[b]);
+		__m256i p0 = dot_s8(ld(w[b].qs), ld(a[b].qs));
+		__m256i p1 = dot_s8(ld(w[b + 1].qs), ld(a[b + 1].qs));
+		acc0 = _mm256_fmadd_ps(_mm256_set1_ps(h2f(w[b].d) * a[b].d), _mm256_cvtepi32_ps(p0), acc0);
+		acc1 = _mm256_fmadd_ps(_mm256_set1_ps(h2f(w[b + 1].d) * a[b + 1].d),
+				       _mm256_cvtepi32_ps(p1), acc1);
+	}
+	for (; b < nb; b++) {
+		__m256i p0 = dot_s8(ld(w[b].qs), ld(a[b].qs));
+		acc0 = _mm256_fmadd_ps(_mm256_set1_ps(h2f(w[b].d) * a[b].d), _mm256_cvtepi32_ps(p0), acc0);
+	}
+	return hsum8(_mm256_add_ps(acc0, acc1));
+}
+
+AVX2 void q8_0_decode_row_avx2(int64_t k, const void *vw, float *d, float *m, int8_t *q)
+{
+	const block_q8_0 *w = vw;
+	for (int64_t b = 0; b < k / QK8_0; b++) {
+		d[b] = h2f(w[b].d);
+		m[b] = 0.0f;
+		_mm256_storeu_si256((__m256i *)(q + 32 * b), ld(w[b].qs));
+	}
+}
+
+/* ---- Q4_0 ---- */
+
+static inline AVX2 __m256i q4_0_codes(const block_q4_0 *b)
+{
+	return _mm256_sub_epi8(unpack_nib(b->qs), _mm256_set1_epi8(8));
+}
+
+/* Unsigned nibbles straight into maddubs; the -8 offset is applied per block from the
+ * activation block sum (-8 d_w ds): three fewer vector ops per block than the sign trick,
+ * which matters because Q4_0 is the densest format per byte of DRAM traffic. */
+AVX2 float q4_0_vec_dot_avx2(int64_t k, const void *vw, const void *va)
+{
+	const block_q4_0 *w = vw;
+	const block_qa32 *a = va;
+	const int64_t nb = k / QK4_0;
+	__m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+	float corr = 0.0f;
+	int64_t b = 0;
+	for (; b + 1 < nb; b += 2) {
+		PREFETCH(&w[b]);
+		float d0 = h2f(w[b].d), d1 = h2f(w[b + 1].d);
+		__m256i p0 = dot_u8(unpack_nib(w[b].qs), ld(a[b].qs));
+		__m256i p1 = dot_u8(unpack_nib(w[b + 1].qs), ld(a[b + 1].qs));
+		acc0 = _mm256_fmadd_ps(_mm256_set1_ps(d0 * a[b].d), _mm256_cvtepi32_ps(p0), acc0);
+		acc1 = _mm256_fmadd_ps(_mm256_set1_ps(d1 * a[b + 1].d), _mm256_cvtepi32_ps(p1), acc1);
+		corr += d0 * a[b].ds + d1 * a[b + 1].ds;
+	}
+	for (; b < nb; b++) {
+		float d0 = h2f(w[b].d);
+		__m256i p0 = dot_u8(unpack_nib(w[b].qs), ld(a[b].qs));
+		acc0 = _mm256_fmadd_ps(_mm256_set1_ps(d0 * a[b].d), _mm256_cvtepi32_ps(p0), acc0);
+		corr += d0 * a[b].ds;
+	}
+	return hsum8(_mm256_add_ps(acc0, acc1)) - 8.0f * corr;
+}
+
+AVX2 void q4_0_decode_row_avx2(int64_t k, const void *vw, float *d, float *m, int8_t *q)
+{
+	const block_q4_0 *w = vw;
+	for (int64_t b = 0; b < k / QK4_0; b++) {
+		d[b] = h2f(w[b].d);
+		m[b] = 0.0f;
+		_mm256_storeu_si256((__m256i *)(q + 32 * b), q4_0_codes(&w[b]));
+	}
+}
+
+/* ---- asymmetric 32-blocks: Q4_1, Q3_G, Q2_G share the loop ---- */
+
+/* sum_b d_w d_a sum(q a) + m_w d_a s_a, codes from `unpack` */
+#define ASYM_DOT(fmt, T, UNPACK)                                                               \
+	AVX2 float fmt##_vec_dot_avx2(int64_t k, const void *vw, const void *va)               \
+	{                                                                                      \
+		const T *w = vw;                                                               \
+		const block_qa32 *a = va;                                                      \
+		const int64_t nb = k / 32;                                                     \
+		__m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();                 \
+		float corr = 0.0f;                                                             \
+		int64_t b = 0;                                                                 \
+		for (; b + 1 < nb; b += 2) {                                                   \
+			PREFETCH(&w[b]);                                                       \
+			__m256i p0 = dot_u8(UNPACK(&w[b]), ld(a[b].qs));                       \
+			__m256i p1 = dot_u8(UNPACK(&w[b + 1]), ld(a[b + 1].qs));               \
+			acc0 = _mm256_fmadd_ps(_mm256_set1_ps(h2f(w[b].d) * a[b].d),           \
+					       _mm256_cvtepi32_ps(p0), acc0);                  \
+			acc1 = _mm256_fmadd_ps(_mm256_set1_ps(h2f(w[b + 1].d) * a[b + 1].d),   \
+					       _mm256_cvtepi32_ps(p1), acc1);                  \
+			corr += h2f(w[b].m) * a[b].ds + h2f(w[b + 1].m) * a[b + 1].ds;        \
+		}                                                                              \
+		for (; b < nb; b++) {                                                          \
+			__m256i p0 = dot_u8(UNPACK(&w[b]), ld(a[b].qs));                       \
+			acc0 = _mm256_fmadd_ps(_mm256_set1_ps(h2f(w[b].d) * a[b].d),           \
+					       _mm256_cvtepi32_ps(p0), acc0);                  \
+			corr += h2f(w[b].m) * a[b].ds;                                         \
+		}                                                                              \
+		return hsum8(_mm256_add_ps(acc0, acc1)) + corr;                                \
+	}                                                                                      \
+	AVX2 void fmt##_decode_row_avx2(int64_t k, const void *vw, float *d, float *m, int8_t *q) \
+	{                                                                                      \
+		const T *w = vw;                                                               \
+		for (int64_t b = 0; b < k / 32; b++) {                                         \
+			d[b] = h2f(w[b].d);                                                    \
+			m[b] = h2f(w[b].m);                                                    \
+			_mm256_storeu_si256((__m256i *)(q + 32 * b), UNPACK(&w[b]));           \
+		}                                                                              \
+	}
+
+#define Q4_1_UNPACK(b) unpack_nib((b)->qs)
+#define Q2_G_UNPACK(b) unpack_2bit((b)->qs)
+ASYM_DOT(q4_1, block_q4_1, Q4_1_UNPACK)
+ASYM_DOT(q3_g, block_q3_g, unpack_q3)
+ASYM_DOT(q2_g, block_q2_g, Q2_G_UNPACK)
+
+/* ---- TQ2_0 ---- */
+
+/* int32x8 partial sums of sum(t a) - s for one 256 block: codes t in {0,1,2} go into
+ * maddubs unsigned; 8 products of <= 2*2*127 per int16 lane fit before one madd. */
+static inline AVX2 __m256i tq2_block(const block_tq2_0 *w, const block_qa256 *a)
+{
+	const __m256i m3 = _mm256_set1_epi8(3);
+	__m256i s16 = _mm256_setzero_si256();
+	for (int h = 0; h < 2; h++) {
+		__m256i x = ld(w->qs + 32 * h);
+		const int8_t *aq = a->qs + 128 * h;
+		s16 = _mm256_add_epi16(s16, _mm256_maddubs_epi16(_mm256_and_si256(x, m3), ld(aq)));
+		s16 = _mm256_add_epi16(s16, _mm256_maddubs_epi16(
+			_mm256_and_si256(_mm256_srli_epi16(x, 2), m3), ld(aq + 32)));
+		s16 = _mm256_add_epi16(s16, _mm256_maddubs_epi16(
+			_mm256_and_si256(_mm256_srli_epi16(x, 4), m3), ld(aq + 64)));
+		s16 = _mm256_add_epi16(s16, _mm256_maddubs_epi16(
+			_mm256_and_si256(_mm256_srli_epi16(x, 6), m3), ld(aq + 96)));
+	}
+	__m256i s32 = _mm256_madd_epi16(s16, _mm256_set1_epi16(1));
+	return _mm256_sub_epi32(s32, _mm256_castsi128_si256(_mm_cvtsi32_si128(a->s)));
+}
+
+AVX2 float tq2_0_vec_dot_avx2(int64_t k, const void *vw, const void *va)
+{
+	const block_tq2_0 *w = vw;
+	const block_qa256 *a = va;
+	const int64_t nb = k / QK_TQ;
+	__m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+	int64_t b = 0;
+	for (; b + 1 < nb; b += 2) {
+		PREFETCH(&w[b]);
+		PREFETCH(&w[b + 1]);
+		__m256i p0 = tq2_block(&w[b], &a[b]);
+		__m256i p1 = tq2_block(&w[b + 1], &a[b + 1]);
+		acc0 = _mm256_fmadd_ps(_mm256_set1_ps(h2f(w[b].d) * a[b].d), _mm256_cvtepi32_ps(p0), acc0);
+		acc1 = _mm256_fmadd_ps(_mm256_set1_ps(h2f(w[b + 1].d) * a[b + 1].d),
+				       _mm256_cvtepi32_ps(p1), acc1);
+	}
+	for (; b < nb; b++)
+		acc0 = _mm256_fmadd_ps(_mm256_set1_ps(h2f(w[b].d) * a[b].d),
+				       _mm256_cvtepi32_ps(tq2_block(&w[b], &a[b])), acc0);
+	return hsum8(_mm256_add_ps(acc0, acc1));
+}
+
+AVX2 void tq2_0_decode_row_avx2(int64_t k, const void *vw, float *d, float *m, int8_t *q)
+{
+	const block_tq2_0 *w = vw;
+	const __m256i m3 = _mm256_set1_epi8(3), one = _mm256_set1_epi8(1);
+	for (int64_t b = 0; b < k / QK_TQ; b++, q += QK_TQ) {
+		d[b] = h2f(w[b].d);
+		m[b] = 0.0f;
+		for (int h = 0; h < 2; h++) {
+			__m256i x = ld(w[b].qs + 32 * h);
+			for (int n = 0; n < 4; n++) {
+				__m256i c = _mm256_and_si256(_mm256_srl_epi16(x, _mm_cvtsi32_si128(2 * n)), m3);
+				_mm256_storeu_si256((__m256i *)(q + 128 * h + 32 * n), _mm256_sub_epi8(c, one));
+			}
+		}
+	}
+}
+
+/* ---- TQ1_0 ---- */
+
+AVX2 float tq1_0_vec_dot_avx2(int64_t k, const void *vw, const void *va)
+{
+	const block_tq1_0 *w = vw;
+	const block_qa256 *a = va;
+	__m256 acc = _mm256_setzero_ps();
+	for (int64_t b = 0; b < k / QK_TQ; b++) {
+		__m256i t[8];
+		PREFETCH(&w[b]);
+		unpack_tq1(&w[b], t);
+		__m256i s16 = _mm256_setzero_si256();
+		for (int c = 0; c < 8; c++)
+			s16 = _mm256_add_epi16(s16, _mm256_maddubs_epi16(t[c], ld(a[b].qs + 32 * c)));
+		__m256i s32 = _mm256_sub_epi32(_mm256_madd_epi16(s16, _mm256_set1_epi16(1)),
+					       _mm256_castsi128_si256(_mm_cvtsi32_si128(a[b].s)));
+		acc = _mm256_fmadd_ps(_mm256_set1_ps(h2f(w[b].d) * a[b].d), _mm256_cvtepi32_ps(s32), acc);
+	}
+	return hsum8(acc);
+}
+
+AVX2 void tq1_0_decode_row_avx2(int64_t k, const void *vw, float *d, float *m, int8_t *q)
+{
+	const block_tq1_0 *w = vw;
+	for (int64_t b = 0; b < k / QK_TQ; b++, q += QK_TQ) {
+		__m256i t[8];
+		d[b] = h2f(w[b].d);
+		m[b] = 0.0f;
+		unpack_tq1(&w[b], t);
+		for (int c = 0; c < 8; c++)
+			_mm256_storeu_si256((__m256i *)(q + 32 * c), _mm256_sub_epi8(t[c], _mm256_set1_epi8(1)));
+	}
+}
