@@ -14,7 +14,8 @@
  * (train-split byte frequencies applied to the val split, add-one smoothed), eval_window,
  * eval_stride, eval_bytes (bytes scored), train_time, eval_time, data_load_time,
  * tokens_per_s, train_tokens, train_gflops (static FLOPs of the matrix products / time),
- * peak_rss, weight_bytes, grad_bytes, optimizer_bytes, activation_bytes, param_count. */
+ * peak_rss (of this workload: VmHWM reset in setup), weight_bytes, grad_bytes,
+ * optimizer_bytes, activation_bytes, param_count. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,6 +197,34 @@ static const char *pick_corpus(const cJSON *p, const struct ocb_ctx *ctx, char *
 	return NULL;
 }
 
+/* Peak RSS of this workload, not of the process: Linux resets the high-water mark (VmHWM)
+ * when "5" is written to /proc/self/clear_refs (proc(5)), so setup() resets it and
+ * workload() reads VmHWM at the end. Elsewhere: getrusage's process-wide maximum. */
+static void peak_rss_reset(void)
+{
+	FILE *f = fopen("/proc/self/clear_refs", "w");
+	if (f) {
+		fputs("5", f);
+		fclose(f);
+	}
+}
+
+static double peak_rss_bytes(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	double kb = NAN;
+	while (f && fgets(line, sizeof line, f))
+		if (sscanf(line, "VmHWM: %lf kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	if (!isnan(kb))
+		return kb * 1024.0;
+	struct rusage ru;
+	return getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss * 1024.0 : NAN;
+}
+
 static cJSON *meta_status(int ok)
 {
 	cJSON *m = cJSON_CreateObject();
@@ -220,6 +249,7 @@ static int setup(const cJSON *params, const struct ocb_ctx *ctx, void **out)
 	s->tcfg.seed = ctx->seed;
 	s->tcfg.threads = ctx->threads;
 	snprintf(s->out_dir, sizeof s->out_dir, "%s", ctx->out_dir ? ctx->out_dir : ".");
+	peak_rss_reset();
 	snprintf(path, sizeof path, "%s/%s", s->out_dir, MLLOG_NAME);
 	rc = ocb_mllog_open(path, &s->log);
 	if (rc)
@@ -342,8 +372,7 @@ static int workload(void *st, const struct ocb_ctx *ctx)
 					   s->text.nval);
 	double flops = 3.0 * lm_forward_flops(&s->mcfg, s->tcfg.batch, s->tcfg.seq) *
 		       (double)r.steps;
-	struct rusage ru;
-	double rss = getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss * 1024.0 : NAN;
+	double rss = peak_rss_bytes();
 	struct { const char *key; double v; const char *unit; } m[] = {
 		{"val_loss", r.val_loss, "nats"},
 		{"val_ppl", r.val_ppl, "ppl"},
