@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "collect/host.h"
 #include "common/ocb_log.h"
 
 static int cmd_version(const struct ocb_global *g, int argc, char **argv);
@@ -17,6 +18,12 @@ static const struct ocb_cmd commands[] = {
 	{"machines", cmd_machines, "list the machines in the database"},
 	{"ceilings", cmd_ceilings, "measure (or show) this machine's roofline ceilings"},
 	{"events", cmd_events, "list the PAPI events available here and those ocbench records"},
+	{"report", cmd_report, "write tables, roofline and curves (md, LaTeX, CSV, HTML, JSON)"},
+	{"compare", cmd_compare, "compare two runs case by case; exit 1 on a regression"},
+	{"history", cmd_history, "one case's medians over runs, with change points"},
+	{"export", cmd_export, "write a run as Google Benchmark JSON, CSV or JSON"},
+	{"import", cmd_import, "read Google Benchmark JSON as a new run"},
+	{"merge", cmd_merge, "bring the runs of another ocbench database into this one"},
 	{"version", cmd_version, "print the version"},
 	{"help", cmd_help, "list the commands, or 'help CMD' for one"},
 };
@@ -103,6 +110,10 @@ static int take_globals(struct ocb_global *g, int *argc, char **argv)
 int main(int argc, char **argv)
 {
 	struct ocb_global g = {0};
+	/* OpenBLAS 0.3.21 does not know newer CPUs and falls back to SSE3 kernels, which
+	 * would make every BLAS number (and the sgemm ceiling) meaningless: restart once
+	 * with its Haswell (AVX2+FMA) kernels unless the user chose OPENBLAS_CORETYPE. */
+	ocb_host_blas_reexec(argv);
 	const char *env = getenv("OCBENCH_DB");
 	g.db_path = env && *env ? env : "ocbench.db";
 	g.argv0 = argv[0];

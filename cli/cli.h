@@ -49,5 +49,11 @@ int cmd_show(const struct ocb_global *g, int argc, char **argv);
 int cmd_machines(const struct ocb_global *g, int argc, char **argv);
 int cmd_ceilings(const struct ocb_global *g, int argc, char **argv);
 int cmd_events(const struct ocb_global *g, int argc, char **argv);
+int cmd_report(const struct ocb_global *g, int argc, char **argv);
+int cmd_compare(const struct ocb_global *g, int argc, char **argv);
+int cmd_history(const struct ocb_global *g, int argc, char **argv);
+int cmd_export(const struct ocb_global *g, int argc, char **argv);
+int cmd_import(const struct ocb_global *g, int argc, char **argv);
+int cmd_merge(const struct ocb_global *g, int argc, char **argv);
 
 #endif

@@ -33,7 +33,10 @@ static void run_help(void)
 	       "  --max-reps N       at most N repetitions (default 1000)\n"
 	       "  --ceilings         re-measure the machine's ceilings even if cached\n"
 	       "  --out DIR          run artifacts: MLLOG files, checkpoints (default ocbench-out)\n"
-	       "  --data-dir DIR     datasets instead of the Debian package paths\n\n"
+	       "  --data-dir DIR     datasets instead of the Debian package paths\n"
+	       "  --inject-slowdown BENCH:FRACTION\n"
+	       "                     testing 'compare': BENCH's timed region takes FRACTION\n"
+	       "                     (e.g. 0.1) longer; recorded in the run's config\n\n"
 	       "Exit: 0 all cases ok; 2 bad usage; 3 a case failed or the run broke.\n");
 }
 
@@ -70,7 +73,8 @@ static int split_list(char *s, const char **out, int max)
 int cmd_run(const struct ocb_global *g, int argc, char **argv)
 {
 	enum { O_SUITE = 256, O_LIST, O_QUICK, O_FILTER, O_LABEL, O_SEED, O_THREADS, O_EVENTS,
-	       O_NOPAPI, O_TCI, O_BUDGET, O_MINREPS, O_MAXREPS, O_CEIL, O_OUT, O_DATA, O_HELP };
+	       O_NOPAPI, O_TCI, O_BUDGET, O_MINREPS, O_MAXREPS, O_CEIL, O_OUT, O_DATA, O_SLOW,
+	       O_HELP };
 	static const struct option opts[] = {
 		{"suite", required_argument, 0, O_SUITE}, {"list", no_argument, 0, O_LIST},
 		{"quick", no_argument, 0, O_QUICK}, {"filter", required_argument, 0, O_FILTER},
@@ -81,6 +85,7 @@ int cmd_run(const struct ocb_global *g, int argc, char **argv)
 		{"min-reps", required_argument, 0, O_MINREPS},
 		{"max-reps", required_argument, 0, O_MAXREPS}, {"ceilings", no_argument, 0, O_CEIL},
 		{"out", required_argument, 0, O_OUT}, {"data-dir", required_argument, 0, O_DATA},
+		{"inject-slowdown", required_argument, 0, O_SLOW},
 		{"help", no_argument, 0, O_HELP}, {0, 0, 0, 0},
 	};
 	struct ocb_run_opts o = {0};
@@ -170,6 +175,18 @@ int cmd_run(const struct ocb_global *g, int argc, char **argv)
 			o.out_dir = optarg;
 			break;
 		case O_DATA: o.data_dir = optarg; break;
+		case O_SLOW: {
+			static char slow_buf[128];
+			char *colon = strrchr(optarg, ':');
+			if (!colon || colon == optarg || strlen(optarg) >= sizeof slow_buf)
+				return cli_usage_error("run", "--inject-slowdown wants BENCH:FRACTION");
+			if (cli_parse_double("run", "--inject-slowdown", colon + 1, 0.0, 10.0, &d))
+				return 2;
+			snprintf(slow_buf, sizeof slow_buf, "%.*s", (int)(colon - optarg), optarg);
+			o.harness.slow_bench = slow_buf;
+			o.harness.slow_frac = d;
+			break;
+		}
 		case O_HELP: run_help(); return 0;
 		case ':': return cli_usage_error("run", "%s needs a value", argv[optind - 1]);
 		default: return cli_bad_option("run", argc, argv);

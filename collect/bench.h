@@ -39,6 +39,7 @@ struct ocb_ctx {
 	int quick;              /* --quick: small sizes and budgets (CI) */
 	const char *data_dir;   /* NULL: the Debian package paths */
 	const char *out_dir;    /* run artifacts (MLLOG files, checkpoints); exists */
+	const struct ocb_machine *machine;  /* this machine (cache sizes ...); may be NULL */
 	const struct ocb_ceiling *ceilings; /* this machine's measured ceilings */
 	size_t nceilings;
 	struct ocb_metric_sink metrics;

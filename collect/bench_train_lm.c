@@ -14,7 +14,8 @@
  * (train-split byte frequencies applied to the val split, add-one smoothed), eval_window,
  * eval_stride, eval_bytes (bytes scored), train_time, eval_time, data_load_time,
  * tokens_per_s, train_tokens, train_gflops (static FLOPs of the matrix products / time),
- * peak_rss, weight_bytes, grad_bytes, optimizer_bytes, activation_bytes, param_count. */
+ * peak_rss (of this workload: VmHWM reset in setup), weight_bytes, grad_bytes,
+ * optimizer_bytes, activation_bytes, param_count. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,8 +48,18 @@ struct state {
 	char out_dir[4096];
 };
 
+/* A float parameter as the short decimal it was written as (0.005, not 0.004999999888),
+ * so params_json reads cleanly: 7 significant digits round-trip any float. */
+static double f2d(float f)
+{
+	char b[32];
+	snprintf(b, sizeof b, "%.7g", (double)f);
+	return strtod(b, NULL);
+}
+
 /* Default: d 128, 4 layers, 4 heads, ctx 128, SwiGLU 344; 16 x 128 tokens a step.
- * --quick: d 64, 2 layers, ctx 64, 40 steps of 8 x 64, validation on 64 windows. */
+ * --quick: d 64, 2 layers, ctx 64, 50 steps of 16 x 64, validation on 64 windows
+ * (periodic) and 256 windows (final). */
 static cJSON *cases(const struct ocb_ctx *ctx)
 {
 	struct lm_config m;
@@ -60,8 +71,8 @@ static cJSON *cases(const struct ocb_ctx *ctx)
 	}
 	lm_train_defaults(&t, &m);
 	if (ctx->quick) {
-		t.batch = 8, t.steps = 40, t.warmup = 5, t.lr = 3e-3f;
-		t.eval_every = 20, t.eval_windows = 64;
+		t.batch = 16, t.steps = 50, t.warmup = 5, t.lr = 5e-3f;
+		t.eval_every = 25, t.eval_windows = 64;
 	}
 	cJSON *a = cJSON_CreateArray(), *o = cJSON_CreateObject();
 	if (!a || !o) {
@@ -77,9 +88,9 @@ static cJSON *cases(const struct ocb_ctx *ctx)
 	cJSON_AddNumberToObject(o, "batch", t.batch);
 	cJSON_AddNumberToObject(o, "steps", (double)t.steps);
 	cJSON_AddNumberToObject(o, "warmup", (double)t.warmup);
-	cJSON_AddNumberToObject(o, "lr", t.lr);
-	cJSON_AddNumberToObject(o, "min_lr", t.min_lr);
-	cJSON_AddNumberToObject(o, "weight_decay", t.weight_decay);
+	cJSON_AddNumberToObject(o, "lr", f2d(t.lr));
+	cJSON_AddNumberToObject(o, "min_lr", f2d(t.min_lr));
+	cJSON_AddNumberToObject(o, "weight_decay", f2d(t.weight_decay));
 	cJSON_AddNumberToObject(o, "eval_window", t.eval_window);
 	cJSON_AddNumberToObject(o, "eval_stride", t.eval_stride);
 	cJSON_AddNumberToObject(o, "eval_every", (double)t.eval_every);
@@ -186,6 +197,34 @@ static const char *pick_corpus(const cJSON *p, const struct ocb_ctx *ctx, char *
 	return NULL;
 }
 
+/* Peak RSS of this workload, not of the process: Linux resets the high-water mark (VmHWM)
+ * when "5" is written to /proc/self/clear_refs (proc(5)), so setup() resets it and
+ * workload() reads VmHWM at the end. Elsewhere: getrusage's process-wide maximum. */
+static void peak_rss_reset(void)
+{
+	FILE *f = fopen("/proc/self/clear_refs", "w");
+	if (f) {
+		fputs("5", f);
+		fclose(f);
+	}
+}
+
+static double peak_rss_bytes(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	double kb = NAN;
+	while (f && fgets(line, sizeof line, f))
+		if (sscanf(line, "VmHWM: %lf kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	if (!isnan(kb))
+		return kb * 1024.0;
+	struct rusage ru;
+	return getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss * 1024.0 : NAN;
+}
+
 static cJSON *meta_status(int ok)
 {
 	cJSON *m = cJSON_CreateObject();
@@ -210,6 +249,7 @@ static int setup(const cJSON *params, const struct ocb_ctx *ctx, void **out)
 	s->tcfg.seed = ctx->seed;
 	s->tcfg.threads = ctx->threads;
 	snprintf(s->out_dir, sizeof s->out_dir, "%s", ctx->out_dir ? ctx->out_dir : ".");
+	peak_rss_reset();
 	snprintf(path, sizeof path, "%s/%s", s->out_dir, MLLOG_NAME);
 	rc = ocb_mllog_open(path, &s->log);
 	if (rc)
@@ -332,8 +372,7 @@ static int workload(void *st, const struct ocb_ctx *ctx)
 					   s->text.nval);
 	double flops = 3.0 * lm_forward_flops(&s->mcfg, s->tcfg.batch, s->tcfg.seq) *
 		       (double)r.steps;
-	struct rusage ru;
-	double rss = getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss * 1024.0 : NAN;
+	double rss = peak_rss_bytes();
 	struct { const char *key; double v; const char *unit; } m[] = {
 		{"val_loss", r.val_loss, "nats"},
 		{"val_ppl", r.val_ppl, "ppl"},

@@ -276,7 +276,7 @@ static int workload(void *st, const struct ocb_ctx *ctx)
 	if (rc)
 		goto out;
 
-	int threads = openblas_get_num_threads();
+	int threads = ctx->threads > 0 ? ctx->threads : openblas_get_num_threads();
 	double ceil = sgemm_ceiling(ctx, threads);
 	struct rusage ru;
 	double rss = getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss * 1024.0 : NAN;

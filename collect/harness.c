@@ -20,6 +20,8 @@
  * sized from the warm-up's estimate and only grow (geometrically) if that was short. */
 #include "harness.h"
 
+#include "ceilings.h"
+
 #include <cblas.h>
 #include <math.h>
 #include <omp.h>
@@ -43,6 +45,8 @@ void ocb_harness_defaults(struct ocb_harness_opts *o)
 	o->warmup_s = 0.1;
 	o->min_reps = 5;
 	o->max_reps = 1000;
+	o->slow_bench = NULL;
+	o->slow_frac = 0.0;
 }
 
 /* Marks r failed with "what: detail" (detail: the last ocb_seterr, else the status). */
@@ -53,29 +57,12 @@ static void set_failed(struct ocb_result *r, const char *what, int status)
 	snprintf(r->error, sizeof r->error, "%s: %s", what, d && *d ? d : ocb_strerror(status));
 }
 
-/* The ceiling of `kind` at `threads`, else the one with the nearest thread count
- * (ties: fewer threads); NULL when the machine has none of that kind. */
-static const struct ocb_ceiling *ceiling_near(const struct ocb_ctx *ctx, const char *kind,
-					      int threads)
-{
-	const struct ocb_ceiling *best = NULL;
-	for (size_t i = 0; ctx->ceilings && i < ctx->nceilings; i++) {
-		const struct ocb_ceiling *c = &ctx->ceilings[i];
-		if (strcmp(c->kind, kind) != 0 || !(c->value > 0))
-			continue;
-		if (!best || abs(c->threads - threads) < abs(best->threads - threads) ||
-		    (abs(c->threads - threads) == abs(best->threads - threads) &&
-		     c->threads < best->threads))
-			best = c;
-	}
-	return best;
-}
-
 /* bound / bound_frac of a finished result (median in seconds, work per run()).
  * Named bound: "bw_*" compares bytes/median (GB/s), "flops_*" flops/median (GFLOP/s)
- * with that ceiling. No named bound: the roofline (REFERENCE.md §3), attainable =
- * min(peak flops_fp32, bw_dram * flops/bytes), compared with flops/median; bound is
- * recorded as "roofline". NaN whenever a number it needs is unknown. */
+ * with that ceiling. No named bound: the roofline (REFERENCE.md §3) at the memory level
+ * the case's working set lives in, attainable = min(peak, bw_level * flops/bytes),
+ * compared with flops/median; recorded as "roofline:bw_l2" etc. NaN whenever a number
+ * it needs is unknown. Ceilings at the nearest thread count stand in for a missing one. */
 static void compute_bound(struct ocb_result *r, const struct ocb_work *w, int have_work,
 			  const struct ocb_ctx *ctx)
 {
@@ -85,7 +72,8 @@ static void compute_bound(struct ocb_result *r, const struct ocb_work *w, int ha
 	double t = r->st.median;
 	if (w->bound && w->bound[0]) {
 		snprintf(r->bound, sizeof r->bound, "%s", w->bound);
-		const struct ocb_ceiling *c = ceiling_near(ctx, w->bound, r->threads);
+		const struct ocb_ceiling *c =
+			ocb_ceiling_nearest(ctx->ceilings, ctx->nceilings, w->bound, r->threads);
 		double rate = NAN;
 		if (!strncmp(w->bound, "bw_", 3))
 			rate = w->bytes / t * 1e-9;
@@ -95,19 +83,20 @@ static void compute_bound(struct ocb_result *r, const struct ocb_work *w, int ha
 			r->bound_frac = rate / c->value;
 		return;
 	}
-	snprintf(r->bound, sizeof r->bound, "roofline");
-	const struct ocb_ceiling *peak = ceiling_near(ctx, "flops_fp32", r->threads);
-	const struct ocb_ceiling *bw = ceiling_near(ctx, "bw_dram", r->threads);
-	if (!peak || !(w->flops > 0) || !(t > 0))
+	const char *level = ctx->machine && w->bytes > 0
+		? ocb_memory_level(ctx->machine, w->bytes / (r->threads > 0 ? r->threads : 1))
+		: "bw_dram";
+	snprintf(r->bound, sizeof r->bound, "roofline:%s", level);
+	if (!(w->flops > 0) || !(t > 0))
 		return;
-	double att = peak->value;
-	if (w->bytes > 0) {
-		if (!bw)
-			return;
-		double mem = bw->value * (w->flops / w->bytes);
-		att = mem < att ? mem : att;
-	}
-	r->bound_frac = (w->flops / t * 1e-9) / att;
+	/* Evaluate at the nearest thread count that has ceilings. */
+	const struct ocb_ceiling *near =
+		ocb_ceiling_nearest(ctx->ceilings, ctx->nceilings, level, r->threads);
+	double att = near ? ocb_roofline_bound_at(ctx->ceilings, ctx->nceilings, near->threads,
+						  w->flops, w->bytes > 0 ? w->bytes : 0, level)
+			  : NAN;
+	if (isfinite(att) && att > 0)
+		r->bound_frac = (w->flops / t * 1e-9) / att;
 }
 
 /* No counter values for this result (counters could not start or be read). */
@@ -195,6 +184,7 @@ static int timed_reps(const struct ocb_bench *b, void *state, const struct ocb_h
 	size_t n = 0, cap = 0;
 	int rc = OCB_OK, crc;
 	size_t max_reps = (size_t)o->max_reps, min_reps = (size_t)o->min_reps;
+	double slow = o->slow_bench && strcmp(o->slow_bench, b->name) == 0 ? o->slow_frac : 0.0;
 
 	/* Expected samples within the budget, +25%; at least min_reps, at most max_reps. */
 	double est = o->budget_s * 1e9 / (per_call_ns * (double)batch) * 1.25;
@@ -217,6 +207,11 @@ static int timed_reps(const struct ocb_bench *b, void *state, const struct ocb_h
 		for (long k = 0; k < batch && rrc == OCB_OK; k++)
 			rrc = b->run(state);
 		uint64_t t1 = ocb_now_ns();
+		if (slow > 0) { /* injected extra work, proportional to this sample's time */
+			uint64_t until = t1 + (uint64_t)((double)(t1 - t0) * slow);
+			while ((t1 = ocb_now_ns()) < until)
+				;
+		}
 		if (rrc != OCB_OK) {
 			rc = rrc;
 			break;

@@ -13,6 +13,10 @@ struct ocb_harness_opts {
 	double warmup_s;    /* minimum warm-up time; default 0.1 s (at least 1 call) */
 	long min_reps;      /* default 5 */
 	long max_reps;      /* default 1000 */
+	/* Testing `compare`: the bench named slow_bench gets slow_frac (0.10 = 10%) more
+	 * time inside its timed region, by spinning after each sample's calls. */
+	const char *slow_bench; /* NULL: none */
+	double slow_frac;
 };
 
 /* Fills in the defaults above. */

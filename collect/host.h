@@ -13,4 +13,17 @@ void ocb_host_probe(struct ocb_machine *m);
 /* Recomputes m->fingerprint from the other fields (exposed for tests). */
 void ocb_host_fingerprint(struct ocb_machine *m);
 
+/* OpenBLAS's DYNAMIC_ARCH build picks its kernels at load time from the CPU model; a
+ * version that does not know a newer CPU falls back to an old core (0.3.21 on a Xeon of
+ * family 6 model 207 runs "Prescott", SSE3 kernels: sgemm at ~40% of its Haswell
+ * kernels). 1 when this CPU has AVX2+FMA but OpenBLAS runs a core without them. */
+int ocb_host_blas_fallback(void);
+
+/* If ocb_host_blas_fallback() and OPENBLAS_CORETYPE is unset: sets
+ * OPENBLAS_CORETYPE=Haswell (OpenBLAS's AVX2+FMA kernels, the ISA ocbench's own kernels
+ * use) and re-executes /proc/self/exe with argv so that OpenBLAS loads again with it.
+ * Call first thing in main(), before any thread exists. Returns when no re-exec was
+ * needed, or when it failed (then OpenBLAS keeps its fallback core). */
+void ocb_host_blas_reexec(char **argv);
+
 #endif

@@ -3,8 +3,8 @@
 #include <string.h>
 
 extern const struct ocb_suite ocb_suite_baseline;
-extern const struct ocb_suite ocb_suite_quant;
 extern const struct ocb_suite ocb_suite_train;
+extern const struct ocb_suite ocb_suite_quant;
 
 /* One line per suite; `--suite all` runs them in this order. */
 const struct ocb_suite *const ocb_suites[] = {

@@ -90,6 +90,10 @@ static char *config_json(const struct ocb_run_opts *o)
 	cJSON_AddNumberToObject(c, "default_threads", o->default_threads);
 	if (o->data_dir)
 		cJSON_AddStringToObject(c, "data_dir", o->data_dir);
+	if (o->harness.slow_bench) {
+		cJSON_AddStringToObject(c, "inject_slowdown_bench", o->harness.slow_bench);
+		cJSON_AddNumberToObject(c, "inject_slowdown_frac", o->harness.slow_frac);
+	}
 	char *s = ocb_json_canonical(c);
 	cJSON_Delete(c);
 	return s;
@@ -252,7 +256,7 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 	struct planned *plan = NULL;
 	cJSON *case_sets = NULL;
 	struct ocb_counters *ctr = NULL;
-	struct ocb_progress *prog = NULL;
+	struct ocb_progress prog;
 	char *cfg = NULL, uuid[37];
 	int64_t machine_id = 0, run_id = 0;
 	int rc;
@@ -302,7 +306,7 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 	struct sink_ctx sc = {s, run_id};
 	struct ocb_ctx ctx = {
 		.threads = o->default_threads, .seed = o->seed, .quick = o->quick,
-		.data_dir = o->data_dir, .out_dir = o->out_dir, .ceilings = ceil,
+		.data_dir = o->data_dir, .out_dir = o->out_dir, .machine = &m, .ceilings = ceil,
 		.nceilings = nceil, .metrics = {&sc, sink_put},
 	};
 	rc = plan_cases(o, &ctx, &plan, &np, &case_sets);
@@ -312,17 +316,17 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 		rc = ocb_seterr(OCB_EINVAL, "no case matches the suites and filter given");
 		goto fail;
 	}
-	prog = ocb_progress_new((long)np, !o->quiet);
+	ocb_progress_init(&prog, (long)np, o->quiet);
 	for (size_t i = 0; i < np && !ocb_runner_stop; i++) {
 		struct ocb_result r;
 		char *pj = ocb_json_canonical(plan[i].params);
-		ocb_progress_step(prog, plan[i].bench->name, pj ? pj : "");
+		ocb_progress_case(&prog, plan[i].bench->name, pj ? pj : "");
 		free(pj);
 		ctx.threads = plan[i].threads;
 		rc = ocb_harness_case(plan[i].bench, plan[i].params, &ctx, &o->harness, ctr, &r);
 		if (rc != OCB_OK)
 			goto fail;
-		ocb_progress_clear(prog);
+		ocb_progress_clear(&prog);
 		rc = ocb_store_result(s, run_id, &r, NULL);
 		if (rc == OCB_OK)
 			print_result(&r, o->json);
@@ -335,7 +339,7 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 		if (rc != OCB_OK)
 			goto fail;
 	}
-	ocb_progress_done(prog);
+	ocb_progress_finish(&prog);
 	sum->interrupted = ocb_runner_stop;
 	rc = ocb_store_run_finish(s, run_id, ocb_runner_stop ? "aborted" : "complete");
 	goto out;
@@ -348,7 +352,6 @@ fail:
 		rc = ocb_seterr(keep, "%s", why);
 	}
 out:
-	ocb_progress_free(prog);
 	ocb_counters_free(ctr);
 	cJSON_Delete(case_sets);
 	free(plan);

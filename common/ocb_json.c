@@ -33,7 +33,9 @@ int ocb_json_read_file(const char *path, cJSON **out)
 	}
 	buf[len] = '\0';
 	const char *end = NULL;
-	*out = cJSON_ParseWithLengthOpts(buf, (size_t)len, &end, 1);
+	/* length includes the terminating NUL: with require_null_terminated, cJSON
+	 * checks the byte after the value, which must lie inside the buffer */
+	*out = cJSON_ParseWithLengthOpts(buf, (size_t)len + 1, &end, 1);
 	if (!*out)
 		rc = ocb_seterr(OCB_EFORMAT, "%s: invalid JSON at byte %ld", path,
 				end ? (long)(end - buf) : 0L);

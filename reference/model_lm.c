@@ -3,7 +3,6 @@
 
 #include <cblas.h>
 #include <math.h>
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -299,14 +298,10 @@ int lm_reserve(struct lm_model *m, int B, int T)
 
 /* ---------------- layers ---------------- */
 
-/* Below this many elements of work a loop runs on one thread: waking the team costs more
- * than it saves (and on a busy machine a lot more). Results do not depend on it. */
-#define OMP_MIN_WORK 32768
 
 void lm_rmsnorm_forward(const float *x, const float *w, int n, int d, float eps, float *y,
 			float *rinv)
 {
-#pragma omp parallel for schedule(static) if ((size_t)n * d >= OMP_MIN_WORK)
 	for (int i = 0; i < n; i++) {
 		const float *xi = x + (size_t)i * d;
 		float *yi = y + (size_t)i * d;
@@ -325,7 +320,6 @@ void lm_rmsnorm_forward(const float *x, const float *w, int n, int d, float eps,
 void lm_rmsnorm_backward(const float *x, const float *w, const float *rinv, const float *dy,
 			 int n, int d, float *dx, float *dw)
 {
-#pragma omp parallel for schedule(static) if ((size_t)n * d >= OMP_MIN_WORK)
 	for (int i = 0; i < n; i++) {
 		const float *xi = x + (size_t)i * d, *gi = dy + (size_t)i * d;
 		float *dxi = dx + (size_t)i * d;
@@ -364,7 +358,6 @@ void lm_rope_apply(float *x, int B, int T, int H, int hd, const float *cos_t,
 {
 	int h2 = hd / 2, d = H * hd;
 	float sgn = inverse ? -1.0f : 1.0f;
-#pragma omp parallel for schedule(static) if ((size_t)B * T * H * hd >= OMP_MIN_WORK)
 	for (int row = 0; row < B * T; row++) {
 		int t = row % T;
 		const float *c = cos_t + (size_t)t * h2, *s = sin_t + (size_t)t * h2;
@@ -380,30 +373,15 @@ void lm_rope_apply(float *x, int B, int T, int H, int hd, const float *cos_t,
 	}
 }
 
-/* Attention over (b, h) pairs runs in an OpenMP loop with one sgemm per product; OpenBLAS
- * is set to one thread inside so the (b, h) jobs, not BLAS, share the cores. Each job's
- * result depends only on its own data: same output for any thread count. */
-static int blas_threads_enter(void)
-{
-	int nt = openblas_get_num_threads();
-	if (omp_get_max_threads() > 1 && nt != 1)
-		openblas_set_num_threads(1);
-	return nt;
-}
-
-static void blas_threads_leave(int nt)
-{
-	if (openblas_get_num_threads() != nt)
-		openblas_set_num_threads(nt);
-}
-
+/* Attention: one sgemm per (b, h) product; OpenBLAS threads each product. (An OpenMP
+ * loop over (b, h) was tried: libgomp's spinning workers then compete with OpenBLAS's own
+ * pthreads for the cores and a 2-core step ran 3x slower unless OMP_WAIT_POLICY=passive.)
+ * Each (b, h) result depends only on its own data. */
 void lm_attention_forward(const float *q, const float *k, const float *v, int B, int T, int H,
 			  int hd, float *p, float *out)
 {
 	int d = H * hd;
 	float scale = 1.0f / sqrtf((float)hd);
-	int nt = blas_threads_enter();
-#pragma omp parallel for schedule(static) if ((size_t)B * H * T * T * hd >= OMP_MIN_WORK)
 	for (int bh = 0; bh < B * H; bh++) {
 		int b = bh / H, h = bh % H;
 		size_t off = (size_t)b * T * d + (size_t)h * hd;
@@ -427,7 +405,6 @@ void lm_attention_forward(const float *q, const float *k, const float *v, int B,
 		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, T, hd, T, 1.0f, P, T,
 			    v + off, d, 0.0f, out + off, d);
 	}
-	blas_threads_leave(nt);
 }
 
 /* O = P V, P = softmax(S), S = c Q K^T:
@@ -438,8 +415,6 @@ void lm_attention_backward(const float *q, const float *k, const float *v, const
 {
 	int d = H * hd;
 	float scale = 1.0f / sqrtf((float)hd);
-	int nt = blas_threads_enter();
-#pragma omp parallel for schedule(static) if ((size_t)B * H * T * T * hd >= OMP_MIN_WORK)
 	for (int bh = 0; bh < B * H; bh++) {
 		int b = bh / H, h = bh % H;
 		size_t off = (size_t)b * T * d + (size_t)h * hd;
@@ -464,12 +439,10 @@ void lm_attention_backward(const float *q, const float *k, const float *v, const
 		cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, T, hd, T, scale, dP, T,
 			    q + off, d, 0.0f, dk + off, d);
 	}
-	blas_threads_leave(nt);
 }
 
 void lm_swiglu_forward(const float *gate, const float *up, size_t n, float *out)
 {
-#pragma omp parallel for schedule(static) if (n >= OMP_MIN_WORK)
 	for (size_t i = 0; i < n; i++) {
 		float g = gate[i];
 		out[i] = g / (1.0f + expf(-g)) * up[i];
@@ -480,7 +453,6 @@ void lm_swiglu_forward(const float *gate, const float *up, size_t n, float *out)
 void lm_swiglu_backward(const float *gate, const float *up, const float *dout, size_t n,
 			float *dgate, float *dup)
 {
-#pragma omp parallel for schedule(static) if (n >= OMP_MIN_WORK)
 	for (size_t i = 0; i < n; i++) {
 		float g = gate[i], s = 1.0f / (1.0f + expf(-g));
 		dup[i] = dout[i] * g * s;
@@ -514,7 +486,6 @@ static void hook(struct lm_model *m, int index, const float *x, int n, int in)
 
 static void add_into(float *restrict y, const float *restrict x, size_t n)
 {
-#pragma omp parallel for schedule(static) if (n >= OMP_MIN_WORK)
 	for (size_t i = 0; i < n; i++)
 		y[i] += x[i];
 }
@@ -583,7 +554,6 @@ int lm_forward(struct lm_model *m, const uint8_t *in, const int32_t *tgt, int B,
 			return ocb_seterr(OCB_EINVAL, "lm: target %d at %d outside vocab %d",
 					  (int)tgt[i], i, V);
 	/* nll_i = logsumexp(logits_i) - logits_i[t_i] */
-#pragma omp parallel for schedule(static) if ((size_t)n * V >= OMP_MIN_WORK)
 	for (int i = 0; i < n; i++) {
 		if (tgt[i] < 0) {
 			m->nll[i] = 0.0f;
@@ -623,7 +593,6 @@ int lm_backward(struct lm_model *m)
 	float inv = m->n_scored > 0 ? 1.0f / (float)m->n_scored : 0.0f;
 
 	/* dlogits = (softmax - onehot) / n_scored, in place of the logits */
-#pragma omp parallel for schedule(static) if ((size_t)n * V >= OMP_MIN_WORK)
 	for (int i = 0; i < n; i++) {
 		float *z = m->logits + (size_t)i * V;
 		if (tgt[i] < 0) {

@@ -72,7 +72,10 @@ struct lm_layer_acts {
 };
 
 /* Called with the input of every linear before its product (GPTQ calibration: H = 2 X X^T).
- * index: lm_linear() numbering; x [n][in] is valid only during the call. */
+ * index: lm_linear() numbering; x [n][in] is valid only during the call. To capture, set
+ * m->on_linear_input / m->hook_ctx and run lm_forward (tgt NULL) over calibration windows;
+ * the hook sees each layer's input as produced by the layers before it in their current
+ * format (so quantizing layer by layer propagates the error, as GPTQ does). */
 typedef void (*lm_linear_hook)(void *ctx, int index, const float *x, int n, int in);
 
 struct lm_model {

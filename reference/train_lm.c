@@ -3,7 +3,6 @@
 
 #include <cblas.h>
 #include <math.h>
-#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,8 +17,8 @@ void lm_train_defaults(struct lm_train_cfg *c, const struct lm_config *mc)
 	memset(c, 0, sizeof *c);
 	c->batch = 16;
 	c->seq = mc->ctx;
-	c->steps = 600;
-	c->warmup = 60;
+	c->steps = 700;
+	c->warmup = 70;
 	c->lr = 2e-3f;
 	c->min_lr = 1e-4f;
 	c->weight_decay = 0.1f;
@@ -70,12 +69,11 @@ int lm_train(struct lm_model *m, const struct lm_train_cfg *cfg, const uint8_t *
 	struct ocb_optim opt;
 	memset(&opt, 0, sizeof opt);
 	memset(res, 0, sizeof *res);
-	int old_blas = openblas_get_num_threads(), old_omp = omp_get_max_threads();
+	int old_blas = openblas_get_num_threads();
 	if ((rc = check_cfg(m, cfg, ntrain, nval)) != OCB_OK)
 		return rc;
 	if (cfg->threads > 0) {
 		openblas_set_num_threads(cfg->threads);
-		omp_set_num_threads(cfg->threads);
 	}
 	int B = cfg->batch, T = cfg->seq;
 	in = malloc((size_t)B * T);
@@ -191,7 +189,6 @@ out:
 	free(recent);
 	if (cfg->threads > 0) {
 		openblas_set_num_threads(old_blas);
-		omp_set_num_threads(old_omp);
 	}
 	return rc;
 }

@@ -7,8 +7,9 @@
  *
  * Determinism: the batch order is a function of the seed only; every reduction in the model
  * and optimizer runs in a fixed order, so the same seed and thread count give bitwise the
- * same losses. Threads: cfg.threads > 0 sets OpenBLAS and OpenMP for the call (restored
- * after). The caller owns the model and the corpora; nothing here keeps a pointer. */
+ * same losses. Threads: cfg.threads > 0 sets OpenBLAS's thread count for the call
+ * (restored after); the model's own loops are single-threaded (see model_lm.c on OpenMP).
+ * The caller owns the model and the corpora; nothing here keeps a pointer. */
 #ifndef OCB_TRAIN_LM_H
 #define OCB_TRAIN_LM_H
 
@@ -59,8 +60,9 @@ struct lm_train_result {
 	size_t weight_bytes, grad_bytes, optimizer_bytes, activation_bytes;
 };
 
-/* Defaults for the default model on 2 cores: batch 16 x 128, warm-up 60, peak lr 2e-3,
- * cosine to 1e-4, wd 0.1, betas (0.9, 0.95), clip 1.0, eval window = stride = 128. */
+/* Defaults for the default model on 2 cores: batch 16 x 128, 700 steps, warm-up 70,
+ * peak lr 2e-3, cosine to 1e-4, wd 0.1, betas (0.9, 0.95), clip 1.0, periodic validation
+ * every 100 steps on 64 windows, final on the whole split, window = stride = ctx. */
 void lm_train_defaults(struct lm_train_cfg *c, const struct lm_config *mc);
 
 /* Trains m (created with gradients) on train[ntrain] and validates on val[nval] (may be

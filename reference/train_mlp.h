@@ -32,8 +32,10 @@ struct ocb_mlp_train_cfg {
 	int eval_every_epoch; /* 1: evaluate after each epoch; 0: only after the last */
 };
 
-/* The settings that reach >= 0.885 test accuracy on Fashion-MNIST (784-512-256-10):
- * AdamW lr 1e-3 -> 1e-5 cosine, 1 warm-up epoch, wd 1e-4... see train_mlp.c. */
+/* The defaults reach ~0.90 test accuracy on Fashion-MNIST with 784-512-256-10 (0.899
+ * measured, seed 1, 2 threads): 15 epochs, batch 256, AdamW (b1 0.9, b2 0.999, eps 1e-8,
+ * wd 1e-4 decoupled, biases not decayed), lr 1e-3 with 1 warm-up epoch then cosine to
+ * 1e-5, loss logged every 20 steps, evaluation after every epoch, all training data. */
 void ocb_mlp_train_defaults(struct ocb_mlp_train_cfg *cfg);
 
 struct ocb_mlp_train_result {

@@ -75,6 +75,25 @@ int cli_run(struct cli_out *o, const char *const *argv, const char *const *env)
 	return 0;
 }
 
+int cli_spawn(const char *const *argv)
+{
+	char *args[64];
+	int n = 0;
+	pid_t pid;
+	posix_spawn_file_actions_t fa;
+	const char *bin = getenv("OCB_BIN");
+	args[n++] = (char *)(bin && *bin ? bin : "./ocbench");
+	for (int i = 1; argv[i] && n < 63; i++)
+		args[n++] = (char *)argv[i];
+	args[n] = NULL;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	int rc = posix_spawn(&pid, args[0], &fa, NULL, args, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	return rc == 0 ? (int)pid : -1;
+}
+
 int cli_lines(const char *s)
 {
 	int n = 0;

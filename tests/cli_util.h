@@ -15,6 +15,10 @@ struct cli_out {
  * ("K=V" strings, NULL-terminated, may be NULL). Returns 0, or -1 if it could not run. */
 int cli_run(struct cli_out *o, const char *const *argv, const char *const *env);
 
+/* Starts ./ocbench with argv like cli_run but does not wait: stdout and stderr go to
+ * /dev/null. Returns the child's pid, or -1. */
+int cli_spawn(const char *const *argv);
+
 /* Number of lines in s (a last line without '\n' counts). */
 int cli_lines(const char *s);
 

@@ -308,15 +308,31 @@ Test(harness, bound_named_and_roofline)
 	roof.work = fk_work_roof;
 	ctx.threads = 2;
 	cr_assert_eq(ocb_harness_case(&roof, NULL, &ctx, &o, NULL, &r), 0);
-	cr_expect_str_eq(r.bound, "roofline");
+	cr_expect_str_eq(r.bound, "roofline:bw_dram"); /* no machine given: DRAM */
 	/* min(100, 10 GB/s * 2 flop/B) = 20 GFLOP/s */
 	want = 2e6 / r.st.median * 1e-9 / 20.0;
 	cr_expect_float_eq(r.bound_frac, want, 1e-9 * want);
 	release(&r);
 
+	/* With the machine known, a 1 MB working set lives in its 2 MiB L2. */
+	struct ocb_machine m = {.threads = 2, .l1d_bytes = 48 << 10, .l2_bytes = 2 << 20,
+				.l3_bytes = 64 << 20};
+	struct ocb_ceiling c2[] = {
+		{.kind = "bw_l2", .threads = 2, .value = 40, .unit = "GB/s"},
+		{.kind = "bw_dram", .threads = 2, .value = 10, .unit = "GB/s"},
+		{.kind = "flops_fp32", .threads = 2, .value = 100, .unit = "GFLOP/s"},
+	};
+	struct ocb_ctx ctx2 = {.threads = 1, .machine = &m, .ceilings = c2, .nceilings = 3};
+	cr_assert_eq(ocb_harness_case(&roof, NULL, &ctx2, &o, NULL, &r), 0);
+	cr_expect_str_eq(r.bound, "roofline:bw_l2");
+	/* min(100, 40 GB/s * 2 flop/B) = 80 GFLOP/s (ceilings of the nearest threads, 2) */
+	want = 2e6 / r.st.median * 1e-9 / 80.0;
+	cr_expect_float_eq(r.bound_frac, want, 1e-9 * want);
+	release(&r);
+
 	ctx.nceilings = 1; /* no flops_fp32: unknown */
 	cr_assert_eq(ocb_harness_case(&roof, NULL, &ctx, &o, NULL, &r), 0);
-	cr_expect_str_eq(r.bound, "roofline");
+	cr_expect_str_eq(r.bound, "roofline:bw_dram");
 	cr_expect(isnan(r.bound_frac));
 	release(&r);
 }
@@ -413,4 +429,29 @@ Test(harness, workload_runs_once)
 	cr_expect_eq(s.step[3], -1);
 	cr_expect_float_eq(r.flops, 2e6, 1);
 	release(&r);
+}
+
+/* --inject-slowdown: every sample of the named bench is at least (1 + frac) times the
+ * time its calls took, so its minimum is >= (1 + frac) x the unslowed minimum; other
+ * benches are untouched. Asserts a ratio of minima measured in one test, no wall limit. */
+Test(harness, injected_slowdown)
+{
+	reset(200000); /* 0.2 ms spin */
+	struct ocb_ctx ctx = {.threads = 1};
+	struct ocb_harness_opts o = quick_opts();
+	o.min_reps = o.max_reps = 20;
+	struct ocb_result base, slow, other;
+	cr_assert_eq(ocb_harness_case(&spin_bench, NULL, &ctx, &o, NULL, &base), 0);
+	o.slow_bench = spin_bench.name;
+	o.slow_frac = 0.5;
+	cr_assert_eq(ocb_harness_case(&spin_bench, NULL, &ctx, &o, NULL, &slow), 0);
+	o.slow_bench = "some_other_bench";
+	cr_assert_eq(ocb_harness_case(&spin_bench, NULL, &ctx, &o, NULL, &other), 0);
+	cr_expect(slow.st.min >= 1.45 * base.st.min, "slowed min %g vs base min %g", slow.st.min,
+		  base.st.min);
+	cr_expect(other.st.min < 1.3 * base.st.min, "unnamed bench slowed: %g vs %g",
+		  other.st.min, base.st.min);
+	release(&base);
+	release(&slow);
+	release(&other);
 }

@@ -1,0 +1,97 @@
+/* ocbench compare BASE CAND: per-case statistical comparison of two runs (report/compare.h).
+ * Exit 0: no case significantly slower beyond the threshold; 1: at least one; 2: bad
+ * input; 3: run-time failure. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/ocb_error.h"
+#include "../report/compare.h"
+#include "cli.h"
+
+static void help(void)
+{
+	printf("usage: ocbench compare BASE CAND [--threshold 5%%] [--alpha 0.01] [--json]\n\n"
+	       "Compares two runs case by case (bench, params, threads): ratio of medians\n"
+	       "CAND/BASE with a CI, Mann-Whitney U p-value on the raw samples, and a verdict:\n"
+	       "  same    p >= alpha\n"
+	       "  noise   significant but within the threshold (or the 1%% noise floor)\n"
+	       "  slower  significant and more than the threshold worse\n"
+	       "  faster  significant and more than the threshold better\n"
+	       "BASE and CAND are run ids, uuids, labels, 'latest', or machines (hostname or\n"
+	       "fingerprint prefix: that machine's newest complete run). Runs on different\n"
+	       "machines also show each case's fraction of its machine's roofline bound.\n\n"
+	       "  --threshold X  relative change that matters: 0.05 or 5%% (default 5%%)\n"
+	       "  --alpha A      significance level (default 0.01)\n"
+	       "  --json         machine-readable output\n\n"
+	       "Exit status: 0 no regression, 1 a case is significantly slower, 2 bad input.\n");
+}
+
+int cmd_compare(const struct ocb_global *g, int argc, char **argv)
+{
+	static const struct option opts[] = {{"threshold", required_argument, NULL, 't'},
+					     {"alpha", required_argument, NULL, 'a'},
+					     {"json", no_argument, NULL, 'j'},
+					     {"help", no_argument, NULL, 'h'},
+					     {NULL, 0, NULL, 0}};
+	struct ocb_cmp_opts co;
+	struct ocb_cmp cmp;
+	struct ocb_store *s = NULL;
+	int json = g->json, c, rc;
+	int64_t base = 0, cand = 0;
+
+	ocb_cmp_defaults(&co);
+	memset(&cmp, 0, sizeof cmp);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":t:a:jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			if (cli_parse_double("compare", "--threshold", optarg, 0, 10, &co.threshold))
+				return 2;
+			break;
+		case 'a':
+			if (cli_parse_double("compare", "--alpha", optarg, 1e-12, 1, &co.alpha))
+				return 2;
+			break;
+		case 'j': json = 1; break;
+		case 'h': help(); return 0;
+		default: return cli_bad_option("compare", argc, argv);
+		}
+	}
+	if (argc - optind != 2)
+		return cli_usage_error("compare", "wants BASE and CAND (see 'ocbench compare --help')");
+	if ((rc = cli_open_store(g, "compare", OCB_STORE_READ, &s)))
+		return rc;
+	if ((rc = ocb_cmp_resolve(s, argv[optind], &base)) ||
+	    (rc = ocb_cmp_resolve(s, argv[optind + 1], &cand)) ||
+	    (rc = ocb_cmp_runs(ocb_store_handle(s), base, cand, &co, &cmp))) {
+		rc = cli_fail("compare", rc);
+		goto out;
+	}
+	if (cmp.n == 0) {
+		rc = cli_usage_error("compare", "runs %lld and %lld have no case in common",
+				     (long long)base, (long long)cand);
+		goto out;
+	}
+	if (json) {
+		cJSON *j = ocb_cmp_json(&cmp);
+		char *t = j ? cJSON_Print(j) : NULL;
+		if (!t) {
+			cJSON_Delete(j);
+			rc = cli_fail("compare", ocb_seterr(OCB_ENOMEM, "JSON output"));
+			goto out;
+		}
+		puts(t);
+		free(t);
+		cJSON_Delete(j);
+	} else {
+		ocb_cmp_print(&cmp, stdout);
+	}
+	fflush(stdout);
+	rc = cmp.count[OCB_V_SLOWER] ? 1 : 0;
+out:
+	ocb_cmp_release(&cmp);
+	ocb_store_close(s);
+	return rc;
+}

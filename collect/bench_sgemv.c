@@ -1,0 +1,172 @@
+/* sgemv: OpenBLAS y = A x, A m x n fp32 row-major: the batch-1 matrix-vector product,
+ * memory-bound (REFERENCE.md §2: its floor is matrix bytes / bandwidth). params
+ * {"m": M, "n": N}. Checked on sampled rows against a double-precision dot product. */
+#include <cblas.h>
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "../common/ocb_alloc.h"
+#include "../common/ocb_error.h"
+#include "../common/ocb_json.h"
+#include "../common/ocb_rng.h"
+#include "suite_baseline.h"
+
+#define SGEMV_CHECK_ROWS 64
+
+struct sgemv_state {
+	int m, n;
+	float *a, *x, *y; /* views of buf: a m x n, x n, y m */
+	float *buf;
+	uint64_t seed;
+};
+
+static cJSON *sgemv_cases(const struct ocb_ctx *ctx)
+{
+	static const int full[][2] = {{4096, 4096}, {16384, 4096}};
+	static const int quick[][2] = {{1024, 1024}, {4096, 1024}};
+	const int(*sz)[2] = ctx->quick ? quick : full;
+	cJSON *a = cJSON_CreateArray();
+	for (size_t i = 0; a && i < 2; i++) {
+		cJSON *o = cJSON_CreateObject();
+		if (!o || !cJSON_AddNumberToObject(o, "m", sz[i][0]) ||
+		    !cJSON_AddNumberToObject(o, "n", sz[i][1])) {
+			cJSON_Delete(o);
+			cJSON_Delete(a);
+			return NULL;
+		}
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
+}
+
+static int sgemv_shape(const cJSON *params, int *m, int *n)
+{
+	double vm = ocb_json_num(params, "m", -1), vn = ocb_json_num(params, "n", -1);
+	if (!(vm >= 1 && vm <= 1 << 20) || vm != floor(vm) || !(vn >= 1 && vn <= 1 << 20) ||
+	    vn != floor(vn))
+		return ocb_seterr(OCB_EINVAL, "sgemv: params.m and params.n must be whole numbers "
+					      "1..1048576");
+	if (vm * vn > 1e10)
+		return ocb_seterr(OCB_EINVAL, "sgemv: m x n = %.0f is too large", vm * vn);
+	*m = (int)vm;
+	*n = (int)vn;
+	return OCB_OK;
+}
+
+static int sgemv_setup(const cJSON *params, const struct ocb_ctx *ctx, void **state)
+{
+	struct sgemv_state *s = NULL;
+	struct ocb_rng rng;
+	int m = 0, n = 0, rc;
+
+	*state = NULL;
+	if ((rc = sgemv_shape(params, &m, &n)))
+		return rc;
+	s = calloc(1, sizeof *s);
+	if (!s)
+		return ocb_seterr(OCB_ENOMEM, "sgemv: no memory");
+	size_t mn = (size_t)m * (size_t)n;
+	s->m = m;
+	s->n = n;
+	s->seed = ctx->seed;
+	/* x starts on a 64-byte boundary: ocb_alloc aligns buf, mn floats is a multiple of
+	 * 16 for the shapes used; any alignment is correct for OpenBLAS anyway. */
+	s->buf = ocb_alloc((mn + (size_t)n + (size_t)m) * sizeof(float));
+	if (!s->buf) {
+		free(s);
+		return OCB_ENOMEM;
+	}
+	s->a = s->buf;
+	s->x = s->a + mn;
+	s->y = s->x + n;
+	ocb_rng_seed(&rng, ctx->seed);
+	for (size_t i = 0; i < mn + (size_t)n; i++)
+		s->buf[i] = 2.0f * ocb_rng_uniformf(&rng) - 1.0f;
+	openblas_set_num_threads(ocb_baseline_threads(ctx));
+	*state = s;
+	return OCB_OK;
+}
+
+static int sgemv_run(void *state)
+{
+	struct sgemv_state *s = state;
+	cblas_sgemv(CblasRowMajor, CblasNoTrans, s->m, s->n, 1.0f, s->a, s->n, s->x, 1, 0.0f, s->y,
+		    1);
+	return OCB_OK;
+}
+
+/* Runs once, then recomputes SGEMV_CHECK_ROWS random rows in double; error relative to
+ * sum_j |A_ij x_j|, limit 16 eps sqrt(n) (see bench_sgemm.c). */
+static int sgemv_check(void *state, double *err)
+{
+	struct sgemv_state *s = state;
+	struct ocb_rng rng;
+	double worst = 0.0;
+	int rc = sgemv_run(s);
+	if (rc)
+		return rc;
+	ocb_rng_seed(&rng, s->seed ^ 0x5eedc0ffeeULL);
+	for (int t = 0; t < SGEMV_CHECK_ROWS; t++) {
+		size_t i = ocb_rng_below(&rng, (uint64_t)s->m);
+		const float *row = s->a + i * (size_t)s->n;
+		double ref = 0.0, mag = 0.0;
+		for (int j = 0; j < s->n; j++) {
+			double p = (double)row[j] * (double)s->x[j];
+			ref += p;
+			mag += fabs(p);
+		}
+		double e = fabs((double)s->y[i] - ref) / (mag > 0 ? mag : 1.0);
+		if (!(e <= worst))
+			worst = isnan(e) ? INFINITY : e;
+	}
+	*err = worst;
+	if (worst > 16.0 * FLT_EPSILON * sqrt((double)s->n))
+		return ocb_seterr(OCB_ECHECK, "sgemv %dx%d: relative error %.3g vs the double "
+					      "reference", s->m, s->n, worst);
+	return OCB_OK;
+}
+
+/* 2 m n flops; bytes: A once (4 m n), x read and y written (4 (m + n)). Matrices past
+ * 64 MiB stream from DRAM on the machines ocbench targets (REFERENCE.md §6); smaller
+ * ones take the roofline minimum. */
+static int sgemv_work(const cJSON *params, struct ocb_work *w)
+{
+	int m = 0, n = 0, rc = sgemv_shape(params, &m, &n);
+	if (rc)
+		return rc;
+	w->flops = 2.0 * m * (double)n;
+	w->bytes = 4.0 * m * (double)n + 4.0 * ((double)m + n);
+	w->bound = w->bytes > 64.0 * (1 << 20) ? "bw_dram" : NULL;
+	return OCB_OK;
+}
+
+static const char *sgemv_variant(void *state)
+{
+	(void)state;
+	return "openblas";
+}
+
+static void sgemv_teardown(void *state)
+{
+	struct sgemv_state *s = state;
+	if (!s)
+		return;
+	ocb_free(s->buf);
+	free(s);
+}
+
+const struct ocb_bench ocb_bench_sgemv = {
+	.name = "sgemv",
+	.suite = "baseline",
+	.doc = "OpenBLAS sgemv y = A x, A m x n fp32 row-major (memory-bound)",
+	.kind = OCB_KERNEL,
+	.cases = sgemv_cases,
+	.setup = sgemv_setup,
+	.run = sgemv_run,
+	.check = sgemv_check,
+	.work = sgemv_work,
+	.variant = sgemv_variant,
+	.teardown = sgemv_teardown,
+	.sweep_threads = 1,
+};

@@ -1,0 +1,223 @@
+#include "stream.h"
+
+#include <immintrin.h>
+#include <omp.h>
+
+#include "../common/ocb_cpu.h"
+
+/* Compiler barrier between repetitions: memory may have changed, so a pass cannot be
+ * hoisted out of the reps loop or merged with the next. */
+#define REP_BARRIER() __asm__ volatile("" ::: "memory")
+
+static int team(int threads)
+{
+	return threads > 0 ? threads : omp_get_max_threads();
+}
+
+void ocb_stream_slice(size_t n, int nt, int t, size_t *lo, size_t *hi)
+{
+	size_t chunk = (n + (size_t)nt - 1) / (size_t)nt;
+	chunk = (chunk + 15) & ~(size_t)15; /* 16 floats = one 64-byte line */
+	size_t a = (size_t)t * chunk;
+	*lo = a < n ? a : n;
+	*hi = a + chunk < n ? a + chunk : n;
+}
+
+void ocb_stream_fill(float *x, size_t n, float v0, float dv, int threads)
+{
+	int nt = team(threads);
+#pragma omp parallel num_threads(nt)
+	{
+		size_t lo, hi;
+		ocb_stream_slice(n, omp_get_num_threads(), omp_get_thread_num(), &lo, &hi);
+		for (size_t i = lo; i < hi; i++)
+			x[i] = v0 + dv * (float)(i % 1024);
+	}
+}
+
+/* ---- sum ---- */
+
+double ocb_stream_sum_ref(const float *x, size_t n, long reps, int threads)
+{
+	int nt = team(threads);
+	double total = 0.0;
+#pragma omp parallel num_threads(nt) reduction(+ : total)
+	{
+		size_t lo, hi;
+		double s = 0.0;
+		ocb_stream_slice(n, omp_get_num_threads(), omp_get_thread_num(), &lo, &hi);
+		for (long r = 0; r < reps; r++) {
+			REP_BARRIER();
+			s = 0.0;
+			for (size_t i = lo; i < hi; i++)
+				s += x[i];
+			__asm__ volatile("" : : "g"(s));
+		}
+		total += s;
+	}
+	return total;
+}
+
+/* 8 independent accumulators: two loads per cycle with a 4-cycle add latency need 8
+ * chains in flight to keep the load ports busy (ERT uses the same trick). */
+__attribute__((target("avx2,fma"))) static double sum_slice_avx2(const float *x, size_t n)
+{
+	__m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0, s6 = s0,
+	       s7 = s0;
+	size_t i = 0;
+	for (; i + 64 <= n; i += 64) {
+		s0 = _mm256_add_ps(s0, _mm256_loadu_ps(x + i));
+		s1 = _mm256_add_ps(s1, _mm256_loadu_ps(x + i + 8));
+		s2 = _mm256_add_ps(s2, _mm256_loadu_ps(x + i + 16));
+		s3 = _mm256_add_ps(s3, _mm256_loadu_ps(x + i + 24));
+		s4 = _mm256_add_ps(s4, _mm256_loadu_ps(x + i + 32));
+		s5 = _mm256_add_ps(s5, _mm256_loadu_ps(x + i + 40));
+		s6 = _mm256_add_ps(s6, _mm256_loadu_ps(x + i + 48));
+		s7 = _mm256_add_ps(s7, _mm256_loadu_ps(x + i + 56));
+	}
+	for (; i + 8 <= n; i += 8)
+		s0 = _mm256_add_ps(s0, _mm256_loadu_ps(x + i));
+	__m256 t = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)),
+				 _mm256_add_ps(_mm256_add_ps(s4, s5), _mm256_add_ps(s6, s7)));
+	float f[8];
+	_mm256_storeu_ps(f, t);
+	double s = 0.0;
+	for (int l = 0; l < 8; l++)
+		s += f[l];
+	for (; i < n; i++)
+		s += x[i];
+	return s;
+}
+
+__attribute__((target("avx2,fma"))) double ocb_stream_sum_avx2(const float *x, size_t n,
+							       long reps, int threads)
+{
+	int nt = team(threads);
+	double total = 0.0;
+#pragma omp parallel num_threads(nt) reduction(+ : total)
+	{
+		size_t lo, hi;
+		double s = 0.0;
+		ocb_stream_slice(n, omp_get_num_threads(), omp_get_thread_num(), &lo, &hi);
+		for (long r = 0; r < reps; r++) {
+			REP_BARRIER();
+			s = sum_slice_avx2(x + lo, hi - lo);
+			__asm__ volatile("" : : "g"(s));
+		}
+		total += s;
+	}
+	return total;
+}
+
+double ocb_stream_sum(const float *x, size_t n, long reps, int threads)
+{
+	return ocb_cpu_avx2() ? ocb_stream_sum_avx2(x, n, reps, threads)
+			      : ocb_stream_sum_ref(x, n, reps, threads);
+}
+
+/* ---- triad ---- */
+
+void ocb_stream_triad_ref(float *a, const float *b, const float *c, float s, size_t n,
+			  long reps, int threads)
+{
+	int nt = team(threads);
+#pragma omp parallel num_threads(nt)
+	{
+		size_t lo, hi;
+		ocb_stream_slice(n, omp_get_num_threads(), omp_get_thread_num(), &lo, &hi);
+		for (long r = 0; r < reps; r++) {
+			REP_BARRIER();
+			for (size_t i = lo; i < hi; i++)
+				a[i] = b[i] + s * c[i];
+		}
+	}
+}
+
+/* target "avx2" without "fma" on purpose: GCC contracts the intrinsics' mul + add into
+ * an FMA under -ffp-contract=fast, which rounds once where STREAM (and the _ref) round
+ * twice; without FMA in the target the result is bit-identical to the _ref. */
+__attribute__((target("avx2"))) void ocb_stream_triad_avx2(float *a, const float *b,
+							       const float *c, float s, size_t n,
+							       long reps, int threads)
+{
+	int nt = team(threads);
+#pragma omp parallel num_threads(nt)
+	{
+		size_t lo, hi;
+		const __m256 vs = _mm256_set1_ps(s);
+		ocb_stream_slice(n, omp_get_num_threads(), omp_get_thread_num(), &lo, &hi);
+		for (long r = 0; r < reps; r++) {
+			REP_BARRIER();
+			size_t i = lo;
+			for (; i + 16 <= hi; i += 16) {
+				__m256 x0 = _mm256_mul_ps(vs, _mm256_loadu_ps(c + i));
+				__m256 x1 = _mm256_mul_ps(vs, _mm256_loadu_ps(c + i + 8));
+				_mm256_storeu_ps(a + i, _mm256_add_ps(_mm256_loadu_ps(b + i), x0));
+				_mm256_storeu_ps(a + i + 8,
+						 _mm256_add_ps(_mm256_loadu_ps(b + i + 8), x1));
+			}
+			for (; i < hi; i++)
+				a[i] = b[i] + s * c[i];
+		}
+	}
+}
+
+void ocb_stream_triad(float *a, const float *b, const float *c, float s, size_t n, long reps,
+		      int threads)
+{
+	if (ocb_cpu_avx2())
+		ocb_stream_triad_avx2(a, b, c, s, n, reps, threads);
+	else
+		ocb_stream_triad_ref(a, b, c, s, n, reps, threads);
+}
+
+/* ---- copy ---- */
+
+void ocb_stream_copy_ref(float *c, const float *a, size_t n, long reps, int threads)
+{
+	int nt = team(threads);
+#pragma omp parallel num_threads(nt)
+	{
+		size_t lo, hi;
+		ocb_stream_slice(n, omp_get_num_threads(), omp_get_thread_num(), &lo, &hi);
+		for (long r = 0; r < reps; r++) {
+			REP_BARRIER();
+			for (size_t i = lo; i < hi; i++)
+				c[i] = a[i];
+		}
+	}
+}
+
+__attribute__((target("avx2,fma"))) void ocb_stream_copy_avx2(float *c, const float *a,
+							      size_t n, long reps, int threads)
+{
+	int nt = team(threads);
+#pragma omp parallel num_threads(nt)
+	{
+		size_t lo, hi;
+		ocb_stream_slice(n, omp_get_num_threads(), omp_get_thread_num(), &lo, &hi);
+		for (long r = 0; r < reps; r++) {
+			REP_BARRIER();
+			size_t i = lo;
+			for (; i + 32 <= hi; i += 32) {
+				__m256 x0 = _mm256_loadu_ps(a + i), x1 = _mm256_loadu_ps(a + i + 8);
+				__m256 x2 = _mm256_loadu_ps(a + i + 16);
+				__m256 x3 = _mm256_loadu_ps(a + i + 24);
+				_mm256_storeu_ps(c + i, x0);
+				_mm256_storeu_ps(c + i + 8, x1);
+				_mm256_storeu_ps(c + i + 16, x2);
+				_mm256_storeu_ps(c + i + 24, x3);
+			}
+			for (; i < hi; i++)
+				c[i] = a[i];
+		}
+	}
+}
+
+void ocb_stream_copy(float *c, const float *a, size_t n, long reps, int threads)
+{
+	if (ocb_cpu_avx2())
+		ocb_stream_copy_avx2(c, a, n, reps, threads);
+	else
+		ocb_stream_copy_ref(c, a, n, reps, threads);
+}

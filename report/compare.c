@@ -1,0 +1,367 @@
+#define _GNU_SOURCE
+#include "compare.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/ocb_error.h"
+#include "../db/store_query.h"
+#include "mwu.h"
+#include "rdata.h"
+
+void ocb_cmp_defaults(struct ocb_cmp_opts *o)
+{
+	o->threshold = 0.05;
+	o->alpha = 0.01;
+	o->noise_floor = 0.01;
+}
+
+const char *ocb_verdict_name(enum ocb_verdict v)
+{
+	static const char *names[] = {"same", "noise", "faster", "slower", "n/a"};
+	return v <= OCB_V_NA ? names[v] : "?";
+}
+
+int ocb_cmp_resolve(struct ocb_store *s, const char *spec, int64_t *run_id)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = ocb_store_run_resolve(s, spec, run_id);
+	if (rc != OCB_ENOENT)
+		return rc;
+	sqlite3 *db = ocb_store_handle(s);
+	if (sqlite3_prepare_v2(db,
+			       "SELECT r.id FROM run r JOIN machine m ON m.id = r.machine_id"
+			       " WHERE r.status = 'complete' AND (m.hostname = ?1 OR"
+			       " (length(?1) >= 4 AND substr(m.fingerprint, 1, length(?1)) = ?1))"
+			       " ORDER BY r.started_at DESC, r.id DESC LIMIT 1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return ocb_seterr(OCB_EDB, "resolve '%s': %s", spec, sqlite3_errmsg(db));
+	sqlite3_bind_text(st, 1, spec, -1, SQLITE_TRANSIENT);
+	int s2 = sqlite3_step(st);
+	if (s2 == SQLITE_ROW) {
+		*run_id = sqlite3_column_int64(st, 0);
+		rc = OCB_OK;
+	} else if (s2 == SQLITE_DONE) {
+		rc = ocb_seterr(OCB_ENOENT,
+				"'%s' is no run id, uuid, label, or machine with a complete run", spec);
+	} else {
+		rc = ocb_seterr(OCB_EDB, "resolve '%s': %s", spec, sqlite3_errmsg(db));
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+void ocb_cmp_release(struct ocb_cmp *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++)
+		free(c->c[i].params);
+	free(c->c);
+	c->c = NULL;
+	c->n = 0;
+}
+
+/* samples of one result, in rep order, into a growing buffer */
+static int load_samples(sqlite3_stmt *st, int64_t id, double **buf, size_t *cap, size_t *n)
+{
+	sqlite3_reset(st);
+	sqlite3_bind_int64(st, 1, id);
+	*n = 0;
+	int s;
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == *cap) {
+			size_t nc = *cap ? 2 * *cap : 64;
+			double *nb = realloc(*buf, nc * sizeof *nb);
+			if (!nb)
+				return ocb_seterr(OCB_ENOMEM, "compare: samples");
+			*buf = nb;
+			*cap = nc;
+		}
+		(*buf)[(*n)++] = sqlite3_column_double(st, 0);
+	}
+	return s == SQLITE_DONE ? OCB_OK : OCB_EDB;
+}
+
+static int run_info(sqlite3 *db, int64_t run, int64_t *machine, char *host, char *label)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = OCB_OK;
+	if (sqlite3_prepare_v2(db, "SELECT r.machine_id, m.hostname, r.label FROM run r"
+				   " JOIN machine m ON m.id = r.machine_id WHERE r.id = ?",
+			       -1, &st, NULL) != SQLITE_OK)
+		return ocb_seterr(OCB_EDB, "compare: %s", sqlite3_errmsg(db));
+	sqlite3_bind_int64(st, 1, run);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*machine = sqlite3_column_int64(st, 0);
+		const unsigned char *h = sqlite3_column_text(st, 1), *l = sqlite3_column_text(st, 2);
+		snprintf(host, 64, "%s", h ? (const char *)h : "");
+		snprintf(label, 64, "%s", l ? (const char *)l : "");
+	} else {
+		rc = ocb_seterr(OCB_ENOENT, "compare: no run %lld", (long long)run);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static void fill_rrow(struct ocb_rrow *r, sqlite3_stmt *st, int off, const char *unit,
+		      int threads)
+{
+	memset(r, 0, sizeof *r);
+	snprintf(r->unit, sizeof r->unit, "%s", unit);
+	r->threads = threads;
+	r->median = sqlite3_column_double(st, off);
+	r->flops = sqlite3_column_type(st, off + 1) == SQLITE_NULL ? NAN : sqlite3_column_double(st, off + 1);
+	r->bytes = sqlite3_column_type(st, off + 2) == SQLITE_NULL ? NAN : sqlite3_column_double(st, off + 2);
+	const unsigned char *b = sqlite3_column_text(st, off + 3);
+	snprintf(r->bound, sizeof r->bound, "%s", b ? (const char *)b : "");
+	r->bound_frac = sqlite3_column_type(st, off + 4) == SQLITE_NULL ? NAN : sqlite3_column_double(st, off + 4);
+}
+
+int ocb_cmp_runs(sqlite3 *db, int64_t base, int64_t cand, const struct ocb_cmp_opts *o,
+		 struct ocb_cmp *out)
+{
+	sqlite3_stmt *st = NULL, *smp = NULL;
+	double *bs = NULL, *cs = NULL;
+	size_t bcap = 0, ccap = 0, cap = 0;
+	int64_t *used = NULL, last_b = -1, bm = 0, cm = 0;
+	size_t nused = 0;
+	struct ocb_mceil mc[2];
+	int rc, s;
+
+	memset(out, 0, sizeof *out);
+	memset(mc, 0, sizeof mc);
+	if (o)
+		out->opts = *o;
+	else
+		ocb_cmp_defaults(&out->opts);
+	out->base_run = base;
+	out->cand_run = cand;
+	out->geomean = NAN;
+	if ((rc = run_info(db, base, &bm, out->base_host, out->base_label)) ||
+	    (rc = run_info(db, cand, &cm, out->cand_host, out->cand_label)))
+		return rc;
+	out->cross_machine = bm != cm;
+	int64_t ids[2] = {bm, cm};
+	if ((rc = ocb_mceil_load(db, ids, 2, mc)))
+		return rc;
+
+	/* Pairs of the same case; same variant first, each result used once. */
+	if (sqlite3_prepare_v2(db,
+			       "SELECT b.id, c.id, b.bench, b.params_json, b.variant, b.threads, b.unit,"
+			       " b.ci_low, b.ci_high, c.ci_low, c.ci_high,"
+			       " b.median, b.flops, b.bytes, b.bound, b.bound_frac,"
+			       " c.median, c.flops, c.bytes, c.bound, c.bound_frac, c.unit"
+			       " FROM result b JOIN result c ON c.bench = b.bench"
+			       " AND c.params_json = b.params_json AND c.threads IS b.threads"
+			       " WHERE b.run_id = ?1 AND c.run_id = ?2 AND b.status = 'ok'"
+			       " AND c.status = 'ok'"
+			       " ORDER BY b.bench, b.params_json, b.threads, b.variant, b.id,"
+			       " (c.variant IS b.variant) DESC, c.id",
+			       -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "SELECT value FROM sample WHERE result_id = ? ORDER BY rep", -1,
+			       &smp, NULL) != SQLITE_OK) {
+		rc = ocb_seterr(OCB_EDB, "compare: %s", sqlite3_errmsg(db));
+		goto out;
+	}
+	sqlite3_bind_int64(st, 1, base);
+	sqlite3_bind_int64(st, 2, cand);
+	double logsum = 0;
+	size_t nlog = 0;
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t bid = sqlite3_column_int64(st, 0), cid = sqlite3_column_int64(st, 1);
+		int taken = bid == last_b;
+		for (size_t i = 0; i < nused && !taken; i++)
+			taken = used[i] == cid;
+		if (taken)
+			continue;
+		last_b = bid;
+		int64_t *nu = realloc(used, (nused + 1) * sizeof *nu);
+		if (!nu) {
+			rc = ocb_seterr(OCB_ENOMEM, "compare");
+			goto out;
+		}
+		used = nu;
+		used[nused++] = cid;
+		if (out->n == cap) {
+			cap = cap ? 2 * cap : 32;
+			struct ocb_cmp_case *ncs = realloc(out->c, cap * sizeof *ncs);
+			if (!ncs) {
+				rc = ocb_seterr(OCB_ENOMEM, "compare");
+				goto out;
+			}
+			out->c = ncs;
+		}
+		struct ocb_cmp_case *k = &out->c[out->n];
+		memset(k, 0, sizeof *k);
+		const unsigned char *t;
+		t = sqlite3_column_text(st, 2);
+		snprintf(k->bench, sizeof k->bench, "%s", t ? (const char *)t : "");
+		t = sqlite3_column_text(st, 3);
+		if (!(k->params = strdup(t ? (const char *)t : ""))) {
+			rc = ocb_seterr(OCB_ENOMEM, "compare");
+			goto out;
+		}
+		out->n++;
+		t = sqlite3_column_text(st, 4);
+		snprintf(k->variant, sizeof k->variant, "%s", t ? (const char *)t : "");
+		k->threads = sqlite3_column_int(st, 5);
+		t = sqlite3_column_text(st, 6);
+		snprintf(k->unit, sizeof k->unit, "%s", t ? (const char *)t : "");
+		double blo = sqlite3_column_double(st, 7), bhi = sqlite3_column_double(st, 8);
+		double clo = sqlite3_column_double(st, 9), chi = sqlite3_column_double(st, 10);
+		struct ocb_rrow br, cr;
+		const unsigned char *cu = sqlite3_column_text(st, 21);
+		fill_rrow(&br, st, 11, k->unit, k->threads);
+		fill_rrow(&cr, st, 16, cu ? (const char *)cu : "", k->threads);
+		k->base_median = br.median;
+		k->cand_median = cr.median;
+		k->base_roof = ocb_rrow_roof_frac(&br, &mc[0]);
+		k->cand_roof = ocb_rrow_roof_frac(&cr, &mc[1]);
+		/* convert the candidate to the base's unit if they differ (both times) */
+		double scale = 1;
+		double us_b = ocb_unit_seconds(k->unit), us_c = ocb_unit_seconds(cr.unit);
+		if (us_b > 0 && us_c > 0)
+			scale = us_c / us_b;
+		k->ratio = k->base_median > 0 ? scale * k->cand_median / k->base_median : NAN;
+		k->ratio_lo = bhi > 0 ? scale * clo / bhi : NAN;
+		k->ratio_hi = blo > 0 ? scale * chi / blo : NAN;
+
+		if ((rc = load_samples(smp, bid, &bs, &bcap, &k->nbase)) ||
+		    (rc = load_samples(smp, cid, &cs, &ccap, &k->ncand))) {
+			if (rc == OCB_EDB)
+				ocb_seterr(OCB_EDB, "compare: samples: %s", sqlite3_errmsg(db));
+			goto out;
+		}
+		for (size_t i = 0; i < k->ncand; i++)
+			cs[i] *= scale;
+		struct ocb_mwu m;
+		if ((rc = ocb_mwu_test(bs, k->nbase, cs, k->ncand, &m)))
+			goto out;
+		k->u = m.u;
+		k->p = m.p;
+		double floor = fmax(out->opts.threshold, out->opts.noise_floor);
+		int lower_is_better = us_b > 0;
+		if (isnan(k->p) || isnan(k->ratio))
+			k->verdict = OCB_V_NA;
+		else if (k->p >= out->opts.alpha)
+			k->verdict = OCB_V_SAME;
+		else if (fabs(k->ratio - 1) <= floor)
+			k->verdict = OCB_V_NOISE;
+		else if ((k->ratio > 1) == lower_is_better)
+			k->verdict = OCB_V_SLOWER;
+		else
+			k->verdict = OCB_V_FASTER;
+		out->count[k->verdict]++;
+		if (k->ratio > 0) {
+			logsum += log(k->ratio);
+			nlog++;
+		}
+	}
+	if (s != SQLITE_DONE) {
+		rc = ocb_seterr(OCB_EDB, "compare: %s", sqlite3_errmsg(db));
+		goto out;
+	}
+	out->geomean = nlog ? exp(logsum / (double)nlog) : NAN;
+out:
+	if (rc)
+		ocb_cmp_release(out);
+	ocb_mceil_release(&mc[0]);
+	ocb_mceil_release(&mc[1]);
+	free(used);
+	free(bs);
+	free(cs);
+	sqlite3_finalize(st);
+	sqlite3_finalize(smp);
+	return rc;
+}
+
+int ocb_cmp_print(const struct ocb_cmp *c, FILE *f)
+{
+	fprintf(f, "base: run %lld on %s%s%s%s\ncand: run %lld on %s%s%s%s\n",
+		(long long)c->base_run, c->base_host, c->base_label[0] ? " (label " : "",
+		c->base_label, c->base_label[0] ? ")" : "", (long long)c->cand_run, c->cand_host,
+		c->cand_label[0] ? " (label " : "", c->cand_label, c->cand_label[0] ? ")" : "");
+	fprintf(f, "threshold %.1f%%, alpha %g, Mann-Whitney U on raw samples; ratio = cand/base "
+		   "median, CI from the medians' 95%% CIs\n\n",
+		100 * c->opts.threshold, c->opts.alpha);
+	fprintf(f, "%-28s %-24s %3s %11s %11s %7s %17s %9s %-7s", "case", "params", "thr", "base",
+		"cand", "ratio", "ratio CI", "p", "verdict");
+	if (c->cross_machine)
+		fprintf(f, " %9s %9s", "roof base", "roof cand");
+	fputc('\n', f);
+	for (size_t i = 0; i < c->n; i++) {
+		const struct ocb_cmp_case *k = &c->c[i];
+		char ci[40];
+		snprintf(ci, sizeof ci, "[%.3f, %.3f]", k->ratio_lo, k->ratio_hi);
+		fprintf(f, "%-28.28s %-24.24s %3d %9.4g%-2.2s %9.4g%-2.2s %7.3f %17s %9.2g %-7s",
+			k->bench, k->params, k->threads, k->base_median, k->unit, k->cand_median,
+			k->unit, k->ratio, ci, k->p, ocb_verdict_name(k->verdict));
+		if (c->cross_machine)
+			fprintf(f, " %8.1f%% %8.1f%%", 100 * k->base_roof, 100 * k->cand_roof);
+		fputc('\n', f);
+	}
+	fprintf(f, "\n%zu cases: %zu slower, %zu faster, %zu same, %zu noise, %zu n/a; "
+		   "geometric mean of ratios %.4f\n",
+		c->n, c->count[OCB_V_SLOWER], c->count[OCB_V_FASTER], c->count[OCB_V_SAME],
+		c->count[OCB_V_NOISE], c->count[OCB_V_NA], c->geomean);
+	return ferror(f) ? ocb_seterr(OCB_EIO, "compare: write failed") : OCB_OK;
+}
+
+static void add_num(cJSON *o, const char *k, double v)
+{
+	if (isnan(v) || isinf(v))
+		cJSON_AddNullToObject(o, k);
+	else
+		cJSON_AddNumberToObject(o, k, v);
+}
+
+cJSON *ocb_cmp_json(const struct ocb_cmp *c)
+{
+	cJSON *o = cJSON_CreateObject(), *arr;
+	if (!o)
+		return NULL;
+	cJSON_AddNumberToObject(o, "base_run", (double)c->base_run);
+	cJSON_AddNumberToObject(o, "cand_run", (double)c->cand_run);
+	cJSON_AddStringToObject(o, "base_host", c->base_host);
+	cJSON_AddStringToObject(o, "cand_host", c->cand_host);
+	cJSON_AddBoolToObject(o, "cross_machine", c->cross_machine);
+	add_num(o, "threshold", c->opts.threshold);
+	add_num(o, "alpha", c->opts.alpha);
+	add_num(o, "geomean_ratio", c->geomean);
+	cJSON *cnt = cJSON_AddObjectToObject(o, "counts");
+	for (int v = 0; cnt && v <= OCB_V_NA; v++)
+		cJSON_AddNumberToObject(cnt, ocb_verdict_name(v), (double)c->count[v]);
+	if (!(arr = cJSON_AddArrayToObject(o, "cases"))) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	for (size_t i = 0; i < c->n; i++) {
+		const struct ocb_cmp_case *k = &c->c[i];
+		cJSON *e = cJSON_CreateObject();
+		if (!e || !cJSON_AddItemToArray(arr, e)) {
+			cJSON_Delete(e);
+			cJSON_Delete(o);
+			return NULL;
+		}
+		cJSON_AddStringToObject(e, "bench", k->bench);
+		cJSON_AddStringToObject(e, "params", k->params);
+		cJSON_AddStringToObject(e, "variant", k->variant);
+		cJSON_AddNumberToObject(e, "threads", k->threads);
+		cJSON_AddStringToObject(e, "unit", k->unit);
+		add_num(e, "base_median", k->base_median);
+		add_num(e, "cand_median", k->cand_median);
+		add_num(e, "ratio", k->ratio);
+		add_num(e, "ratio_ci_low", k->ratio_lo);
+		add_num(e, "ratio_ci_high", k->ratio_hi);
+		add_num(e, "mwu_u", k->u);
+		add_num(e, "p", k->p);
+		cJSON_AddNumberToObject(e, "n_base", (double)k->nbase);
+		cJSON_AddNumberToObject(e, "n_cand", (double)k->ncand);
+		cJSON_AddStringToObject(e, "verdict", ocb_verdict_name(k->verdict));
+		add_num(e, "base_roofline_frac", k->base_roof);
+		add_num(e, "cand_roofline_frac", k->cand_roof);
+	}
+	return o;
+}

@@ -1,0 +1,78 @@
+/* compare: is run CAND slower than run BASE? Per case, statistically
+ * (REFERENCE.md §3; the approach of LNT, asv and Google Benchmark's compare.py).
+ *
+ * A case is (bench, params_json, threads) present with status 'ok' in both runs (when
+ * a run holds several variants of one case, the same variant is paired first). Per case:
+ *   ratio     = median(CAND) / median(BASE)
+ *   ratio CI  = [CAND ci_low / BASE ci_high, CAND ci_high / BASE ci_low], from the two
+ *               stored 95% CIs of the medians: conservative (covers at least ~90%
+ *               jointly), needs no resampling and is reproducible
+ *   p         = two-sided Mann-Whitney U on the raw samples (mwu.h)
+ *   verdict   = same    p >= alpha (no evidence of a change)
+ *               noise   p < alpha but |ratio - 1| <= max(threshold, 1% noise floor)
+ *               slower  p < alpha, beyond the threshold, worse (time up / rate down)
+ *               faster  p < alpha, beyond the threshold, better
+ *               n/a     a side has no samples
+ * and the geometric mean of the ratios over all cases. When BASE and CAND ran on
+ * different machines, each case also carries its fraction of its own machine's
+ * roofline bound, so hardware differences can be told from code differences. */
+#ifndef OCB_COMPARE_H
+#define OCB_COMPARE_H
+
+#include <cJSON.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../db/store.h"
+
+enum ocb_verdict { OCB_V_SAME = 0, OCB_V_NOISE, OCB_V_FASTER, OCB_V_SLOWER, OCB_V_NA };
+
+struct ocb_cmp_opts {
+	double threshold;   /* relative change that matters (default 0.05) */
+	double alpha;       /* significance level (default 0.01) */
+	double noise_floor; /* changes below this are noise whatever p says (0.01, LNT) */
+};
+
+struct ocb_cmp_case {
+	char bench[64], variant[32], unit[16];
+	char *params;                   /* owned */
+	int threads;
+	size_t nbase, ncand;            /* samples */
+	double base_median, cand_median;
+	double ratio, ratio_lo, ratio_hi;
+	double u, p;
+	double base_roof, cand_roof;    /* fraction of own machine's roofline bound, or NaN */
+	enum ocb_verdict verdict;
+};
+
+struct ocb_cmp {
+	int64_t base_run, cand_run;
+	char base_host[64], cand_host[64];
+	char base_label[64], cand_label[64];
+	int cross_machine;
+	struct ocb_cmp_opts opts;
+	struct ocb_cmp_case *c;
+	size_t n;
+	double geomean;                 /* of ratios; NaN with no cases */
+	size_t count[5];                /* per verdict */
+};
+
+void ocb_cmp_defaults(struct ocb_cmp_opts *o);
+const char *ocb_verdict_name(enum ocb_verdict v);
+
+/* Resolves BASE/CAND text into a run id: a run id, uuid (prefix), label or "latest"
+ * (ocb_store_run_resolve), else a machine (hostname or fingerprint prefix >= 4) -> that
+ * machine's newest complete run. Errors: OCB_ENOENT, OCB_EINVAL, OCB_EDB. */
+int ocb_cmp_resolve(struct ocb_store *s, const char *spec, int64_t *run_id);
+
+/* Compares two runs. *out is released with ocb_cmp_release(). */
+int ocb_cmp_runs(sqlite3 *db, int64_t base, int64_t cand, const struct ocb_cmp_opts *o,
+		 struct ocb_cmp *out);
+void ocb_cmp_release(struct ocb_cmp *c);
+
+/* A text table for people. */
+int ocb_cmp_print(const struct ocb_cmp *c, FILE *f);
+/* The same as JSON; caller frees with cJSON_Delete(). NULL on allocation failure. */
+cJSON *ocb_cmp_json(const struct ocb_cmp *c);
+
+#endif

@@ -1,0 +1,596 @@
+#define _GNU_SOURCE
+#include "export.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cJSON.h>
+
+#include "../common/ocb_error.h"
+#include "escape.h"
+#include "rdata.h"
+
+int ocb_export_format(const char *name, enum ocb_export_fmt *out)
+{
+	if (!strcmp(name, "gbench"))
+		*out = OCB_EXPORT_GBENCH;
+	else if (!strcmp(name, "csv"))
+		*out = OCB_EXPORT_CSV;
+	else if (!strcmp(name, "json"))
+		*out = OCB_EXPORT_JSON;
+	else
+		return ocb_seterr(OCB_EINVAL, "--format: '%s' is not gbench, csv or json", name);
+	return OCB_OK;
+}
+
+int ocb_export_latest(sqlite3 *db, int64_t *run_id)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+	if (sqlite3_prepare_v2(db, "SELECT id FROM run WHERE status = 'complete'"
+				   " ORDER BY started_at DESC, id DESC LIMIT 1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return ocb_seterr(OCB_EDB, "export: %s", sqlite3_errmsg(db));
+	int s = sqlite3_step(st);
+	if (s == SQLITE_ROW) {
+		*run_id = sqlite3_column_int64(st, 0);
+		rc = OCB_OK;
+	} else {
+		rc = s == SQLITE_DONE ? ocb_seterr(OCB_ENOENT, "no complete run in the database")
+				      : ocb_seterr(OCB_EDB, "export: %s", sqlite3_errmsg(db));
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* Everything exported about one run, loaded with four queries. */
+struct xres {
+	struct ocb_rrow r;
+	double min, mean, stddev, mad, check_err;
+	char error[256];
+	size_t s0, ns;   /* samples[s0 .. s0+ns) */
+	size_t c0, nc;   /* counters[c0 .. c0+nc) */
+};
+struct xcnt {
+	char event[64];
+	double value, multiplex;
+	int available;
+	char reason[160];
+};
+struct xrun {
+	int64_t run_id, machine_id;
+	cJSON *run, *machine;   /* column -> value objects */
+	struct xres *res;
+	size_t nres;
+	double *samples;
+	size_t nsamples;
+	struct xcnt *cnt;
+	size_t ncnt;
+	struct ocb_mceil mc;
+};
+
+static void xrun_release(struct xrun *x)
+{
+	cJSON_Delete(x->run);
+	cJSON_Delete(x->machine);
+	for (size_t i = 0; i < x->nres; i++)
+		free(x->res[i].r.params);
+	free(x->res);
+	free(x->samples);
+	free(x->cnt);
+	ocb_mceil_release(&x->mc);
+}
+
+static double colr(sqlite3_stmt *st, int c)
+{
+	return sqlite3_column_type(st, c) == SQLITE_NULL ? NAN : sqlite3_column_double(st, c);
+}
+
+static void cols(char *dst, size_t len, sqlite3_stmt *st, int c)
+{
+	const unsigned char *s = sqlite3_column_text(st, c);
+	snprintf(dst, len, "%s", s ? (const char *)s : "");
+}
+
+/* One row as an object of its columns (NULL -> null). */
+static cJSON *row_object(sqlite3_stmt *st)
+{
+	cJSON *o = cJSON_CreateObject();
+	for (int c = 0; o && c < sqlite3_column_count(st); c++) {
+		const char *name = sqlite3_column_name(st, c);
+		switch (sqlite3_column_type(st, c)) {
+		case SQLITE_NULL: cJSON_AddNullToObject(o, name); break;
+		case SQLITE_INTEGER:
+		case SQLITE_FLOAT: cJSON_AddNumberToObject(o, name, sqlite3_column_double(st, c)); break;
+		default: cJSON_AddStringToObject(o, name, (const char *)sqlite3_column_text(st, c));
+		}
+	}
+	return o;
+}
+
+static int db_fail(sqlite3 *db, const char *what)
+{
+	return ocb_seterr(OCB_EDB, "export %s: %s", what, sqlite3_errmsg(db));
+}
+
+static int xrun_load(sqlite3 *db, int64_t run_id, struct xrun *x)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = OCB_OK, s;
+	size_t cap = 0;
+
+	memset(x, 0, sizeof *x);
+	x->run_id = run_id;
+	if (sqlite3_prepare_v2(db, "SELECT * FROM run WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+		return db_fail(db, "run");
+	sqlite3_bind_int64(st, 1, run_id);
+	if ((s = sqlite3_step(st)) != SQLITE_ROW) {
+		rc = s == SQLITE_DONE ? ocb_seterr(OCB_ENOENT, "export: no run %lld", (long long)run_id)
+				      : db_fail(db, "run");
+		goto out;
+	}
+	x->run = row_object(st);
+	x->machine_id = (int64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(x->run, "machine_id"));
+	sqlite3_finalize(st);
+	st = NULL;
+	if (sqlite3_prepare_v2(db, "SELECT * FROM machine WHERE id = ?", -1, &st, NULL) != SQLITE_OK) {
+		rc = db_fail(db, "machine");
+		goto out;
+	}
+	sqlite3_bind_int64(st, 1, x->machine_id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		x->machine = row_object(st);
+	else
+		x->machine = cJSON_CreateObject();
+	sqlite3_finalize(st);
+	st = NULL;
+	if (!x->run || !x->machine) {
+		rc = ocb_seterr(OCB_ENOMEM, "export");
+		goto out;
+	}
+	if ((rc = ocb_mceil_load(db, &x->machine_id, 1, &x->mc)))
+		goto out;
+
+	/* results */
+	if (sqlite3_prepare_v2(db,
+			       "SELECT id, suite, bench, params_json, variant, threads, unit, n, min,"
+			       " median, mean, stddev, mad, ci_low, ci_high, flops, bytes, check_err,"
+			       " bound, bound_frac, status, error FROM result WHERE run_id = ? ORDER BY id",
+			       -1, &st, NULL) != SQLITE_OK) {
+		rc = db_fail(db, "results");
+		goto out;
+	}
+	sqlite3_bind_int64(st, 1, run_id);
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		if (x->nres == cap) {
+			cap = cap ? 2 * cap : 32;
+			struct xres *nr = realloc(x->res, cap * sizeof *nr);
+			if (!nr) {
+				rc = ocb_seterr(OCB_ENOMEM, "export");
+				goto out;
+			}
+			x->res = nr;
+		}
+		struct xres *e = &x->res[x->nres];
+		memset(e, 0, sizeof *e);
+		struct ocb_rrow *r = &e->r;
+		r->id = sqlite3_column_int64(st, 0);
+		r->run_id = run_id;
+		r->machine_id = x->machine_id;
+		cols(r->suite, sizeof r->suite, st, 1);
+		cols(r->bench, sizeof r->bench, st, 2);
+		const unsigned char *p = sqlite3_column_text(st, 3);
+		if (!(r->params = strdup(p ? (const char *)p : "{}"))) {
+			rc = ocb_seterr(OCB_ENOMEM, "export");
+			goto out;
+		}
+		x->nres++;
+		cols(r->variant, sizeof r->variant, st, 4);
+		r->threads = sqlite3_column_int(st, 5);
+		cols(r->unit, sizeof r->unit, st, 6);
+		r->n = sqlite3_column_int(st, 7);
+		e->min = colr(st, 8);
+		r->median = colr(st, 9);
+		e->mean = colr(st, 10);
+		e->stddev = colr(st, 11);
+		e->mad = colr(st, 12);
+		r->ci_low = colr(st, 13);
+		r->ci_high = colr(st, 14);
+		r->flops = colr(st, 15);
+		r->bytes = colr(st, 16);
+		e->check_err = colr(st, 17);
+		cols(r->bound, sizeof r->bound, st, 18);
+		r->bound_frac = colr(st, 19);
+		cols(r->status, sizeof r->status, st, 20);
+		cols(e->error, sizeof e->error, st, 21);
+		const char *host = cJSON_GetStringValue(cJSON_GetObjectItem(x->machine, "hostname"));
+		snprintf(r->host, sizeof r->host, "%s", host ? host : "");
+	}
+	if (s != SQLITE_DONE) {
+		rc = db_fail(db, "results");
+		goto out;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+
+	/* samples of all results, in (result, rep) order; results are in id order too */
+	if (sqlite3_prepare_v2(db,
+			       "SELECT s.result_id, s.value FROM sample s JOIN result r ON r.id = s.result_id"
+			       " WHERE r.run_id = ? ORDER BY s.result_id, s.rep",
+			       -1, &st, NULL) != SQLITE_OK) {
+		rc = db_fail(db, "samples");
+		goto out;
+	}
+	sqlite3_bind_int64(st, 1, run_id);
+	cap = 0;
+	size_t ri = 0;
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		while (ri < x->nres && x->res[ri].r.id < id)
+			ri++;
+		if (ri == x->nres || x->res[ri].r.id != id)
+			continue;
+		if (x->nsamples == cap) {
+			cap = cap ? 2 * cap : 256;
+			double *ns = realloc(x->samples, cap * sizeof *ns);
+			if (!ns) {
+				rc = ocb_seterr(OCB_ENOMEM, "export");
+				goto out;
+			}
+			x->samples = ns;
+		}
+		if (!x->res[ri].ns)
+			x->res[ri].s0 = x->nsamples;
+		x->res[ri].ns++;
+		x->samples[x->nsamples++] = sqlite3_column_double(st, 1);
+	}
+	if (s != SQLITE_DONE) {
+		rc = db_fail(db, "samples");
+		goto out;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+
+	if (sqlite3_prepare_v2(db,
+			       "SELECT c.result_id, c.event, c.value, c.available, c.reason, c.multiplex_ratio"
+			       " FROM counter c JOIN result r ON r.id = c.result_id"
+			       " WHERE r.run_id = ? ORDER BY c.result_id, c.event",
+			       -1, &st, NULL) != SQLITE_OK) {
+		rc = db_fail(db, "counters");
+		goto out;
+	}
+	sqlite3_bind_int64(st, 1, run_id);
+	cap = 0;
+	ri = 0;
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		while (ri < x->nres && x->res[ri].r.id < id)
+			ri++;
+		if (ri == x->nres || x->res[ri].r.id != id)
+			continue;
+		if (x->ncnt == cap) {
+			cap = cap ? 2 * cap : 64;
+			struct xcnt *nc = realloc(x->cnt, cap * sizeof *nc);
+			if (!nc) {
+				rc = ocb_seterr(OCB_ENOMEM, "export");
+				goto out;
+			}
+			x->cnt = nc;
+		}
+		if (!x->res[ri].nc)
+			x->res[ri].c0 = x->ncnt;
+		x->res[ri].nc++;
+		struct xcnt *c = &x->cnt[x->ncnt++];
+		cols(c->event, sizeof c->event, st, 1);
+		c->available = sqlite3_column_int(st, 3) && sqlite3_column_type(st, 2) != SQLITE_NULL;
+		c->value = c->available ? sqlite3_column_double(st, 2) : NAN;
+		cols(c->reason, sizeof c->reason, st, 4);
+		c->multiplex = colr(st, 5);
+	}
+	if (s != SQLITE_DONE)
+		rc = db_fail(db, "counters");
+out:
+	sqlite3_finalize(st);
+	if (rc)
+		xrun_release(x);
+	return rc;
+}
+
+static void jnum(cJSON *o, const char *k, double v)
+{
+	if (isnan(v) || isinf(v))
+		cJSON_AddNullToObject(o, k);
+	else
+		cJSON_AddNumberToObject(o, k, v);
+}
+
+static const char *mstr(const struct xrun *x, const char *k)
+{
+	const char *s = cJSON_GetStringValue(cJSON_GetObjectItem(x->machine, k));
+	return s ? s : "";
+}
+
+static double mnum(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static cJSON *gbench(const struct xrun *x)
+{
+	cJSON *root = cJSON_CreateObject(), *ctx, *caches, *benches, *load;
+	if (!root)
+		return NULL;
+	ctx = cJSON_AddObjectToObject(root, "context");
+	if (!ctx)
+		goto fail;
+	const char *date = cJSON_GetStringValue(cJSON_GetObjectItem(x->run, "started_at"));
+	cJSON_AddStringToObject(ctx, "date", date ? date : "");
+	cJSON_AddStringToObject(ctx, "host_name", mstr(x, "hostname"));
+	cJSON_AddStringToObject(ctx, "executable", "ocbench");
+	double thr = mnum(x->machine, "threads");
+	cJSON_AddNumberToObject(ctx, "num_cpus", isnan(thr) ? 0 : thr);
+	/* MHz is not in the fingerprint; take it from a "... @ 2.45GHz" model name if any */
+	double mhz = 0;
+	const char *at = strstr(mstr(x, "cpu_model"), "@ ");
+	if (at)
+		mhz = 1000 * atof(at + 2);
+	cJSON_AddNumberToObject(ctx, "mhz_per_cpu", mhz);
+	cJSON_AddBoolToObject(ctx, "cpu_scaling_enabled", 0);
+	if (!(caches = cJSON_AddArrayToObject(ctx, "caches")))
+		goto fail;
+	static const struct { const char *col, *type; int level; } cl[] = {
+		{"l1d_bytes", "Data", 1}, {"l2_bytes", "Unified", 2}, {"l3_bytes", "Unified", 3}};
+	for (size_t i = 0; i < 3; i++) {
+		double sz = mnum(x->machine, cl[i].col);
+		if (!(sz > 0))
+			continue;
+		cJSON *c = cJSON_CreateObject();
+		if (!c || !cJSON_AddItemToArray(caches, c)) {
+			cJSON_Delete(c);
+			goto fail;
+		}
+		cJSON_AddStringToObject(c, "type", cl[i].type);
+		cJSON_AddNumberToObject(c, "level", cl[i].level);
+		cJSON_AddNumberToObject(c, "size", sz);
+		cJSON_AddNumberToObject(c, "num_sharing", cl[i].level == 3 && thr > 0 ? thr : 1);
+	}
+	if (!(load = cJSON_AddArrayToObject(ctx, "load_avg"))) /* not recorded at run time */
+		goto fail;
+	cJSON_AddStringToObject(ctx, "library_build_type", "release");
+	const char *ver = cJSON_GetStringValue(cJSON_GetObjectItem(x->run, "ocbench_version"));
+	cJSON_AddStringToObject(ctx, "ocbench_version", ver ? ver : "");
+	const char *uuid = cJSON_GetStringValue(cJSON_GetObjectItem(x->run, "uuid"));
+	cJSON_AddStringToObject(ctx, "ocbench_run_uuid", uuid ? uuid : "");
+	if (!(benches = cJSON_AddArrayToObject(root, "benchmarks")))
+		goto fail;
+	for (size_t i = 0; i < x->nres; i++) {
+		const struct xres *e = &x->res[i];
+		const struct ocb_rrow *r = &e->r;
+		double unit_ns = ocb_unit_seconds(r->unit) * 1e9;
+		if (!(unit_ns > 0) || strcmp(r->status, "ok"))
+			continue;
+		char *name = NULL;
+		if (asprintf(&name, "%s%s%s", r->bench, strcmp(r->params, "{}") ? "/" : "",
+			     strcmp(r->params, "{}") ? r->params : "") < 0)
+			goto fail;
+		for (size_t k = 0; k < e->ns + 3; k++) {
+			static const char *agg[] = {"mean", "median", "stddev"};
+			int is_agg = k >= e->ns;
+			double v = is_agg ? (k - e->ns == 0 ? e->mean : k - e->ns == 1 ? r->median : e->stddev)
+					  : x->samples[e->s0 + k];
+			cJSON *b = cJSON_CreateObject();
+			if (!b || !cJSON_AddItemToArray(benches, b)) {
+				cJSON_Delete(b);
+				free(name);
+				goto fail;
+			}
+			if (is_agg) {
+				char *an = NULL;
+				if (asprintf(&an, "%s_%s", name, agg[k - e->ns]) < 0) {
+					free(name);
+					goto fail;
+				}
+				cJSON_AddStringToObject(b, "name", an);
+				free(an);
+			} else {
+				cJSON_AddStringToObject(b, "name", name);
+			}
+			cJSON_AddStringToObject(b, "run_name", name);
+			cJSON_AddStringToObject(b, "run_type", is_agg ? "aggregate" : "iteration");
+			cJSON_AddNumberToObject(b, "repetitions", (double)e->ns);
+			if (!is_agg)
+				cJSON_AddNumberToObject(b, "repetition_index", (double)k);
+			cJSON_AddNumberToObject(b, "threads", r->threads > 0 ? r->threads : 1);
+			cJSON_AddNumberToObject(b, "iterations", is_agg ? (double)e->ns : 1);
+			if (is_agg)
+				cJSON_AddStringToObject(b, "aggregate_name", agg[k - e->ns]);
+			jnum(b, "real_time", v * unit_ns);
+			jnum(b, "cpu_time", v * unit_ns);
+			cJSON_AddStringToObject(b, "time_unit", "ns");
+			cJSON_AddStringToObject(b, "label", r->variant);
+			double sec = v * unit_ns * 1e-9;
+			if (!is_agg || k - e->ns < 2) {
+				if (r->bytes > 0 && sec > 0)
+					cJSON_AddNumberToObject(b, "bytes_per_second", r->bytes / sec);
+				if (r->flops > 0 && sec > 0)
+					cJSON_AddNumberToObject(b, "flops_per_second", r->flops / sec);
+				for (size_t c = e->c0; c < e->c0 + e->nc; c++)
+					if (x->cnt[c].available && !cJSON_GetObjectItem(b, x->cnt[c].event))
+						cJSON_AddNumberToObject(b, x->cnt[c].event, x->cnt[c].value);
+			}
+		}
+		free(name);
+	}
+	return root;
+fail:
+	cJSON_Delete(root);
+	return NULL;
+}
+
+static cJSON *full_json(const struct xrun *x)
+{
+	cJSON *root = cJSON_CreateObject(), *arr;
+	if (!root)
+		return NULL;
+	cJSON_AddItemToObject(root, "run", cJSON_Duplicate(x->run, 1));
+	cJSON_AddItemToObject(root, "machine", cJSON_Duplicate(x->machine, 1));
+	if (!(arr = cJSON_AddArrayToObject(root, "results")))
+		goto fail;
+	for (size_t i = 0; i < x->nres; i++) {
+		const struct xres *e = &x->res[i];
+		const struct ocb_rrow *r = &e->r;
+		cJSON *o = cJSON_CreateObject(), *smp, *cnt;
+		if (!o || !cJSON_AddItemToArray(arr, o)) {
+			cJSON_Delete(o);
+			goto fail;
+		}
+		cJSON_AddStringToObject(o, "suite", r->suite);
+		cJSON_AddStringToObject(o, "bench", r->bench);
+		cJSON *pj = cJSON_Parse(r->params);
+		cJSON_AddItemToObject(o, "params", pj ? pj : cJSON_CreateString(r->params));
+		cJSON_AddStringToObject(o, "variant", r->variant);
+		cJSON_AddNumberToObject(o, "threads", r->threads);
+		cJSON_AddStringToObject(o, "unit", r->unit);
+		cJSON_AddNumberToObject(o, "n", (double)r->n);
+		jnum(o, "min", e->min);
+		jnum(o, "median", r->median);
+		jnum(o, "mean", e->mean);
+		jnum(o, "stddev", e->stddev);
+		jnum(o, "mad", e->mad);
+		jnum(o, "ci_low", r->ci_low);
+		jnum(o, "ci_high", r->ci_high);
+		jnum(o, "flops", r->flops);
+		jnum(o, "bytes", r->bytes);
+		jnum(o, "check_err", e->check_err);
+		cJSON_AddStringToObject(o, "bound", r->bound);
+		jnum(o, "roofline_frac", ocb_rrow_roof_frac(r, &x->mc));
+		cJSON_AddStringToObject(o, "status", r->status);
+		if (e->error[0])
+			cJSON_AddStringToObject(o, "error", e->error);
+		if (!(smp = cJSON_AddArrayToObject(o, "samples")) ||
+		    !(cnt = cJSON_AddArrayToObject(o, "counters")))
+			goto fail;
+		for (size_t k = 0; k < e->ns; k++)
+			cJSON_AddItemToArray(smp, cJSON_CreateNumber(x->samples[e->s0 + k]));
+		for (size_t c = e->c0; c < e->c0 + e->nc; c++) {
+			cJSON *co = cJSON_CreateObject();
+			if (!co || !cJSON_AddItemToArray(cnt, co)) {
+				cJSON_Delete(co);
+				goto fail;
+			}
+			cJSON_AddStringToObject(co, "event", x->cnt[c].event);
+			cJSON_AddBoolToObject(co, "available", x->cnt[c].available);
+			jnum(co, "value", x->cnt[c].value);
+			if (!x->cnt[c].available)
+				cJSON_AddStringToObject(co, "reason", x->cnt[c].reason);
+			jnum(co, "multiplex_ratio", x->cnt[c].multiplex);
+		}
+	}
+	return root;
+fail:
+	cJSON_Delete(root);
+	return NULL;
+}
+
+static int metrics_json(sqlite3 *db, int64_t run_id, cJSON *root)
+{
+	sqlite3_stmt *st = NULL;
+	cJSON *arr = cJSON_AddArrayToObject(root, "metrics");
+	int s;
+	if (!arr)
+		return ocb_seterr(OCB_ENOMEM, "export");
+	if (sqlite3_prepare_v2(db, "SELECT workload, step, key, value, unit FROM metric WHERE run_id = ?"
+				   " ORDER BY workload, key, step, id",
+			       -1, &st, NULL) != SQLITE_OK)
+		return db_fail(db, "metrics");
+	sqlite3_bind_int64(st, 1, run_id);
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		cJSON *o = row_object(st);
+		if (!o || !cJSON_AddItemToArray(arr, o)) {
+			cJSON_Delete(o);
+			sqlite3_finalize(st);
+			return ocb_seterr(OCB_ENOMEM, "export");
+		}
+	}
+	sqlite3_finalize(st);
+	return s == SQLITE_DONE ? OCB_OK : db_fail(db, "metrics");
+}
+
+static void csv_num(FILE *f, double v)
+{
+	if (!isnan(v))
+		fprintf(f, "%.17g", v);
+}
+
+static int write_csv(const struct xrun *x, FILE *f)
+{
+	const char *uuid = cJSON_GetStringValue(cJSON_GetObjectItem(x->run, "uuid"));
+	fputs("run_uuid,machine,suite,bench,params,variant,threads,unit,n,min,median,mean,stddev,"
+	      "mad,ci_low,ci_high,flops,bytes,gflops_per_s,gbytes_per_s,bound,roofline_frac,status\r\n",
+	      f);
+	for (size_t i = 0; i < x->nres; i++) {
+		const struct xres *e = &x->res[i];
+		const struct ocb_rrow *r = &e->r;
+		ocb_esc_csv(f, uuid ? uuid : "");
+		fputc(',', f);
+		ocb_esc_csv(f, r->host);
+		fputc(',', f);
+		ocb_esc_csv(f, r->suite);
+		fputc(',', f);
+		ocb_esc_csv(f, r->bench);
+		fputc(',', f);
+		ocb_esc_csv(f, r->params);
+		fputc(',', f);
+		ocb_esc_csv(f, r->variant);
+		fprintf(f, ",%d,", r->threads);
+		ocb_esc_csv(f, r->unit);
+		fprintf(f, ",%ld", r->n);
+		double v[] = {e->min, r->median, e->mean, e->stddev, e->mad, r->ci_low, r->ci_high,
+			      r->flops, r->bytes, ocb_rrow_gflops(r), ocb_rrow_gbs(r)};
+		for (size_t k = 0; k < sizeof v / sizeof *v; k++) {
+			fputc(',', f);
+			csv_num(f, v[k]);
+		}
+		fputc(',', f);
+		ocb_esc_csv(f, r->bound);
+		fputc(',', f);
+		csv_num(f, ocb_rrow_roof_frac(r, &x->mc));
+		fputc(',', f);
+		ocb_esc_csv(f, r->status);
+		fputs("\r\n", f);
+	}
+	return OCB_OK;
+}
+
+int ocb_export_run(sqlite3 *db, int64_t run_id, enum ocb_export_fmt fmt, FILE *f)
+{
+	struct xrun x;
+	cJSON *j = NULL;
+	char *text = NULL;
+	int rc = xrun_load(db, run_id, &x);
+	if (rc)
+		return rc;
+	if (fmt == OCB_EXPORT_CSV) {
+		rc = write_csv(&x, f);
+	} else {
+		j = fmt == OCB_EXPORT_GBENCH ? gbench(&x) : full_json(&x);
+		if (!j)
+			rc = ocb_seterr(OCB_ENOMEM, "export");
+		else if (fmt == OCB_EXPORT_JSON)
+			rc = metrics_json(db, run_id, j);
+		if (!rc && !(text = cJSON_Print(j)))
+			rc = ocb_seterr(OCB_ENOMEM, "export");
+		if (!rc) {
+			fputs(text, f);
+			fputc('\n', f);
+		}
+	}
+	if (!rc && (fflush(f) != 0 || ferror(f)))
+		rc = ocb_seterr(OCB_EIO, "export: write failed");
+	free(text);
+	cJSON_Delete(j);
+	xrun_release(&x);
+	return rc;
+}

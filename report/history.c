@@ -1,0 +1,336 @@
+#define _GNU_SOURCE
+#include "history.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../common/ocb_error.h"
+#include "../common/ocb_json.h"
+#include "escape.h"
+#include "gnuplot.h"
+
+void ocb_hist_release(struct ocb_hist *h)
+{
+	if (!h)
+		return;
+	for (size_t i = 0; i < h->n; i++) {
+		free(h->s[i].params);
+		free(h->s[i].pt);
+	}
+	free(h->s);
+	h->s = NULL;
+	h->n = 0;
+}
+
+static void text(char *dst, size_t len, sqlite3_stmt *st, int col)
+{
+	const unsigned char *s = sqlite3_column_text(st, col);
+	snprintf(dst, len, "%s", s ? (const char *)s : "");
+}
+
+int ocb_hist_load(sqlite3 *db, const char *case_spec, const struct ocb_sel *sel,
+		  struct ocb_hist *out)
+{
+	char bench[64], mfilter[512] = "", *sql = NULL, *canon = NULL;
+	sqlite3_stmt *st = NULL;
+	cJSON *pj = NULL;
+	int rc = OCB_OK, s;
+
+	memset(out, 0, sizeof *out);
+	const char *colon = strchr(case_spec, ':');
+	size_t blen = colon ? (size_t)(colon - case_spec) : strlen(case_spec);
+	if (!blen || blen >= sizeof bench)
+		return ocb_seterr(OCB_EINVAL, "case '%s': want BENCH or BENCH:{params}", case_spec);
+	memcpy(bench, case_spec, blen);
+	bench[blen] = '\0';
+	if (colon) {
+		pj = cJSON_Parse(colon + 1);
+		if (!pj || !cJSON_IsObject(pj)) {
+			rc = ocb_seterr(OCB_EINVAL, "case '%s': the params after ':' are not a JSON object",
+					case_spec);
+			goto out;
+		}
+		if (!(canon = ocb_json_canonical(pj))) {
+			rc = ocb_seterr(OCB_ENOMEM, "case params");
+			goto out;
+		}
+	}
+	if (sel && sel->nmachines) {
+		size_t o = (size_t)snprintf(mfilter, sizeof mfilter, " AND r.machine_id IN (");
+		for (size_t i = 0; i < sel->nmachines; i++)
+			o += (size_t)snprintf(mfilter + o, sizeof mfilter - o, "%s%lld", i ? "," : "",
+					      (long long)sel->machine[i]);
+		snprintf(mfilter + o, sizeof mfilter - o, ")");
+	}
+	if (asprintf(&sql,
+		     "SELECT res.params_json, res.variant, res.threads, r.machine_id, m.hostname,"
+		     " res.unit, r.id, r.started_at, r.label, res.median, res.ci_low, res.ci_high"
+		     " FROM result res JOIN run r ON r.id = res.run_id"
+		     " JOIN machine m ON m.id = r.machine_id"
+		     " WHERE res.bench = ?1 AND (?2 IS NULL OR res.params_json = ?2)"
+		     " AND res.status = 'ok' AND r.status = 'complete'%s"
+		     " ORDER BY res.params_json, res.variant, res.threads, r.machine_id,"
+		     " r.started_at, r.id, res.id",
+		     mfilter) < 0) {
+		sql = NULL;
+		rc = ocb_seterr(OCB_ENOMEM, "history query");
+		goto out;
+	}
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		rc = ocb_seterr(OCB_EDB, "history: %s", sqlite3_errmsg(db));
+		goto out;
+	}
+	sqlite3_bind_text(st, 1, bench, -1, SQLITE_TRANSIENT);
+	if (canon)
+		sqlite3_bind_text(st, 2, canon, -1, SQLITE_TRANSIENT);
+	size_t cap = 0;
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *params = (const char *)sqlite3_column_text(st, 0);
+		char variant[32];
+		text(variant, sizeof variant, st, 1);
+		int threads = sqlite3_column_int(st, 2);
+		int64_t mid = sqlite3_column_int64(st, 3);
+		struct ocb_hist_series *cur = out->n ? &out->s[out->n - 1] : NULL;
+		if (!cur || strcmp(cur->params, params ? params : "") || strcmp(cur->variant, variant) ||
+		    cur->threads != threads || cur->machine_id != mid) {
+			struct ocb_hist_series *ns = realloc(out->s, (out->n + 1) * sizeof *ns);
+			if (!ns) {
+				rc = ocb_seterr(OCB_ENOMEM, "history");
+				goto out;
+			}
+			out->s = ns;
+			cur = &out->s[out->n++];
+			memset(cur, 0, sizeof *cur);
+			cap = 0;
+			snprintf(cur->bench, sizeof cur->bench, "%s", bench);
+			snprintf(cur->variant, sizeof cur->variant, "%s", variant);
+			text(cur->host, sizeof cur->host, st, 4);
+			text(cur->unit, sizeof cur->unit, st, 5);
+			cur->threads = threads;
+			cur->machine_id = mid;
+			if (!(cur->params = strdup(params ? params : ""))) {
+				rc = ocb_seterr(OCB_ENOMEM, "history");
+				goto out;
+			}
+		}
+		if (cur->n == cap) {
+			cap = cap ? 2 * cap : 32;
+			struct ocb_hist_point *np = realloc(cur->pt, cap * sizeof *np);
+			if (!np) {
+				rc = ocb_seterr(OCB_ENOMEM, "history");
+				goto out;
+			}
+			cur->pt = np;
+		}
+		struct ocb_hist_point *p = &cur->pt[cur->n++];
+		memset(p, 0, sizeof *p);
+		p->run_id = sqlite3_column_int64(st, 6);
+		text(p->started_at, sizeof p->started_at, st, 7);
+		text(p->label, sizeof p->label, st, 8);
+		p->median = sqlite3_column_double(st, 9);
+		p->ci_low = sqlite3_column_type(st, 10) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 10);
+		p->ci_high = sqlite3_column_type(st, 11) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 11);
+		p->p = NAN;
+		p->shift = NAN;
+	}
+	if (s != SQLITE_DONE) {
+		rc = ocb_seterr(OCB_EDB, "history: %s", sqlite3_errmsg(db));
+		goto out;
+	}
+	if (!out->n)
+		rc = ocb_seterr(OCB_ENOENT, "no complete run has case '%s'", case_spec);
+out:
+	if (rc)
+		ocb_hist_release(out);
+	sqlite3_finalize(st);
+	free(sql);
+	free(canon);
+	cJSON_Delete(pj);
+	return rc;
+}
+
+int ocb_hist_detect(struct ocb_hist *h, const struct ocb_cp_opts *o)
+{
+	double *z = NULL, *pv = NULL;
+	size_t *cp = NULL;
+	int rc = OCB_OK;
+	for (size_t i = 0; i < h->n && !rc; i++) {
+		struct ocb_hist_series *s = &h->s[i];
+		free(z);
+		free(pv);
+		free(cp);
+		z = malloc((s->n + 1) * sizeof *z);
+		pv = malloc((s->n + 1) * sizeof *pv);
+		cp = malloc((s->n + 1) * sizeof *cp);
+		if (!z || !pv || !cp) {
+			rc = ocb_seterr(OCB_ENOMEM, "history");
+			break;
+		}
+		for (size_t k = 0; k < s->n; k++)
+			z[k] = s->pt[k].median;
+		size_t ncp = 0;
+		if ((rc = ocb_cp_edivisive(z, s->n, o, cp, pv, &ncp)))
+			break;
+		s->ncp = ncp;
+		for (size_t c = 0; c < ncp; c++) {
+			size_t t = cp[c];
+			size_t a = c ? cp[c - 1] : 0, b = c + 1 < ncp ? cp[c + 1] : s->n;
+			double before = 0, after = 0;
+			for (size_t k = a; k < t; k++)
+				before += z[k];
+			for (size_t k = t; k < b; k++)
+				after += z[k];
+			before /= (double)(t - a);
+			after /= (double)(b - t);
+			s->pt[t].change = 1;
+			s->pt[t].p = pv[c];
+			s->pt[t].shift = before != 0 ? after / before - 1 : NAN;
+		}
+	}
+	free(z);
+	free(pv);
+	free(cp);
+	return rc;
+}
+
+int ocb_hist_print(const struct ocb_hist *h, FILE *f)
+{
+	for (size_t i = 0; i < h->n; i++) {
+		const struct ocb_hist_series *s = &h->s[i];
+		fprintf(f, "%s %s variant %s, %d thread(s), on %s: %zu runs, %zu change point(s)\n",
+			s->bench, s->params, s->variant[0] ? s->variant : "-", s->threads, s->host,
+			s->n, s->ncp);
+		fprintf(f, "  %6s  %-20s  %-12s  %12s  %-25s  %s\n", "run", "started", "label",
+			"median", "95% CI", "change");
+		for (size_t k = 0; k < s->n; k++) {
+			const struct ocb_hist_point *p = &s->pt[k];
+			char ci[64], ch[64] = "";
+			snprintf(ci, sizeof ci, "[%.4g, %.4g]", p->ci_low, p->ci_high);
+			if (p->change)
+				snprintf(ch, sizeof ch, "<- %+.1f%% (p %.3f)", 100 * p->shift, p->p);
+			fprintf(f, "  %6lld  %-20s  %-12.12s  %10.4g%-2.2s  %-25s  %s\n",
+				(long long)p->run_id, p->started_at, p->label, p->median, s->unit, ci, ch);
+		}
+		fputc('\n', f);
+	}
+	return ferror(f) ? ocb_seterr(OCB_EIO, "history: write failed") : OCB_OK;
+}
+
+static void num(cJSON *o, const char *k, double v)
+{
+	if (isnan(v) || isinf(v))
+		cJSON_AddNullToObject(o, k);
+	else
+		cJSON_AddNumberToObject(o, k, v);
+}
+
+cJSON *ocb_hist_json(const struct ocb_hist *h)
+{
+	cJSON *arr = cJSON_CreateArray();
+	for (size_t i = 0; arr && i < h->n; i++) {
+		const struct ocb_hist_series *s = &h->s[i];
+		cJSON *o = cJSON_CreateObject(), *pts;
+		if (!o || !cJSON_AddItemToArray(arr, o)) {
+			cJSON_Delete(o);
+			goto fail;
+		}
+		cJSON_AddStringToObject(o, "bench", s->bench);
+		cJSON_AddStringToObject(o, "params", s->params);
+		cJSON_AddStringToObject(o, "variant", s->variant);
+		cJSON_AddNumberToObject(o, "threads", s->threads);
+		cJSON_AddStringToObject(o, "machine", s->host);
+		cJSON_AddStringToObject(o, "unit", s->unit);
+		cJSON_AddNumberToObject(o, "change_points", (double)s->ncp);
+		if (!(pts = cJSON_AddArrayToObject(o, "points")))
+			goto fail;
+		for (size_t k = 0; k < s->n; k++) {
+			const struct ocb_hist_point *p = &s->pt[k];
+			cJSON *e = cJSON_CreateObject();
+			if (!e || !cJSON_AddItemToArray(pts, e)) {
+				cJSON_Delete(e);
+				goto fail;
+			}
+			cJSON_AddNumberToObject(e, "run", (double)p->run_id);
+			cJSON_AddStringToObject(e, "started_at", p->started_at);
+			cJSON_AddStringToObject(e, "label", p->label);
+			num(e, "median", p->median);
+			num(e, "ci_low", p->ci_low);
+			num(e, "ci_high", p->ci_high);
+			cJSON_AddBoolToObject(e, "change", p->change);
+			if (p->change) {
+				num(e, "p", p->p);
+				num(e, "shift", p->shift);
+			}
+		}
+	}
+	return arr;
+fail:
+	cJSON_Delete(arr);
+	return NULL;
+}
+
+int ocb_hist_plot(const struct ocb_hist *h, const char *dir, int *drawn)
+{
+	*drawn = 0;
+	if (!ocb_gp_available())
+		return ocb_seterr(OCB_EUNAVAIL, "gnuplot not found in PATH: history plots skipped");
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+		return ocb_seterr(OCB_EPERM, "%s: cannot create: %s", dir, strerror(errno));
+	for (size_t i = 0; i < h->n; i++) {
+		const struct ocb_hist_series *s = &h->s[i];
+		struct ocb_gp gp;
+		char base[48], *title = NULL;
+		snprintf(base, sizeof base, "history_%zu", i);
+		int rc = ocb_gp_open(&gp, dir, base);
+		if (rc)
+			return rc;
+		if (asprintf(&title, "%s %s (%s, %d thr) on %s", s->bench, s->params, s->variant,
+			     s->threads, s->host) < 0) {
+			ocb_gp_abort(&gp);
+			return ocb_seterr(OCB_ENOMEM, "history plot");
+		}
+		FILE *f = gp.f;
+		fputs("set grid\nset key top left\nset xlabel 'run (time order)'\nset title ", f);
+		ocb_esc_gnuplot(f, title);
+		fputs("\nset ylabel ", f);
+		char yl[64];
+		snprintf(yl, sizeof yl, "median (%s)", s->unit);
+		ocb_esc_gnuplot(f, yl);
+		fputs("\n$M << EOD\n", f);
+		for (size_t k = 0; k < s->n; k++) {
+			const struct ocb_hist_point *p = &s->pt[k];
+			fprintf(f, "%zu %.9g %.9g %.9g\n", k, p->median,
+				isnan(p->ci_low) ? p->median : p->ci_low,
+				isnan(p->ci_high) ? p->median : p->ci_high);
+		}
+		/* segment means as a step line */
+		fputs("EOD\n$S << EOD\n", f);
+		for (size_t a = 0; a < s->n;) {
+			size_t b = a + 1;
+			while (b < s->n && !s->pt[b].change)
+				b++;
+			double mean = 0;
+			for (size_t k = a; k < b; k++)
+				mean += s->pt[k].median;
+			mean /= (double)(b - a);
+			fprintf(f, "%.9g %.9g\n%.9g %.9g\n\n", (double)a - 0.5, mean, (double)b - 0.5, mean);
+			a = b;
+		}
+		fputs("EOD\n", f);
+		int ncp = 0;
+		for (size_t k = 0; k < s->n; k++)
+			if (s->pt[k].change)
+				fprintf(f, "set arrow %d from %.1f, graph 0 to %.1f, graph 1 nohead dt 2 lc rgb 'red'\n",
+					++ncp, (double)k - 0.5, (double)k - 0.5);
+		rc = ocb_gp_finish(&gp, "plot $M using 1:2:3:4 with yerrorbars pt 7 ps 0.8 title 'median (95% CI)', "
+					 "$S using 1:2 with lines lw 2 lc rgb 'red' title 'segment mean (E-Divisive)'");
+		free(title);
+		if (rc)
+			return rc;
+		(*drawn)++;
+	}
+	return OCB_OK;
+}

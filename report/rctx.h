@@ -1,0 +1,48 @@
+/* rctx: what the report's sections share while one report is built (internal to
+ * report/). The context owns its tables and plot records; report.c releases them. */
+#ifndef OCB_RCTX_H
+#define OCB_RCTX_H
+
+#include <sqlite3.h>
+
+#include "rdata.h"
+#include "report.h"
+#include "table.h"
+
+struct ocb_rplot {
+	char base[64];  /* file-safe base name: out_dir/base.{png,svg} */
+	char *title;    /* may hold database text */
+	int drawn;      /* 1 if gnuplot wrote both files */
+	char *why;      /* why not drawn, or NULL */
+};
+
+struct ocb_rctx {
+	sqlite3 *db;
+	const struct ocb_report_opts *o;
+	const char *out;             /* output directory */
+	char cte[2048];              /* ocb_sel_cte() of the selection */
+	struct ocb_rset rs;          /* the selected results (all statuses) */
+	struct ocb_mceil *mc;        /* ceilings of the machines in rs */
+	size_t nmc;
+	struct ocb_table *tables;
+	size_t ntables;
+	struct ocb_rplot *plots;
+	size_t nplots;
+};
+
+/* Appends a table (zeroed) and returns it in *t; ocb_table_init() it next. */
+int ocb_rctx_table(struct ocb_rctx *x, struct ocb_table **t);
+/* Drops the last table (after a failed init or when it stayed empty). */
+void ocb_rctx_table_drop(struct ocb_rctx *x);
+/* Records a plot (drawn or not; why copied when not). */
+int ocb_rctx_plot(struct ocb_rctx *x, const char *base, const char *title, int drawn,
+		  const char *why);
+
+/* Sections, each adds tables and plots to x. */
+int ocb_rsec_results(struct ocb_rctx *x);
+int ocb_rsec_quant(struct ocb_rctx *x);
+int ocb_rsec_curves(struct ocb_rctx *x);
+int ocb_rsec_mlperf(struct ocb_rctx *x);
+int ocb_rsec_roofline(struct ocb_rctx *x);
+
+#endif

@@ -1,0 +1,456 @@
+/* report: builds the sections into one context, then writes every chosen format. */
+#define _GNU_SOURCE
+#include "report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "../common/ocb_error.h"
+#include "../common/ocb_log.h"
+#include "../common/ocb_time.h"
+#include "escape.h"
+#include "rctx.h"
+
+int ocb_report_formats(const char *list, unsigned *out)
+{
+	static const struct { const char *name; unsigned bit; } words[] = {
+		{"md", OCB_FMT_MD}, {"markdown", OCB_FMT_MD}, {"latex", OCB_FMT_LATEX},
+		{"tex", OCB_FMT_LATEX}, {"csv", OCB_FMT_CSV}, {"html", OCB_FMT_HTML},
+		{"json", OCB_FMT_JSON}, {"all", OCB_FMT_ALL}};
+	*out = 0;
+	const char *p = list;
+	while (p && *p) {
+		size_t len = strcspn(p, ",");
+		unsigned bit = 0;
+		for (size_t i = 0; i < sizeof words / sizeof *words && !bit; i++)
+			if (strlen(words[i].name) == len && !strncmp(words[i].name, p, len))
+				bit = words[i].bit;
+		if (!bit && len)
+			return ocb_seterr(OCB_EINVAL, "--format: unknown format '%.*s' (md, latex, csv, html, json)",
+					  (int)len, p);
+		*out |= bit;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	if (!*out)
+		return ocb_seterr(OCB_EINVAL, "--format: empty list");
+	return OCB_OK;
+}
+
+int ocb_rctx_table(struct ocb_rctx *x, struct ocb_table **t)
+{
+	struct ocb_table *nt = realloc(x->tables, (x->ntables + 1) * sizeof *nt);
+	if (!nt)
+		return ocb_seterr(OCB_ENOMEM, "report tables");
+	x->tables = nt;
+	*t = &x->tables[x->ntables++];
+	memset(*t, 0, sizeof **t);
+	return OCB_OK;
+}
+
+void ocb_rctx_table_drop(struct ocb_rctx *x)
+{
+	if (x->ntables)
+		ocb_table_release(&x->tables[--x->ntables]);
+}
+
+int ocb_rctx_plot(struct ocb_rctx *x, const char *base, const char *title, int drawn,
+		  const char *why)
+{
+	struct ocb_rplot *np = realloc(x->plots, (x->nplots + 1) * sizeof *np);
+	if (!np)
+		return ocb_seterr(OCB_ENOMEM, "report plots");
+	x->plots = np;
+	struct ocb_rplot *p = &x->plots[x->nplots++];
+	memset(p, 0, sizeof *p);
+	snprintf(p->base, sizeof p->base, "%s", base);
+	p->title = strdup(title ? title : "");
+	p->drawn = drawn;
+	p->why = !drawn ? strdup(why && *why ? why : "not drawn") : NULL;
+	if (!p->title || (!drawn && !p->why))
+		return ocb_seterr(OCB_ENOMEM, "report plots");
+	if (!drawn)
+		ocb_warn("report: plot %s skipped: %s", base, p->why);
+	return OCB_OK;
+}
+
+static void ctx_release(struct ocb_rctx *x)
+{
+	for (size_t i = 0; i < x->ntables; i++)
+		ocb_table_release(&x->tables[i]);
+	free(x->tables);
+	for (size_t i = 0; i < x->nplots; i++) {
+		free(x->plots[i].title);
+		free(x->plots[i].why);
+	}
+	free(x->plots);
+	for (size_t i = 0; i < x->nmc; i++)
+		ocb_mceil_release(&x->mc[i]);
+	free(x->mc);
+	ocb_rset_release(&x->rs);
+}
+
+/* mkdir -p for the output directory. */
+static int make_dir(const char *path)
+{
+	char *p = strdup(path);
+	int rc = OCB_OK;
+	if (!p)
+		return ocb_seterr(OCB_ENOMEM, "%s", path);
+	for (char *s = p + 1; ; s++) {
+		char c = *s;
+		if (c == '/' || c == '\0') {
+			*s = '\0';
+			if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+				rc = ocb_seterr(errno == EACCES || errno == EROFS ? OCB_EPERM : OCB_EIO,
+						"%s: cannot create: %s", p, strerror(errno));
+				break;
+			}
+			*s = c;
+		}
+		if (!c)
+			break;
+	}
+	free(p);
+	struct stat sb;
+	if (!rc && (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode)))
+		rc = ocb_seterr(OCB_EPERM, "%s: not a directory", path);
+	return rc;
+}
+
+static FILE *open_out(const char *dir, const char *name, char **path)
+{
+	if (asprintf(path, "%s/%s", dir, name) < 0) {
+		*path = NULL;
+		ocb_seterr(OCB_ENOMEM, "%s", name);
+		return NULL;
+	}
+	FILE *f = fopen(*path, "w");
+	if (!f)
+		ocb_seterr(errno == EACCES || errno == EROFS ? OCB_EPERM : OCB_EIO, "%s: %s", *path,
+			   strerror(errno));
+	return f;
+}
+
+static int close_out(FILE *f, char *path)
+{
+	int bad = ferror(f);
+	bad |= fclose(f) != 0;
+	int rc = bad ? ocb_seterr(OCB_EIO, "%s: write failed", path) : OCB_OK;
+	free(path);
+	return rc;
+}
+
+static const char *sel_text(const struct ocb_sel *s, char *buf, size_t len)
+{
+	switch (s->mode) {
+	case OCB_SEL_RUN: snprintf(buf, len, "run %lld", (long long)s->run_id); break;
+	case OCB_SEL_LATEST: snprintf(buf, len, "the latest complete run"); break;
+	default:
+		snprintf(buf, len, "the latest complete run of each suite%s",
+			 s->nmachines ? " on each selected machine" : "");
+	}
+	return buf;
+}
+
+static int write_md(struct ocb_rctx *x, const char *when, const char *what)
+{
+	char *path = NULL;
+	FILE *f = open_out(x->out, "report.md", &path);
+	if (!f) {
+		free(path);
+		return OCB_EPERM; /* open_out set the detail */
+	}
+	fprintf(f, "# ocbench report\n\nGenerated %s from %s.\n\n", when, what);
+	for (size_t i = 0; i < x->ntables; i++)
+		ocb_table_write_md(&x->tables[i], f);
+	if (x->nplots)
+		fputs("## Plots\n\n", f);
+	for (size_t i = 0; i < x->nplots; i++) {
+		const struct ocb_rplot *p = &x->plots[i];
+		if (p->drawn) {
+			fputs("![", f);
+			ocb_esc_md(f, p->title);
+			fprintf(f, "](%s.png) ([SVG](%s.svg))\n\n", p->base, p->base);
+		} else {
+			fputs("- plot skipped: ", f);
+			ocb_esc_md(f, p->title);
+			fputs(" (", f);
+			ocb_esc_md(f, p->why);
+			fputs(")\n", f);
+		}
+	}
+	return close_out(f, path);
+}
+
+static int write_latex(struct ocb_rctx *x, const char *when)
+{
+	char *path = NULL;
+	FILE *f = open_out(x->out, "report.tex", &path);
+	if (!f) {
+		free(path);
+		return OCB_EPERM;
+	}
+	fprintf(f, "%% ocbench report, generated %s. Table floats for \\input{}; they need\n"
+		   "%% \\usepackage{booktabs}.\n\n", when);
+	for (size_t i = 0; i < x->ntables; i++)
+		ocb_table_write_latex(&x->tables[i], f);
+	return close_out(f, path);
+}
+
+static int write_csv(struct ocb_rctx *x)
+{
+	char *dir = NULL;
+	int rc = OCB_OK;
+	if (asprintf(&dir, "%s/csv", x->out) < 0)
+		return ocb_seterr(OCB_ENOMEM, "csv");
+	if ((rc = make_dir(dir)))
+		goto out;
+	for (size_t i = 0; i < x->ntables && !rc; i++) {
+		char name[80], *path = NULL;
+		snprintf(name, sizeof name, "%s.csv", x->tables[i].id);
+		FILE *f = open_out(dir, name, &path);
+		if (!f) {
+			free(path);
+			rc = OCB_EPERM;
+			break;
+		}
+		ocb_table_write_csv(&x->tables[i], f);
+		rc = close_out(f, path);
+	}
+out:
+	free(dir);
+	return rc;
+}
+
+static int write_json(struct ocb_rctx *x, const char *when, const char *what)
+{
+	cJSON *root = cJSON_CreateObject(), *tabs, *plots;
+	char *text = NULL, *path = NULL;
+	int rc = OCB_OK;
+	if (!root)
+		return ocb_seterr(OCB_ENOMEM, "report.json");
+	cJSON_AddStringToObject(root, "generated", when);
+	cJSON_AddStringToObject(root, "selection", what);
+	cJSON_AddStringToObject(root, "ocbench_version", x->o->version ? x->o->version : "");
+	tabs = cJSON_AddArrayToObject(root, "tables");
+	plots = cJSON_AddArrayToObject(root, "plots");
+	if (!tabs || !plots) {
+		rc = ocb_seterr(OCB_ENOMEM, "report.json");
+		goto out;
+	}
+	for (size_t i = 0; i < x->ntables; i++) {
+		cJSON *t = ocb_table_json(&x->tables[i]);
+		if (!t || !cJSON_AddItemToArray(tabs, t)) {
+			cJSON_Delete(t);
+			rc = ocb_seterr(OCB_ENOMEM, "report.json");
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < x->nplots; i++) {
+		cJSON *p = cJSON_CreateObject();
+		if (!p || !cJSON_AddItemToArray(plots, p)) {
+			cJSON_Delete(p);
+			rc = ocb_seterr(OCB_ENOMEM, "report.json");
+			goto out;
+		}
+		cJSON_AddStringToObject(p, "name", x->plots[i].base);
+		cJSON_AddStringToObject(p, "title", x->plots[i].title);
+		cJSON_AddBoolToObject(p, "drawn", x->plots[i].drawn);
+		if (x->plots[i].drawn) {
+			char file[96];
+			snprintf(file, sizeof file, "%s.png", x->plots[i].base);
+			cJSON_AddStringToObject(p, "png", file);
+			snprintf(file, sizeof file, "%s.svg", x->plots[i].base);
+			cJSON_AddStringToObject(p, "svg", file);
+		} else {
+			cJSON_AddStringToObject(p, "skipped_because", x->plots[i].why);
+		}
+	}
+	if (!(text = cJSON_Print(root))) {
+		rc = ocb_seterr(OCB_ENOMEM, "report.json");
+		goto out;
+	}
+	FILE *f = open_out(x->out, "report.json", &path);
+	if (!f) {
+		rc = OCB_EPERM;
+		goto out;
+	}
+	fputs(text, f);
+	fputc('\n', f);
+	rc = close_out(f, path);
+	path = NULL;
+out:
+	free(path);
+	free(text);
+	cJSON_Delete(root);
+	return rc;
+}
+
+/* Copies the SVG file into the page, without its XML prolog and DOCTYPE. gnuplot's SVG
+ * terminal escapes the text it draws (& < > in titles), and every title we give it is
+ * already a literal. */
+static void embed_svg(FILE *f, const char *dir, const char *base)
+{
+	char *path = NULL, *buf = NULL;
+	size_t len = 0;
+	if (asprintf(&path, "%s/%s.svg", dir, base) < 0)
+		return;
+	FILE *in = fopen(path, "rb");
+	free(path);
+	if (!in)
+		return;
+	FILE *mem = open_memstream(&buf, &len);
+	char chunk[8192];
+	size_t r;
+	while (mem && (r = fread(chunk, 1, sizeof chunk, in)) > 0)
+		fwrite(chunk, 1, r, mem);
+	fclose(in);
+	if (!mem)
+		return;
+	fclose(mem);
+	const char *start = buf ? strstr(buf, "<svg") : NULL;
+	if (start)
+		fputs(start, f);
+	free(buf);
+}
+
+static int write_html(struct ocb_rctx *x, const char *when, const char *what)
+{
+	char *path = NULL;
+	FILE *f = open_out(x->out, "index.html", &path);
+	if (!f) {
+		free(path);
+		return OCB_EPERM;
+	}
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<title>ocbench report</title>\n<style>\n"
+	      "body{font-family:sans-serif;margin:2em;max-width:1200px;color:#222}\n"
+	      "table{border-collapse:collapse;margin:0.5em 0 1.5em;font-size:0.9em}\n"
+	      "th,td{border-bottom:1px solid #ccc;padding:3px 8px;text-align:left}\n"
+	      "th{border-bottom:2px solid #444}td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
+	      ".note{font-size:0.85em;color:#555}figure{margin:1em 0}svg{max-width:100%;height:auto}\n"
+	      "</style>\n</head>\n<body>\n<h1>ocbench report</h1>\n<p>Generated ", f);
+	ocb_esc_html(f, when);
+	fputs(" from ", f);
+	ocb_esc_html(f, what);
+	fputs(".</p>\n", f);
+	if (x->ntables) {
+		fputs("<nav><ul>\n", f);
+		for (size_t i = 0; i < x->ntables; i++) {
+			fprintf(f, "<li><a href=\"#%s\">", x->tables[i].id);
+			ocb_esc_html(f, x->tables[i].title);
+			fputs("</a></li>\n", f);
+		}
+		fputs("</ul></nav>\n", f);
+	} else {
+		fputs("<p>No results in the selection.</p>\n", f);
+	}
+	for (size_t i = 0; i < x->ntables; i++)
+		ocb_table_write_html(&x->tables[i], f);
+	if (x->nplots)
+		fputs("<h2>Plots</h2>\n", f);
+	for (size_t i = 0; i < x->nplots; i++) {
+		const struct ocb_rplot *p = &x->plots[i];
+		if (p->drawn) {
+			fputs("<figure>\n", f);
+			embed_svg(f, x->out, p->base);
+			fputs("<figcaption>", f);
+			ocb_esc_html(f, p->title);
+			fputs("</figcaption>\n</figure>\n", f);
+		} else {
+			fputs("<p class=\"note\">Plot skipped: ", f);
+			ocb_esc_html(f, p->title);
+			fputs(" (", f);
+			ocb_esc_html(f, p->why);
+			fputs(")</p>\n", f);
+		}
+	}
+	fputs("</body>\n</html>\n", f);
+	return close_out(f, path);
+}
+
+int ocb_report_write(sqlite3 *db, const struct ocb_report_opts *o,
+		     struct ocb_report_summary *sum)
+{
+	struct ocb_rctx x;
+	int64_t *ids = NULL;
+	char when[32], what[128];
+	int rc;
+
+	memset(&x, 0, sizeof x);
+	x.db = db;
+	x.o = o;
+	x.out = o->out_dir && *o->out_dir ? o->out_dir : "ocbench-report";
+	unsigned fmt = o->formats ? o->formats : OCB_FMT_ALL;
+	if (sum)
+		memset(sum, 0, sizeof *sum);
+	ocb_utc_now(when, sizeof when);
+	sel_text(&o->sel, what, sizeof what);
+
+	if ((rc = make_dir(x.out)))
+		goto out;
+	if ((rc = ocb_sel_cte(&o->sel, x.cte, sizeof x.cte)))
+		goto out;
+	if ((rc = ocb_rset_load(db, &o->sel, 0, &x.rs)))
+		goto out;
+	/* the machines behind the results (and the named ones) */
+	ids = calloc(x.rs.n + o->sel.nmachines + 1, sizeof *ids);
+	x.mc = calloc(x.rs.n + o->sel.nmachines + 1, sizeof *x.mc);
+	if (!ids || !x.mc) {
+		rc = ocb_seterr(OCB_ENOMEM, "report");
+		goto out;
+	}
+	size_t nid = 0;
+	for (size_t i = 0; i < x.rs.n + o->sel.nmachines; i++) {
+		int64_t id = i < x.rs.n ? x.rs.r[i].machine_id : o->sel.machine[i - x.rs.n];
+		int seen = 0;
+		for (size_t k = 0; k < nid && !seen; k++)
+			seen = ids[k] == id;
+		if (!seen)
+			ids[nid++] = id;
+	}
+	if ((rc = ocb_mceil_load(db, ids, nid, x.mc)))
+		goto out;
+	x.nmc = nid;
+
+	if ((rc = ocb_rsec_results(&x)) || (rc = ocb_rsec_quant(&x)) ||
+	    (rc = ocb_rsec_mlperf(&x)) || (rc = ocb_rsec_roofline(&x)) ||
+	    (rc = ocb_rsec_curves(&x)))
+		goto out;
+
+	if ((fmt & OCB_FMT_MD) && (rc = write_md(&x, when, what)))
+		goto out;
+	if ((fmt & OCB_FMT_LATEX) && (rc = write_latex(&x, when)))
+		goto out;
+	if ((fmt & OCB_FMT_CSV) && (rc = write_csv(&x)))
+		goto out;
+	if ((fmt & OCB_FMT_JSON) && (rc = write_json(&x, when, what)))
+		goto out;
+	if ((fmt & OCB_FMT_HTML) && (rc = write_html(&x, when, what)))
+		goto out;
+	if (sum) {
+		sum->ntables = (int)x.ntables;
+		sum->nresults = (int)x.rs.n;
+		size_t off = 0;
+		for (size_t i = 0; i < x.nplots; i++) {
+			if (x.plots[i].drawn) {
+				sum->nplots++;
+				continue;
+			}
+			sum->nskipped++;
+			if (off < sizeof sum->skipped)
+				off += (size_t)snprintf(sum->skipped + off, sizeof sum->skipped - off,
+							"%s%s", off ? ", " : "", x.plots[i].base);
+		}
+	}
+out:
+	free(ids);
+	ctx_release(&x);
+	return rc;
+}

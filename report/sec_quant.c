@@ -1,0 +1,324 @@
+/* sec_quant: compression-vs-accuracy tables in the shape quantization papers use
+ * (OneComp, GPTQ): one table per model, rows method x bits (x group size), columns
+ * accuracy / perplexity, effective bits per weight, model bytes, quantization time;
+ * best per column in bold (higher accuracy, lower perplexity/loss/bpw/bytes/time).
+ *
+ * Source: final (step NULL) metric rows of workloads named
+ * "quant_acc:<model>:<method>:<bits>:<group>" (the convention of
+ * collect/bench_quant_accuracy.c: group is a size, "pc" per output channel, "tensor" /
+ * "row" for ternary, "-" for fp32; missing trailing fields read as ""), from the newest
+ * complete run holding each workload (the selection's msel). The columns are the keys
+ * in `known` below; other keys (calibration sizes, timings of the fp32 row) stay in the
+ * store and the JSON export. The LM perplexity protocol (eval_window, eval_stride of the
+ * fp32 row) goes in the table note, since perplexity depends on it (REFERENCE.md §1).
+ * A second table lists the suite's acceptance checks (workload "quant_acc_check",
+ * positive = the claim holds). */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/ocb_error.h"
+#include "rctx.h"
+
+#define QMAX_KEYS 24
+
+struct qkey {
+	const char *key, *title;
+	signed char best;
+};
+
+/* Known keys in column order. */
+static const struct qkey known[] = {
+	{"test_accuracy", "test accuracy", OCB_BEST_MAX},
+	{"val_accuracy", "val. accuracy", OCB_BEST_MAX},
+	{"val_ppl", "val. perplexity", OCB_BEST_MIN},
+	{"test_ppl", "test perplexity", OCB_BEST_MIN},
+	{"val_loss", "val. loss (nats)", OCB_BEST_MIN},
+	{"acc_drop_points", "acc. drop (points)", OCB_BEST_MIN},
+	{"effective_bpw", "eff. bits/weight", OCB_BEST_MIN},
+	{"model_bytes", "model bytes", OCB_BEST_MIN},
+	{"weight_rel_err", "weight rel. err.", OCB_BEST_MIN},
+	{"output_rel_err", "output rel. err.", OCB_BEST_MIN},
+	{"quant_time", "quant. time (s)", OCB_BEST_MIN},
+	{"tokens_per_s", "tokens/s", OCB_BEST_MAX},
+	{"samples_per_s", "samples/s", OCB_BEST_MAX},
+};
+#define NKNOWN (sizeof known / sizeof *known)
+
+struct qrow {
+	char model[64], method[64], bits[16], group[16];
+	double v[QMAX_KEYS];
+};
+
+struct qmodel {
+	char model[64];
+	double eval_window, eval_stride; /* LM perplexity protocol, NaN if not given */
+	char keys[QMAX_KEYS][48];
+	size_t nkeys;
+	struct qrow *rows;
+	size_t nrows;
+};
+
+static void field(const char **p, char *dst, size_t len)
+{
+	const char *s = *p, *e = strchr(s, ':');
+	size_t n = e ? (size_t)(e - s) : strlen(s);
+	snprintf(dst, len, "%.*s", (int)n, s);
+	*p = e ? e + 1 : s + n;
+}
+
+static int key_rank(const char *k)
+{
+	for (size_t i = 0; i < NKNOWN; i++)
+		if (strcmp(known[i].key, k) == 0)
+			return (int)i;
+	return (int)NKNOWN;
+}
+
+static int cmp_row(const void *a, const void *b)
+{
+	const struct qrow *x = a, *y = b;
+	/* fp32 / fp16 baselines first */
+	int bx = strncmp(x->method, "fp", 2) == 0, by = strncmp(y->method, "fp", 2) == 0;
+	if (bx != by)
+		return by - bx;
+	int c = strcmp(x->method, y->method);
+	if (c)
+		return c;
+	double xb = atof(x->bits), yb = atof(y->bits);
+	if (xb != yb)
+		return xb > yb ? -1 : 1;
+	double xg = atof(x->group), yg = atof(y->group);
+	/* group 0 / "" (per-channel) after the grouped ones */
+	if ((xg <= 0) != (yg <= 0))
+		return xg <= 0 ? 1 : -1;
+	return (xg > yg) - (xg < yg);
+}
+
+static int emit(struct ocb_rctx *x, struct qmodel *m, size_t k)
+{
+	const char *cols[3 + QMAX_KEYS];
+	char titles[QMAX_KEYS][64];
+	struct ocb_table *t;
+	char id[64], *title = NULL;
+	int rc;
+
+	/* order keys: known first in table order, then the rest alphabetically */
+	for (size_t i = 0; i < m->nkeys; i++)
+		for (size_t j = i + 1; j < m->nkeys; j++) {
+			int ri = key_rank(m->keys[i]), rj = key_rank(m->keys[j]);
+			if (rj < ri || (ri == rj && strcmp(m->keys[j], m->keys[i]) < 0)) {
+				char tmp[48];
+				memcpy(tmp, m->keys[i], sizeof tmp);
+				memcpy(m->keys[i], m->keys[j], sizeof tmp);
+				memcpy(m->keys[j], tmp, sizeof tmp);
+				for (size_t r = 0; r < m->nrows; r++) {
+					double v = m->rows[r].v[i];
+					m->rows[r].v[i] = m->rows[r].v[j];
+					m->rows[r].v[j] = v;
+				}
+			}
+		}
+	qsort(m->rows, m->nrows, sizeof *m->rows, cmp_row);
+	cols[0] = "method";
+	cols[1] = "bits";
+	cols[2] = "group";
+	for (size_t i = 0; i < m->nkeys; i++) {
+		int r = key_rank(m->keys[i]);
+		snprintf(titles[i], sizeof titles[i], "%s",
+			 r < (int)NKNOWN ? known[r].title : m->keys[i]);
+		cols[3 + i] = titles[i];
+	}
+	snprintf(id, sizeof id, "quant_accuracy_%zu", k);
+	if (asprintf(&title, "Compression vs accuracy: %s", m->model) < 0)
+		return ocb_seterr(OCB_ENOMEM, "quant table");
+	if ((rc = ocb_rctx_table(x, &t))) {
+		free(title);
+		return rc;
+	}
+	rc = ocb_table_init(t, id, title, 3 + m->nkeys, cols);
+	free(title);
+	if (rc) {
+		ocb_rctx_table_drop(x);
+		return rc;
+	}
+	for (size_t i = 0; i < m->nkeys; i++) {
+		int r = key_rank(m->keys[i]);
+		t->best[3 + i] = r < (int)NKNOWN ? known[r].best : OCB_BEST_NONE;
+	}
+	for (size_t r = 0; r < m->nrows; r++) {
+		size_t row;
+		const struct qrow *q = &m->rows[r];
+		if ((rc = ocb_table_add_row(t, &row)))
+			return rc;
+		ocb_table_text(t, row, 0, q->method);
+		ocb_table_text(t, row, 1, q->bits);
+		/* group 0/-1/"" means one scale per output channel; baselines have none */
+		const char *g = q->group[0] && strcmp(q->group, "0") && strcmp(q->group, "-1") &&
+					strcmp(q->group, "pc") ? q->group : "per-channel";
+		if (!strncmp(q->method, "fp", 2) || !strcmp(q->method, "bf16"))
+			g = "-";
+		ocb_table_text(t, row, 2, g);
+		for (size_t i = 0; i < m->nkeys; i++) {
+			const char *fmt = "%.4g";
+			if (strcmp(m->keys[i], "model_bytes") == 0)
+				fmt = "%.0f";
+			else if (strstr(m->keys[i], "accuracy"))
+				fmt = "%.4f";
+			else if (strcmp(m->keys[i], "effective_bpw") == 0)
+				fmt = "%.3f";
+			ocb_table_num(t, row, 3 + i, q->v[i], fmt);
+		}
+	}
+	char note[320];
+	int o = snprintf(note, sizeof note, "Best per column in bold: highest accuracy; lowest "
+					    "perplexity, loss, drop, bits per weight, bytes, errors and time.");
+	if (!isnan(m->eval_window) && o > 0 && (size_t)o < sizeof note)
+		snprintf(note + o, sizeof note - (size_t)o,
+			 " Perplexity protocol: window %.0f, stride %.0f bytes.", m->eval_window,
+			 m->eval_stride);
+	ocb_table_set_note(t, note);
+	return OCB_OK;
+}
+
+/* The suite's acceptance checks: one row per key of workload "quant_acc_check". */
+static int checks(struct ocb_rctx *x)
+{
+	char *sql = NULL;
+	sqlite3_stmt *st = NULL;
+	struct ocb_table *t = NULL;
+	int rc = OCB_OK, s;
+	static const char *cols[] = {"check", "value", "holds"};
+	if (asprintf(&sql,
+		     "%s SELECT mt.key, mt.value, mt.unit FROM metric mt"
+		     " JOIN msel ON msel.run_id = mt.run_id AND msel.workload = mt.workload"
+		     " WHERE mt.workload = 'quant_acc_check' AND mt.step IS NULL ORDER BY mt.key, mt.id",
+		     x->cte) < 0)
+		return ocb_seterr(OCB_ENOMEM, "quant checks");
+	if (sqlite3_prepare_v2(x->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		rc = ocb_seterr(OCB_EDB, "quant checks: %s", sqlite3_errmsg(x->db));
+		goto out;
+	}
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		size_t row;
+		if (!t) {
+			if ((rc = ocb_rctx_table(x, &t)))
+				goto out;
+			if ((rc = ocb_table_init(t, "quant_checks", "Quantization: acceptance checks", 3,
+						 cols))) {
+				ocb_rctx_table_drop(x);
+				goto out;
+			}
+			ocb_table_set_note(t, "Positive = the claim holds (accuracy points or perplexity "
+					      "gained).");
+		}
+		double v = sqlite3_column_type(st, 1) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 1);
+		if ((rc = ocb_table_add_row(t, &row)))
+			goto out;
+		ocb_table_text(t, row, 0, (const char *)sqlite3_column_text(st, 0));
+		ocb_table_num(t, row, 1, v, "%.4g");
+		ocb_table_text(t, row, 2, isnan(v) ? "?" : v > 0 ? "yes" : "no");
+	}
+	if (s != SQLITE_DONE)
+		rc = ocb_seterr(OCB_EDB, "quant checks: %s", sqlite3_errmsg(x->db));
+out:
+	sqlite3_finalize(st);
+	free(sql);
+	return rc;
+}
+
+int ocb_rsec_quant(struct ocb_rctx *x)
+{
+	char *sql = NULL;
+	sqlite3_stmt *st = NULL;
+	struct qmodel *models = NULL;
+	size_t nmodels = 0;
+	int rc = OCB_OK, s;
+
+	if (asprintf(&sql,
+		     "%s SELECT mt.workload, mt.key, mt.value FROM metric mt"
+		     " JOIN msel ON msel.run_id = mt.run_id AND msel.workload = mt.workload"
+		     " WHERE mt.workload LIKE 'quant\\_acc:%%' ESCAPE '\\' AND mt.step IS NULL"
+		     " ORDER BY mt.workload, mt.key, mt.id",
+		     x->cte) < 0)
+		return ocb_seterr(OCB_ENOMEM, "quant query");
+	if (sqlite3_prepare_v2(x->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		rc = ocb_seterr(OCB_EDB, "quant tables: %s", sqlite3_errmsg(x->db));
+		goto out;
+	}
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *wl = (const char *)sqlite3_column_text(st, 0) + strlen("quant_acc:");
+		const char *key = (const char *)sqlite3_column_text(st, 1);
+		double v = sqlite3_column_type(st, 2) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 2);
+		struct qrow q;
+		memset(&q, 0, sizeof q);
+		field(&wl, q.model, sizeof q.model);
+		field(&wl, q.method, sizeof q.method);
+		field(&wl, q.bits, sizeof q.bits);
+		field(&wl, q.group, sizeof q.group);
+		struct qmodel *m = NULL;
+		for (size_t i = 0; i < nmodels && !m; i++)
+			if (strcmp(models[i].model, q.model) == 0)
+				m = &models[i];
+		if (!m) {
+			struct qmodel *nm = realloc(models, (nmodels + 1) * sizeof *nm);
+			if (!nm) {
+				rc = ocb_seterr(OCB_ENOMEM, "quant tables");
+				goto out;
+			}
+			models = nm;
+			m = &models[nmodels++];
+			memset(m, 0, sizeof *m);
+			snprintf(m->model, sizeof m->model, "%s", q.model);
+			m->eval_window = m->eval_stride = NAN;
+		}
+		if (key && !strcmp(key, "eval_window"))
+			m->eval_window = v;
+		if (key && !strcmp(key, "eval_stride"))
+			m->eval_stride = v;
+		if (!key || key_rank(key) == (int)NKNOWN)
+			continue; /* not a paper column */
+		size_t ki = 0;
+		while (ki < m->nkeys && strcmp(m->keys[ki], key) != 0)
+			ki++;
+		if (ki == m->nkeys) {
+			if (m->nkeys == QMAX_KEYS)
+				continue; /* more distinct keys than columns: the rest are dropped */
+			snprintf(m->keys[m->nkeys++], sizeof m->keys[0], "%s", key ? key : "");
+		}
+		struct qrow *row = NULL;
+		for (size_t i = 0; i < m->nrows && !row; i++)
+			if (!strcmp(m->rows[i].method, q.method) && !strcmp(m->rows[i].bits, q.bits) &&
+			    !strcmp(m->rows[i].group, q.group))
+				row = &m->rows[i];
+		if (!row) {
+			struct qrow *nr = realloc(m->rows, (m->nrows + 1) * sizeof *nr);
+			if (!nr) {
+				rc = ocb_seterr(OCB_ENOMEM, "quant tables");
+				goto out;
+			}
+			m->rows = nr;
+			row = &m->rows[m->nrows++];
+			*row = q;
+			for (size_t i = 0; i < QMAX_KEYS; i++)
+				row->v[i] = NAN;
+		}
+		row->v[ki] = v;
+	}
+	if (s != SQLITE_DONE) {
+		rc = ocb_seterr(OCB_EDB, "quant tables: %s", sqlite3_errmsg(x->db));
+		goto out;
+	}
+	for (size_t i = 0; i < nmodels && !rc; i++)
+		rc = emit(x, &models[i], i);
+	if (!rc)
+		rc = checks(x);
+out:
+	for (size_t i = 0; i < nmodels; i++)
+		free(models[i].rows);
+	free(models);
+	sqlite3_finalize(st);
+	free(sql);
+	return rc;
+}

@@ -1,0 +1,212 @@
+/* sec_results: one table per suite of the selected results: case, params, variant,
+ * threads, (machine,) median with its 95% CI, GFLOP/s, GB/s, the fraction of the
+ * roofline bound, and every counter that was available for the suite (per repetition).
+ * Counters come from one query over the selection. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/ocb_error.h"
+#include "rctx.h"
+
+struct cval {
+	int64_t result_id;
+	char event[64];
+	double value;
+	int available;
+};
+
+static int cmp_cval(const void *a, const void *b)
+{
+	const struct cval *x = a, *y = b;
+	if (x->result_id != y->result_id)
+		return x->result_id < y->result_id ? -1 : 1;
+	return strcmp(x->event, y->event);
+}
+
+static int load_counters(struct ocb_rctx *x, struct cval **out, size_t *n)
+{
+	char *sql = NULL;
+	sqlite3_stmt *st = NULL;
+	size_t cap = 0;
+	int rc = OCB_OK, s;
+	*out = NULL;
+	*n = 0;
+	if (asprintf(&sql,
+		     "%s SELECT c.result_id, c.event, c.value, c.available FROM counter c"
+		     " JOIN result res ON res.id = c.result_id"
+		     " JOIN sel ON sel.run_id = res.run_id AND sel.suite = res.suite",
+		     x->cte) < 0)
+		return ocb_seterr(OCB_ENOMEM, "counters query");
+	if (sqlite3_prepare_v2(x->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		rc = ocb_seterr(OCB_EDB, "load counters: %s", sqlite3_errmsg(x->db));
+		goto out;
+	}
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 64;
+			struct cval *nv = realloc(*out, cap * sizeof *nv);
+			if (!nv) {
+				rc = ocb_seterr(OCB_ENOMEM, "load counters");
+				goto out;
+			}
+			*out = nv;
+		}
+		struct cval *c = &(*out)[(*n)++];
+		c->result_id = sqlite3_column_int64(st, 0);
+		const unsigned char *e = sqlite3_column_text(st, 1);
+		snprintf(c->event, sizeof c->event, "%s", e ? (const char *)e : "");
+		c->available = sqlite3_column_int(st, 3) &&
+			       sqlite3_column_type(st, 2) != SQLITE_NULL;
+		c->value = c->available ? sqlite3_column_double(st, 2) : NAN;
+	}
+	if (s != SQLITE_DONE)
+		rc = ocb_seterr(OCB_EDB, "load counters: %s", sqlite3_errmsg(x->db));
+	else if (*n)
+		qsort(*out, *n, sizeof **out, cmp_cval);
+out:
+	sqlite3_finalize(st);
+	free(sql);
+	return rc;
+}
+
+static const struct cval *find_cval(const struct cval *cv, size_t n, int64_t id, const char *ev)
+{
+	if (!n)
+		return NULL;
+	struct cval key = {.result_id = id};
+	snprintf(key.event, sizeof key.event, "%s", ev);
+	return bsearch(&key, cv, n, sizeof *cv, cmp_cval);
+}
+
+/* Writes "suite" into a file-safe id fragment. */
+static void safe_id(char *dst, size_t len, const char *prefix, const char *s, size_t k)
+{
+	size_t o = (size_t)snprintf(dst, len, "%s", prefix);
+	for (; *s && o + 8 < len && o < 40; s++)
+		dst[o++] = ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+			    (*s >= '0' && *s <= '9')) ? *s : '_';
+	snprintf(dst + o, len - o, "_%zu", k);
+}
+
+int ocb_rsec_results(struct ocb_rctx *x)
+{
+	struct cval *cv = NULL;
+	size_t ncv = 0;
+	char **events = NULL;
+	const char **cols = NULL;
+	int rc = load_counters(x, &cv, &ncv);
+	if (rc)
+		return rc;
+	int multi = 0;
+	for (size_t i = 1; i < x->rs.n; i++)
+		multi |= x->rs.r[i].machine_id != x->rs.r[0].machine_id;
+
+	size_t k = 0;
+	for (size_t a = 0; a < x->rs.n; k++) {
+		size_t b = a;
+		while (b < x->rs.n && strcmp(x->rs.r[b].suite, x->rs.r[a].suite) == 0)
+			b++;
+		/* The suite's available counter events, sorted (cv is sorted by result). */
+		size_t nev = 0;
+		free(events);
+		events = calloc(ncv + 1, sizeof *events);
+		if (!events) {
+			rc = ocb_seterr(OCB_ENOMEM, "results table");
+			goto out;
+		}
+		for (size_t i = 0; i < ncv; i++) {
+			if (!cv[i].available)
+				continue;
+			int mine = 0;
+			for (size_t r = a; r < b && !mine; r++)
+				mine = x->rs.r[r].id == cv[i].result_id;
+			if (!mine)
+				continue;
+			int seen = 0;
+			for (size_t e = 0; e < nev && !seen; e++)
+				seen = strcmp(events[e], cv[i].event) == 0;
+			if (!seen)
+				events[nev++] = cv[i].event;
+		}
+		static const char *base_cols[] = {"case", "params", "variant", "threads", "machine",
+						  "median", "95% CI", "unit", "GFLOP/s", "GB/s",
+						  "roofline", "bound"};
+		size_t nbase = sizeof base_cols / sizeof *base_cols;
+		free(cols);
+		cols = calloc(nbase + nev, sizeof *cols);
+		if (!cols) {
+			rc = ocb_seterr(OCB_ENOMEM, "results table");
+			goto out;
+		}
+		size_t nc = 0;
+		for (size_t c = 0; c < nbase; c++)
+			if (c != 4 || multi)
+				cols[nc++] = base_cols[c];
+		for (size_t e = 0; e < nev; e++)
+			cols[nc++] = events[e];
+
+		struct ocb_table *t;
+		char id[64], *title = NULL;
+		safe_id(id, sizeof id, "results_", x->rs.r[a].suite, k);
+		if (asprintf(&title, "Suite %s: results", x->rs.r[a].suite) < 0) {
+			rc = ocb_seterr(OCB_ENOMEM, "results table");
+			goto out;
+		}
+		if ((rc = ocb_rctx_table(x, &t))) {
+			free(title);
+			goto out;
+		}
+		rc = ocb_table_init(t, id, title, nc, cols);
+		free(title);
+		if (rc) {
+			ocb_rctx_table_drop(x);
+			goto out;
+		}
+		for (size_t i = a; i < b; i++) {
+			const struct ocb_rrow *r = &x->rs.r[i];
+			const struct ocb_mceil *mc = ocb_mceil_find(x->mc, x->nmc, r->machine_id);
+			size_t row, c = 0;
+			if ((rc = ocb_table_add_row(t, &row)))
+				goto out;
+			ocb_table_text(t, row, c++, r->bench);
+			ocb_table_text(t, row, c++, r->params);
+			ocb_table_text(t, row, c++, r->variant);
+			ocb_table_num(t, row, c++, r->threads, "%.0f");
+			if (multi)
+				ocb_table_text(t, row, c++, r->host);
+			if (strcmp(r->status, "ok") != 0) {
+				ocb_table_text(t, row, c++, r->status);
+				c += 6;
+			} else {
+				ocb_table_num(t, row, c++, r->median, "%.4g");
+				if (!isnan(r->ci_low) && !isnan(r->ci_high))
+					ocb_table_printf(t, row, c, "[%.4g, %.4g]", r->ci_low, r->ci_high);
+				c++;
+				ocb_table_text(t, row, c++, r->unit);
+				ocb_table_num(t, row, c++, ocb_rrow_gflops(r), "%.3g");
+				ocb_table_num(t, row, c++, ocb_rrow_gbs(r), "%.3g");
+				double f = ocb_rrow_roof_frac(r, mc);
+				ocb_table_num(t, row, c++, isnan(f) ? NAN : 100 * f, "%.1f%%");
+			}
+			ocb_table_text(t, row, c++, r->bound);
+			for (size_t e = 0; e < nev; e++, c++) {
+				const struct cval *v = find_cval(cv, ncv, r->id, events[e]);
+				if (v && v->available)
+					ocb_table_num(t, row, c, v->value, "%.4g");
+				else
+					ocb_table_text(t, row, c, v ? "n/a" : "");
+			}
+		}
+		ocb_table_set_note(t, nev ? "Counters are per repetition of the timed region; "
+					    "n/a: not available on this machine."
+					  : "Timing only: no counters were available.");
+		a = b;
+	}
+out:
+	free(cols);
+	free(events);
+	free(cv);
+	return rc;
+}

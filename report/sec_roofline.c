@@ -1,0 +1,238 @@
+/* sec_roofline: the roofline plot (Williams, Waterman & Patterson 2009; REFERENCE.md §3).
+ * Log-log, x = operational intensity (static FLOPs / static bytes of one repetition),
+ * y = achieved GFLOP/s (FLOPs / median time). One diagonal per memory level of each
+ * machine's measured read bandwidth ("L1 - N GB/s", clipped at the highest peak), one
+ * horizontal per compute peak ("N GFLOP/s"), every kernel result a point, the legend by
+ * suite (and machine when several are overlaid). Ceilings are drawn at the thread
+ * counts the points were measured with. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/ocb_error.h"
+#include "escape.h"
+#include "gnuplot.h"
+#include "rctx.h"
+
+static const char *const levels[][2] = {
+	{"bw_l1", "L1"}, {"bw_l2", "L2"}, {"bw_l3", "L3"}, {"bw_dram", "DRAM"}};
+
+static int plottable(const struct ocb_rrow *r)
+{
+	return strcmp(r->status, "ok") == 0 && r->flops > 0 && r->bytes > 0 &&
+	       !isnan(ocb_rrow_gflops(r));
+}
+
+/* Appends a printf'd piece to a growing plot command. */
+static int cat(char **buf, size_t *len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int cat(char **buf, size_t *len, const char *fmt, ...)
+{
+	char *piece = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&piece, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return ocb_seterr(OCB_ENOMEM, "roofline");
+	char *nb = realloc(*buf, *len + (size_t)n + 1);
+	if (!nb) {
+		free(piece);
+		return ocb_seterr(OCB_ENOMEM, "roofline");
+	}
+	memcpy(nb + *len, piece, (size_t)n + 1);
+	*buf = nb;
+	*len += (size_t)n;
+	free(piece);
+	return OCB_OK;
+}
+
+/* The plot command pieces that carry database text are escaped into a memory stream. */
+static char *esc_title(const char *a, const char *b)
+{
+	char *s = NULL;
+	size_t n = 0;
+	FILE *m = open_memstream(&s, &n);
+	if (!m)
+		return NULL;
+	char *joined = NULL;
+	if (asprintf(&joined, "%s%s%s", a, b && *b ? " on " : "", b ? b : "") < 0) {
+		fclose(m);
+		free(s);
+		return NULL;
+	}
+	ocb_esc_gnuplot(m, joined);
+	free(joined);
+	fclose(m);
+	return s;
+}
+
+int ocb_rsec_roofline(struct ocb_rctx *x)
+{
+	const char *title = "Roofline: measured ceilings and kernel results";
+	struct ocb_gp gp = {0};
+	char *cmd = NULL;
+	size_t clen = 0;
+	int rc = OCB_OK, multi = 0, npts = 0;
+	double xmin = INFINITY, xmax = 0;
+
+	for (size_t i = 0; i < x->rs.n; i++) {
+		const struct ocb_rrow *r = &x->rs.r[i];
+		multi |= r->machine_id != x->rs.r[0].machine_id;
+		if (!plottable(r))
+			continue;
+		npts++;
+		double oi = r->flops / r->bytes;
+		xmin = fmin(xmin, oi);
+		xmax = fmax(xmax, oi);
+	}
+	size_t nceil = 0;
+	for (size_t m = 0; m < x->nmc; m++)
+		nceil += x->mc[m].n;
+	if (!npts && !nceil)
+		return ocb_rctx_plot(x, "roofline", title, 0,
+				     "no kernel results with a work model and no ceilings");
+	if (!ocb_gp_available())
+		return ocb_rctx_plot(x, "roofline", title, 0, "gnuplot not found in PATH");
+	if (!npts) {
+		xmin = 0.05;
+		xmax = 20;
+	}
+	xmin = fmin(xmin / 4, 0.01);
+	xmax = fmax(xmax * 4, 100);
+	if ((rc = ocb_gp_open(&gp, x->out, "roofline")))
+		return ocb_rctx_plot(x, "roofline", title, 0, ocb_lasterr());
+	FILE *f = gp.f;
+	fputs("set logscale xy\nset grid xtics ytics mxtics mytics lc rgb '#dddddd'\n"
+	      "set xlabel 'operational intensity (FLOP/byte)'\nset ylabel 'GFLOP/s'\n"
+	      "set key outside right top box\nset samples 600\n", f);
+	double ymax = 0;
+	for (size_t i = 0; i < x->rs.n; i++)
+		if (plottable(&x->rs.r[i]))
+			ymax = fmax(ymax, ocb_rrow_gflops(&x->rs.r[i]));
+	for (size_t m = 0; m < x->nmc; m++)
+		for (size_t c = 0; c < x->mc[m].n; c++)
+			if (!strncmp(x->mc[m].c[c].kind, "flops_", 6))
+				ymax = fmax(ymax, x->mc[m].c[c].value);
+	fprintf(f, "set xrange [%.9g:%.9g]\nset title 'Roofline'\n", xmin, xmax);
+	if (ymax > 0) /* room above the highest peak so its line shows */
+		fprintf(f, "set yrange [*:%.9g]\n", ymax * 2);
+
+	/* Points: one datablock per (suite, machine) group, in rs order (sorted by suite). */
+	size_t ngroups = 0;
+	for (size_t i = 0; i < x->rs.n; i++) {
+		const struct ocb_rrow *r = &x->rs.r[i];
+		if (!plottable(r))
+			continue;
+		int first = 1;
+		for (size_t j = 0; j < i && first; j++)
+			first = !(plottable(&x->rs.r[j]) && !strcmp(x->rs.r[j].suite, r->suite) &&
+				  x->rs.r[j].machine_id == r->machine_id);
+		if (!first)
+			continue;
+		fprintf(f, "$P%zu << EOD\n", ngroups);
+		for (size_t j = i; j < x->rs.n; j++) {
+			const struct ocb_rrow *q = &x->rs.r[j];
+			if (plottable(q) && !strcmp(q->suite, r->suite) && q->machine_id == r->machine_id)
+				fprintf(f, "%.9g %.9g\n", q->flops / q->bytes, ocb_rrow_gflops(q));
+		}
+		fputs("EOD\n", f);
+		char *t = esc_title(r->suite, multi ? r->host : NULL);
+		if (!t || (rc = cat(&cmd, &clen, "%s$P%zu using 1:2 with points pt %zu ps 1.4 lc %zu title %s",
+				     cmd ? ", " : "plot ", ngroups, 5 + 2 * (ngroups % 4), ngroups + 1, t))) {
+			free(t);
+			rc = rc ? rc : ocb_seterr(OCB_ENOMEM, "roofline");
+			goto fail;
+		}
+		free(t);
+		ngroups++;
+	}
+
+	/* Ceilings, per machine, at the thread counts its points use (or all it has). */
+	int lc = 20;
+	for (size_t m = 0; m < x->nmc; m++) {
+		const struct ocb_mceil *mc = &x->mc[m];
+		int threads[8];
+		size_t nthr = 0;
+		for (size_t i = 0; i < x->rs.n && nthr < 8; i++) {
+			const struct ocb_rrow *r = &x->rs.r[i];
+			if (r->machine_id != mc->machine_id || !plottable(r))
+				continue;
+			int seen = 0;
+			for (size_t k = 0; k < nthr; k++)
+				seen |= threads[k] == r->threads;
+			if (!seen)
+				threads[nthr++] = r->threads;
+		}
+		for (size_t c = 0; c < mc->n && nthr < 8 && !npts; c++) {
+			int seen = 0;
+			for (size_t k = 0; k < nthr; k++)
+				seen |= threads[k] == mc->c[c].threads;
+			if (!seen)
+				threads[nthr++] = mc->c[c].threads;
+		}
+		for (size_t k = 0; k < nthr; k++) {
+			double peak = 0; /* highest compute peak at this thread count */
+			for (size_t c = 0; c < mc->n; c++)
+				if (!strncmp(mc->c[c].kind, "flops_", 6) && mc->c[c].threads == threads[k])
+					peak = fmax(peak, mc->c[c].value);
+			char suffix[96] = "";
+			if (nthr > 1)
+				snprintf(suffix, sizeof suffix, " (%d thr)", threads[k]);
+			/* horizontals: each compute peak at this thread count */
+			for (size_t c = 0; c < mc->n; c++) {
+				const struct ocb_ceiling *ce = &mc->c[c];
+				if (strncmp(ce->kind, "flops_", 6) || ce->threads != threads[k] || !(ce->value > 0))
+					continue;
+				char label[160];
+				snprintf(label, sizeof label, "%.1f GFLOP/s %s%s", ce->value, ce->kind + 6, suffix);
+				char *t = esc_title(label, multi ? mc->host : NULL);
+				if (!t || (rc = cat(&cmd, &clen, "%s%.9g with lines lw 2 dt %zu lc %d title %s",
+						     cmd ? ", " : "plot ", ce->value, k + 1, lc++, t))) {
+					free(t);
+					rc = rc ? rc : ocb_seterr(OCB_ENOMEM, "roofline");
+					goto fail;
+				}
+				free(t);
+			}
+			/* diagonals: one per memory level, clipped at the highest peak */
+			for (size_t l = 0; l < sizeof levels / sizeof *levels; l++) {
+				const struct ocb_ceiling *ce = NULL;
+				for (size_t c = 0; c < mc->n; c++)
+					if (!strcmp(mc->c[c].kind, levels[l][0]) && mc->c[c].threads == threads[k])
+						ce = &mc->c[c];
+				if (!ce || !(ce->value > 0))
+					continue;
+				char label[160], term[160];
+				snprintf(label, sizeof label, "%s - %.1f GB/s%s", levels[l][1], ce->value, suffix);
+				if (peak > 0)
+					snprintf(term, sizeof term, "((%.9g*x <= %.9g) ? %.9g*x : 1/0)", ce->value,
+						 peak, ce->value);
+				else
+					snprintf(term, sizeof term, "%.9g*x", ce->value);
+				char *t = esc_title(label, multi ? mc->host : NULL);
+				if (!t || (rc = cat(&cmd, &clen, "%s%s with lines lw 1.5 dt %zu lc %d title %s",
+						     cmd ? ", " : "plot ", term, k + 1, lc++, t))) {
+					free(t);
+					rc = rc ? rc : ocb_seterr(OCB_ENOMEM, "roofline");
+					goto fail;
+				}
+				free(t);
+			}
+		}
+	}
+	if (!cmd) {
+		ocb_gp_abort(&gp);
+		free(cmd);
+		return ocb_rctx_plot(x, "roofline", title, 0, "nothing to draw");
+	}
+	rc = ocb_gp_finish(&gp, cmd);
+	free(cmd);
+	return ocb_rctx_plot(x, "roofline", title, rc == OCB_OK, rc ? ocb_lasterr() : NULL);
+fail:
+	ocb_gp_abort(&gp);
+	free(cmd);
+	return rc;
+}

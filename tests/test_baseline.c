@@ -1,0 +1,198 @@
+/* baseline: every bench of the baseline suite sets up, runs and passes its check on a
+ * small case, and its static work model is right for known shapes. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../collect/suite_baseline.h"
+#include "../common/ocb_cpu.h"
+#include "../common/ocb_error.h"
+
+static struct ocb_ctx quick_ctx(void)
+{
+	struct ocb_ctx c;
+	memset(&c, 0, sizeof c);
+	c.threads = 2;
+	c.seed = 1234;
+	c.quick = 1;
+	return c;
+}
+
+/* setup + check + run + check + teardown on params; returns check's error. */
+static double run_case(const struct ocb_bench *b, const cJSON *params)
+{
+	struct ocb_ctx ctx = quick_ctx();
+	void *st = NULL;
+	double err = NAN;
+	int rc = b->setup(params, &ctx, &st);
+	cr_assert_eq(rc, OCB_OK, "%s setup: %s", b->name, ocb_lasterr());
+	cr_assert_eq(b->check(st, &err), OCB_OK, "%s check: %s", b->name, ocb_lasterr());
+	cr_assert_eq(b->run(st), OCB_OK);
+	cr_assert_eq(b->check(st, &err), OCB_OK, "%s check: %s", b->name, ocb_lasterr());
+	cr_assert(b->variant(st) != NULL);
+	b->teardown(st);
+	return err;
+}
+
+static cJSON *params1(const char *k1, double v1, const char *k2, double v2)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, k1, v1);
+	if (k2)
+		cJSON_AddNumberToObject(o, k2, v2);
+	return o;
+}
+
+Test(baseline, suite_lists_four_benches)
+{
+	cr_assert_str_eq(ocb_suite_baseline.name, "baseline");
+	cr_assert_eq(ocb_suite_baseline.nbenches, 4);
+	for (size_t i = 0; i < ocb_suite_baseline.nbenches; i++) {
+		const struct ocb_bench *b = ocb_suite_baseline.benches[i];
+		cr_assert_str_eq(b->suite, "baseline");
+		cr_assert_eq(b->kind, OCB_KERNEL);
+		cr_assert(b->cases && b->setup && b->run && b->check && b->work && b->teardown);
+		for (size_t j = 0; j < i; j++)
+			cr_assert_str_neq(b->name, ocb_suite_baseline.benches[j]->name);
+	}
+}
+
+Test(baseline, quick_cases_are_small_and_full_ones_big)
+{
+	struct ocb_ctx q = quick_ctx(), f = quick_ctx();
+	f.quick = 0;
+	for (size_t i = 0; i < ocb_suite_baseline.nbenches; i++) {
+		const struct ocb_bench *b = ocb_suite_baseline.benches[i];
+		cJSON *cq = b->cases(&q), *cf = b->cases(&f);
+		cr_assert(cJSON_GetArraySize(cq) > 0 && cJSON_GetArraySize(cf) > 0);
+		double maxq = 0, maxf = 0;
+		const cJSON *e;
+		cJSON_ArrayForEach(e, cq)
+		{
+			struct ocb_work w = {0};
+			cr_assert_eq(b->work(e, &w), OCB_OK);
+			maxq = fmax(maxq, w.bytes);
+			cr_assert_null(cJSON_GetObjectItem(e, "threads")); /* shapes only */
+		}
+		cJSON_ArrayForEach(e, cf)
+		{
+			struct ocb_work w = {0};
+			cr_assert_eq(b->work(e, &w), OCB_OK);
+			maxf = fmax(maxf, w.bytes);
+		}
+		cr_assert_lt(maxq, maxf, "%s", b->name);
+		cJSON_Delete(cq);
+		cJSON_Delete(cf);
+	}
+}
+
+Test(baseline, sgemm_runs_and_checks)
+{
+	struct ocb_ctx ctx = quick_ctx();
+	cJSON *c = ocb_bench_sgemm.cases(&ctx);
+	double err = run_case(&ocb_bench_sgemm, cJSON_GetArrayItem(c, 0));
+	cr_assert(err >= 0 && err < 1e-4, "err %g", err);
+	cJSON_Delete(c);
+	cJSON *odd = params1("n", 37, NULL, 0); /* odd size: no blocking luck */
+	run_case(&ocb_bench_sgemm, odd);
+	cJSON_Delete(odd);
+}
+
+Test(baseline, sgemv_runs_and_checks)
+{
+	struct ocb_ctx ctx = quick_ctx();
+	cJSON *c = ocb_bench_sgemv.cases(&ctx);
+	double err = run_case(&ocb_bench_sgemv, cJSON_GetArrayItem(c, 0));
+	cr_assert(err >= 0 && err < 1e-4, "err %g", err);
+	cJSON_Delete(c);
+	cJSON *p = params1("m", 333, "n", 77);
+	run_case(&ocb_bench_sgemv, p);
+	cJSON_Delete(p);
+}
+
+Test(baseline, stream_copy_and_triad_run_and_check_exactly)
+{
+	cJSON *p = params1("n", 100003, NULL, 0);
+	cr_assert_eq(run_case(&ocb_bench_stream_copy, p), 0.0);
+	cr_assert_eq(run_case(&ocb_bench_stream_triad, p), 0.0);
+	cJSON_Delete(p);
+	struct ocb_ctx ctx = quick_ctx();
+	cJSON *c = ocb_bench_stream_triad.cases(&ctx);
+	cr_assert_eq(run_case(&ocb_bench_stream_triad, cJSON_GetArrayItem(c, 0)), 0.0);
+	cJSON_Delete(c);
+}
+
+Test(baseline, stream_scalar_variant)
+{
+	setenv("OCB_FORCE_SCALAR", "1", 1);
+	ocb_cpu_reset();
+	struct ocb_ctx ctx = quick_ctx();
+	cJSON *p = params1("n", 5000, NULL, 0);
+	void *st = NULL;
+	double err = 1;
+	cr_assert_eq(ocb_bench_stream_triad.setup(p, &ctx, &st), OCB_OK);
+	cr_assert_str_eq(ocb_bench_stream_triad.variant(st), "ref");
+	cr_assert_eq(ocb_bench_stream_triad.check(st, &err), OCB_OK);
+	cr_assert_eq(err, 0.0);
+	ocb_bench_stream_triad.teardown(st);
+	cJSON_Delete(p);
+	unsetenv("OCB_FORCE_SCALAR");
+	ocb_cpu_reset();
+}
+
+Test(baseline, work_models)
+{
+	struct ocb_work w;
+	cJSON *p;
+
+	p = params1("n", 100, NULL, 0);
+	cr_assert_eq(ocb_bench_sgemm.work(p, &w), OCB_OK);
+	cr_assert_float_eq(w.flops, 2e6, 1e-6);
+	cr_assert_float_eq(w.bytes, 3 * 100 * 100 * 4.0, 1e-6);
+	cr_assert_null(w.bound);
+	cJSON_Delete(p);
+	p = params1("n", 4096, NULL, 0);
+	cr_assert_eq(ocb_bench_sgemm.work(p, &w), OCB_OK);
+	cr_assert_float_eq(w.flops, 2.0 * 4096 * 4096 * 4096, 1);
+	cr_assert_str_eq(w.bound, "flops_sgemm");
+	cJSON_Delete(p);
+
+	p = params1("m", 16384, "n", 4096);
+	cr_assert_eq(ocb_bench_sgemv.work(p, &w), OCB_OK);
+	cr_assert_float_eq(w.flops, 2.0 * 16384 * 4096, 1e-3);
+	cr_assert_float_eq(w.bytes, 4.0 * 16384 * 4096 + 4.0 * (16384 + 4096), 1e-3);
+	cr_assert_str_eq(w.bound, "bw_dram");
+	cJSON_Delete(p);
+
+	p = params1("n", 1000, NULL, 0);
+	cr_assert_eq(ocb_bench_stream_copy.work(p, &w), OCB_OK);
+	cr_assert_float_eq(w.bytes, 8000.0, 1e-9);
+	cr_assert_float_eq(w.flops, 0.0, 1e-9);
+	cr_assert_eq(ocb_bench_stream_triad.work(p, &w), OCB_OK);
+	cr_assert_float_eq(w.bytes, 12000.0, 1e-9);
+	cr_assert_float_eq(w.flops, 2000.0, 1e-9);
+	cJSON_Delete(p);
+	p = params1("n", 1 << 26, NULL, 0);
+	cr_assert_eq(ocb_bench_stream_triad.work(p, &w), OCB_OK);
+	cr_assert_str_eq(w.bound, "bw_dram");
+	cJSON_Delete(p);
+}
+
+Test(baseline, bad_params_are_refused)
+{
+	struct ocb_ctx ctx = quick_ctx();
+	struct ocb_work w;
+	void *st = (void *)1;
+	cJSON *p = params1("n", -5, NULL, 0);
+	cr_assert_eq(ocb_bench_sgemm.setup(p, &ctx, &st), OCB_EINVAL);
+	cr_assert_null(st);
+	cr_assert_eq(ocb_bench_stream_copy.work(p, &w), OCB_EINVAL);
+	cJSON_Delete(p);
+	p = params1("m", 10, NULL, 0); /* no n */
+	cr_assert_eq(ocb_bench_sgemv.work(p, &w), OCB_EINVAL);
+	cJSON_Delete(p);
+	p = params1("n", 2.5, NULL, 0);
+	cr_assert_eq(ocb_bench_sgemm.work(p, &w), OCB_EINVAL);
+	cJSON_Delete(p);
+}

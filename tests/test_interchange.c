@@ -1,0 +1,216 @@
+/* interchange: export (Google Benchmark JSON, CSV, JSON), import of Google Benchmark
+ * JSON (round trip; malformed -> OCB_EFORMAT, nothing written), merge (both machines
+ * kept; a second merge adds nothing; foreign files refused). */
+#include <cJSON.h>
+
+#include "../cli/cli.h"
+#include "../report/export.h"
+#include "../report/import.h"
+#include "../report/merge.h"
+#include "report_fixture.h"
+
+static int64_t one_run(const char *db, const char *host, const char *fp, uint64_t seed)
+{
+	struct ocb_store *s = fx_open(db);
+	int64_t m = fx_machine(s, host, fp);
+	int64_t r = fx_run(s, m, "baseline", host);
+	fx_result(s, r, "baseline", "sgemm", "{\"n\":256}", 1e-3, 0.01, 12, seed, 3.4e7, 7.9e5);
+	fx_result(s, r, "baseline", "triad", "{}", 2e-3, 0.01, 10, seed + 1, 2e6, 2.4e7);
+	ocb_store_metric(s, r, "mlp", 1, "train_loss", 0.5, "nats");
+	ocb_store_run_finish(s, r, "complete");
+	ocb_store_close(s);
+	return r;
+}
+
+static char *export_text(const char *db, int64_t run, enum ocb_export_fmt fmt)
+{
+	struct ocb_store *s = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	cr_assert_eq(ocb_store_open(db, OCB_STORE_READ, &s), OCB_OK);
+	FILE *m = open_memstream(&buf, &len);
+	cr_assert_eq(ocb_export_run(ocb_store_handle(s), run, fmt, m), OCB_OK, "%s", ocb_lasterr());
+	fclose(m);
+	ocb_store_close(s);
+	return buf;
+}
+
+Test(interchange, gbench_export_has_the_schema)
+{
+	char dir[256], db[300];
+	fx_tmpdir(dir, sizeof dir, "gb");
+	snprintf(db, sizeof db, "%s/x.db", dir);
+	int64_t r = one_run(db, "hostA", "aaaa1111", 1);
+	char *text = export_text(db, r, OCB_EXPORT_GBENCH);
+	cJSON *j = cJSON_Parse(text);
+	cr_assert_not_null(j, "not JSON");
+	cJSON *ctx = cJSON_GetObjectItem(j, "context");
+	cr_assert(cJSON_IsObject(ctx));
+	const char *keys[] = {"date", "host_name", "executable", "num_cpus", "mhz_per_cpu",
+			      "cpu_scaling_enabled", "caches", "load_avg", "library_build_type"};
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+		cr_assert_not_null(cJSON_GetObjectItem(ctx, keys[i]), "context.%s missing", keys[i]);
+	cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(ctx, "host_name")), "hostA");
+	cr_assert(cJSON_IsArray(cJSON_GetObjectItem(ctx, "caches")));
+	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(ctx, "caches")), 3);
+	cJSON *b = cJSON_GetObjectItem(j, "benchmarks");
+	cr_assert_eq(cJSON_GetArraySize(b), 12 + 3 + 10 + 3);
+	int iters = 0, aggs = 0, medians = 0;
+	cJSON *e;
+	cJSON_ArrayForEach(e, b)
+	{
+		const char *rt = cJSON_GetStringValue(cJSON_GetObjectItem(e, "run_type"));
+		cr_assert_not_null(rt);
+		cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(e, "real_time")));
+		cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(e, "cpu_time")));
+		cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(e, "iterations")));
+		cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(e, "threads")));
+		cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(e, "repetitions")));
+		cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(e, "time_unit")), "ns");
+		cr_assert_not_null(cJSON_GetStringValue(cJSON_GetObjectItem(e, "run_name")));
+		if (!strcmp(rt, "iteration")) {
+			iters++;
+			cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(e, "repetition_index")));
+		} else {
+			aggs++;
+			const char *an = cJSON_GetStringValue(cJSON_GetObjectItem(e, "aggregate_name"));
+			cr_assert_not_null(an);
+			if (!strcmp(an, "median")) {
+				medians++;
+				if (!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(e, "run_name")),
+					    "sgemm/{\"n\":256}")) {
+					double ns = cJSON_GetObjectItem(e, "real_time")->valuedouble;
+					cr_assert(ns > 0.9e6 && ns < 1.1e6, "median %g ns", ns);
+				}
+			}
+		}
+	}
+	cr_assert_eq(iters, 22);
+	cr_assert_eq(aggs, 6);
+	cr_assert_eq(medians, 2);
+	cJSON_Delete(j);
+	free(text);
+
+	text = export_text(db, r, OCB_EXPORT_CSV);
+	cr_assert_eq(strncmp(text, "run_uuid,machine,suite,bench,params", 35), 0);
+	cr_assert_not_null(strstr(text, "\"{\"\"n\"\":256}\""), "%s", text); /* RFC 4180 quoting */
+	free(text);
+	text = export_text(db, r, OCB_EXPORT_JSON);
+	j = cJSON_Parse(text);
+	cr_assert_not_null(j);
+	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(j, "results")), 2);
+	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(j, "metrics")), 1);
+	cJSON_Delete(j);
+	free(text);
+	fx_rmdir(dir);
+}
+
+Test(interchange, import_round_trip_and_malformed)
+{
+	char dir[256], db[300], gb[300], bad[300], bad2[300];
+	fx_tmpdir(dir, sizeof dir, "imp");
+	snprintf(db, sizeof db, "%s/x.db", dir);
+	snprintf(gb, sizeof gb, "%s/gb.json", dir);
+	snprintf(bad, sizeof bad, "%s/bad.json", dir);
+	snprintf(bad2, sizeof bad2, "%s/bad2.json", dir);
+	int64_t r = one_run(db, "hostA", "aaaa1111", 1);
+	char *text = export_text(db, r, OCB_EXPORT_GBENCH);
+	FILE *f = fopen(gb, "w");
+	fputs(text, f);
+	fclose(f);
+	free(text);
+	f = fopen(bad, "w");
+	fputs("{\"context\": {}, \"benchmarks\": [ {\"name\": \"x\", \"real_time\": 1", f);
+	fclose(f);
+	f = fopen(bad2, "w"); /* JSON, but an entry without real_time after a good one */
+	fputs("{\"benchmarks\": [{\"name\": \"a\", \"real_time\": 5, \"time_unit\": \"us\"},"
+	      " {\"name\": \"b\", \"time_unit\": \"ns\"}]}",
+	      f);
+	fclose(f);
+
+	struct ocb_store *s = fx_open(db);
+	sqlite3 *h = ocb_store_handle(s);
+	long runs = fx_count(h, "run"), results = fx_count(h, "result"), samples = fx_count(h, "sample");
+	struct ocb_import_opts io = {.machine_id = 1, .label = "imported", .version = "0.1.0"};
+	cr_assert_eq(ocb_import_gbench(s, bad, &io, NULL, NULL), OCB_EFORMAT);
+	cr_assert_eq(ocb_import_gbench(s, bad2, &io, NULL, NULL), OCB_EFORMAT);
+	cr_assert_not_null(strstr(ocb_lasterr(), "benchmarks[1]"), "%s", ocb_lasterr());
+	cr_assert_eq(fx_count(h, "run"), runs);
+	cr_assert_eq(fx_count(h, "result"), results);
+	cr_assert_eq(fx_count(h, "sample"), samples);
+
+	int64_t rid = 0;
+	size_t n = 0;
+	cr_assert_eq(ocb_import_gbench(s, gb, &io, &rid, &n), OCB_OK, "%s", ocb_lasterr());
+	cr_assert_eq(n, 2);
+	cr_assert_eq(fx_count(h, "run"), runs + 1);
+	cr_assert_eq(fx_count(h, "sample"), 2 * samples);
+	/* the imported sgemm has the same median and params as the original */
+	sqlite3_stmt *st = NULL;
+	cr_assert_eq(sqlite3_prepare_v2(h, "SELECT a.median, b.median, b.suite, b.threads FROM result a"
+					   " JOIN result b ON b.bench = a.bench AND b.params_json = a.params_json"
+					   " WHERE a.run_id = ?1 AND b.run_id = ?2 AND a.bench = 'sgemm'",
+					   -1, &st, NULL),
+		     SQLITE_OK);
+	sqlite3_bind_int64(st, 1, r);
+	sqlite3_bind_int64(st, 2, rid);
+	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+	cr_assert_float_eq(sqlite3_column_double(st, 1), sqlite3_column_double(st, 0), 1e-12);
+	cr_assert_str_eq((const char *)sqlite3_column_text(st, 2), "import");
+	cr_assert_eq(sqlite3_column_int(st, 3), 1);
+	sqlite3_finalize(st);
+	ocb_store_close(s);
+	fx_rmdir(dir);
+}
+
+Test(interchange, merge_is_idempotent)
+{
+	char dir[256], a[300], b[300], junk[300];
+	fx_tmpdir(dir, sizeof dir, "merge");
+	snprintf(a, sizeof a, "%s/a.db", dir);
+	snprintf(b, sizeof b, "%s/b.db", dir);
+	snprintf(junk, sizeof junk, "%s/junk.db", dir);
+	one_run(a, "hostA", "aaaa1111", 1);
+	one_run(b, "hostB", "bbbb2222", 2);
+	one_run(b, "hostB", "bbbb2222", 3); /* b: two runs on one machine */
+	struct ocb_store *s = fx_open(a);
+	sqlite3 *h = ocb_store_handle(s);
+	struct ocb_merge_stats st;
+	cr_assert_eq(ocb_merge_db(s, b, &st), OCB_OK, "%s", ocb_lasterr());
+	cr_assert_eq(st.machines, 1);
+	cr_assert_eq(st.runs, 2);
+	cr_assert_eq(st.results, 4);
+	cr_assert_eq(st.samples, 44);
+	cr_assert_eq(st.metrics, 2);
+	cr_assert_eq(st.ceilings, 10, "%ld", st.ceilings); /* b measured its ceilings twice */
+	const char *tables[] = {"machine", "run", "result", "sample", "counter", "metric", "ceiling"};
+	long before[7];
+	for (int i = 0; i < 7; i++)
+		before[i] = fx_count(h, tables[i]);
+	cr_assert_eq(before[0], 2);
+	cr_assert_eq(before[1], 3);
+	/* every merged result points at a merged run of hostB */
+	cr_assert_eq(fx_count(h, "result r JOIN run u ON u.id = r.run_id JOIN machine m"
+				 " ON m.id = u.machine_id WHERE m.hostname = 'hostB'"),
+		     4);
+	cr_assert_eq(ocb_merge_db(s, b, &st), OCB_OK, "%s", ocb_lasterr());
+	cr_assert_eq(st.runs, 0);
+	cr_assert_eq(st.runs_skipped, 2);
+	for (int i = 0; i < 7; i++)
+		cr_assert_eq(fx_count(h, tables[i]), before[i], "%s changed", tables[i]);
+	/* not ocbench's: refused, nothing changes */
+	FILE *f = fopen(junk, "w");
+	fputs("this is not a database\n", f);
+	fclose(f);
+	cr_assert_eq(ocb_merge_db(s, junk, &st), OCB_ENOTOURS);
+	cr_assert_eq(fx_count(h, "run"), before[1]);
+	ocb_store_close(s);
+
+	/* through the command */
+	struct ocb_global g = {.db_path = a, .quiet = 1};
+	char *argv[] = {"merge", b, NULL};
+	cr_assert_eq(cmd_merge(&g, 2, argv), 0);
+	char *argv2[] = {"merge", junk, NULL};
+	cr_assert_eq(cmd_merge(&g, 2, argv2), 2);
+	fx_rmdir(dir);
+}
