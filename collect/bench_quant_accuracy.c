@@ -18,7 +18,7 @@
  *
  * Configurations (full run; --quick: MLP only and a subset):
  *   fp32                             the baseline
- *   rtn   b 8,4,3,2  x group 32,128,pc     asymmetric grid (quant_rtn.h)
+ *   rtn   b 4,3,2 x group 32,128,pc; b 8 g128   asymmetric grid (quant_rtn.h)
  *   gptq  b 4,3,2    x group 32,128,pc     same grid, act-order + static groups, damp 0.01,
  *                                           blocks of 128 (quant_gptq.h)
  *   q8_0 q4_0 q4_1 q3_g q2_g tq2_0 tq1_0   block formats of kernels/quant_formats.h,
@@ -26,13 +26,25 @@
  *   ternary (per tensor), ternary_row      BitNet b1.58 absmean (quant_ternary.h)
  *   mixed_rtn, mixed_gptq                  per-layer bits in {2,3,4,8} at group 128, exact
  *                                           plan (mixed_precision.h) under the storage of
- *                                           uniform 3-bit g128 of the same quantizer; the
- *                                           per-layer error is the calibration output error
- *                                           ||X W^T - X Q^T||^2 (quant_output_err, the full-
- *                                           H form of OneComp's output-aware error: GPTQ
- *                                           trades diagonal error for cancellation, so the
- *                                           diagonal form misjudges it). Plan JSON saved as
- *                                           <out_dir>/quant_plan_<model>_<method>.json.
+ *                                           uniform 3-bit g128 of the same quantizer. Plan
+ *                                           JSON: <out_dir>/quant_plan_<model>_<method>.json.
+ *
+ * The planner's per-layer error (param plan_err):
+ *   "fisher" (default) sum_r F_r (w_r - q_r)^T H (w_r - q_r) / 2: the calibration output
+ *            error ||X W^T - X Q^T||^2 of every output channel r, weighted by the diagonal
+ *            empirical Fisher of that output, F_r = sum over calibration rows of
+ *            (dLoss/dy_r)^2 (one backward pass; BRECQ, Li et al. ICLR 2021, weights output
+ *            reconstruction the same way). Plain output error treats a unit of error in a
+ *            query projection like one in the logits; measured here it did: the plain-output
+ *            GPTQ plan lost to uniform 3-bit on the LM, the Fisher-weighted one beats it.
+ *   "output" the same without F: OneComp's output-aware error, with the full H instead of
+ *            its diagonal (GPTQ trades diagonal error for cancellation: the diagonal form
+ *            misjudges it).
+ *   "probe"  output error scaled per layer by a measured calibration-loss increase with
+ *            only that layer at 2 bits (one extra forward pass per layer; noisier).
+ * Other params: model, calib / calib_windows, window, stride, eval_windows (the first N
+ * validation windows; 0 = all), fuse (1: q,k,v and gate,up share bits in plans), methods
+ * (comma list of method or method:bits:group to run; fp32 always runs).
  *
  * METRIC NAMING CONVENTION (for the reporter). One metric row per (configuration, key):
  *   workload = "quant_acc:<model>:<method>:<bits>:<group>", step = -1
@@ -165,7 +177,7 @@ static cJSON *qa_cases(const struct ocb_ctx *ctx)
 		cJSON_AddNumberToObject(o, "calib_windows", 32);
 		cJSON_AddNumberToObject(o, "window", 128);
 		cJSON_AddNumberToObject(o, "stride", 128);
-		cJSON_AddNumberToObject(o, "eval_windows", 512);
+		cJSON_AddNumberToObject(o, "eval_windows", 256);
 		cJSON_AddItemToArray(a, o);
 	}
 	return a;
@@ -571,7 +583,7 @@ static int qa_setup(const cJSON *params, const struct ocb_ctx *ctx, void **state
 	st->calib_windows = (int)ocb_json_num(params, "calib_windows", 32);
 	st->window = (int)ocb_json_num(params, "window", 128);
 	st->stride = (int)ocb_json_num(params, "stride", 128);
-	st->eval_windows = (long)ocb_json_num(params, "eval_windows", 512);
+	st->eval_windows = (long)ocb_json_num(params, "eval_windows", 256);
 	st->eval_batch = 8;
 	st->fuse = (int)ocb_json_num(params, "fuse", 0) != 0;
 	snprintf(st->methods, sizeof st->methods, "%s", ocb_json_str(params, "methods", ""));
@@ -750,6 +762,8 @@ static int qa_confs(const struct qa_state *st, struct qa_conf *c)
 	const int rtn_bits[4] = {8, 4, 3, 2};
 	for (int bi = 0; bi < 4; bi++)
 		for (int gi = 0; gi < 3; gi++) {
+			if (rtn_bits[bi] == 8 && groups[gi] != 128)
+				continue; /* 8-bit is lossless at any group: one column suffices */
 			snprintf(b, sizeof b, "%d", rtn_bits[bi]);
 			snprintf(g, sizeof g, groups[gi] ? "%d" : "pc", groups[gi]);
 			add_conf(st->methods, c, &n, "rtn", b, g,
