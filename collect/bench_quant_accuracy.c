@@ -155,7 +155,7 @@ struct qa_state {
 
 /* One configuration of the sweep. */
 struct qa_conf {
-	char method[16], bits[8], group[8];
+	char method[16], bits[16], group[16];
 	struct quant_method m;
 	int mixed; /* 1: per-layer plan over qa_cand_bits of m.kind at group m.q.group */
 };
@@ -745,7 +745,7 @@ static const char *format_bits(enum qformat_type t)
 static int qa_confs(const struct qa_state *st, struct qa_conf *c)
 {
 	int n = 0;
-	char b[8], g[8];
+	char b[16], g[16];
 	const int groups[3] = {32, 128, 0};
 	add_conf(st->methods, c, &n, "fp32", "32", "-", (struct quant_method){.kind = QA_FP32}, 0);
 	if (st->quick) {
