@@ -346,7 +346,8 @@ static int qa_setup_lm(struct qa_state *st, const struct ocb_ctx *ctx)
 {
 	char path[600];
 	int rc;
-	snprintf(path, sizeof path, "%s/lm_fp32.ckpt", st->out_dir);
+	snprintf(path, sizeof path, "%s/%s", st->out_dir,
+		 st->quick ? "lm_fp32_quick.ckpt" : "lm_fp32.ckpt");
 	if ((rc = ocb_text_load(NULL, &st->text))) /* fortunes (data_dir is for images) */
 		return rc;
 	double t0 = ocb_now_s();

@@ -27,7 +27,10 @@
 #include "mllog.h"
 
 #define WORKLOAD "train_mlp"
+/* --quick trains a smaller or shorter model: it gets a name of its own so that a later
+ * full run (which loads the fp32 baseline, e.g. the quant suite) never takes it. */
 #define CKPT_NAME "mlp_fp32.ckpt"
+#define CKPT_NAME_QUICK "mlp_fp32_quick.ckpt"
 #define MLLOG_NAME "mllog_" WORKLOAD ".txt"
 
 struct state {
@@ -302,7 +305,7 @@ static int workload(void *st, const struct ocb_ctx *ctx)
 			rc = ocb_metric(ms, WORKLOAD, -1, m[i].key, m[i].v, m[i].unit);
 	if (rc)
 		goto out;
-	snprintf(path, sizeof path, "%s/%s", s->out_dir, CKPT_NAME);
+	snprintf(path, sizeof path, "%s/%s", s->out_dir, ctx->quick ? CKPT_NAME_QUICK : CKPT_NAME);
 	rc = ocb_mlp_save(&s->model, path);
 out:
 	s->ctx = NULL;
