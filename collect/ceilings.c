@@ -440,7 +440,7 @@ int ocb_ceilings_measure(const struct ocb_machine *m, int threads_all, int quick
 	int sn = quick ? 2048 : 4096;
 	for (int i = 0; i < nt; i++) {
 		double g = 0.0;
-		int trials = 2;
+		int trials = quick ? 2 : 4;
 		ocb_info("ceilings: OpenBLAS sgemm n=%d, %d thread(s)", sn, tl[i]);
 		if ((rc = ocb_ceilings_sgemm(sn, tl[i], trials, &g)))
 			goto out;
