@@ -53,13 +53,6 @@ struct state {
 
 /* A float parameter as the short decimal it was written as (0.005, not 0.004999999888),
  * so params_json reads cleanly: 7 significant digits round-trip any float. */
-static double f2d(float f)
-{
-	char b[32];
-	snprintf(b, sizeof b, "%.7g", (double)f);
-	return strtod(b, NULL);
-}
-
 /* Default: d 128, 4 layers, 4 heads, ctx 128, SwiGLU 344; 16 x 128 tokens a step.
  * --quick: d 64, 2 layers, ctx 64, 50 steps of 16 x 64, validation on 64 windows
  * (periodic) and 256 windows (final). */
@@ -91,9 +84,9 @@ static cJSON *cases(const struct ocb_ctx *ctx)
 	cJSON_AddNumberToObject(o, "batch", t.batch);
 	cJSON_AddNumberToObject(o, "steps", (double)t.steps);
 	cJSON_AddNumberToObject(o, "warmup", (double)t.warmup);
-	cJSON_AddNumberToObject(o, "lr", f2d(t.lr));
-	cJSON_AddNumberToObject(o, "min_lr", f2d(t.min_lr));
-	cJSON_AddNumberToObject(o, "weight_decay", f2d(t.weight_decay));
+	cJSON_AddNumberToObject(o, "lr", ocb_json_f32(t.lr));
+	cJSON_AddNumberToObject(o, "min_lr", ocb_json_f32(t.min_lr));
+	cJSON_AddNumberToObject(o, "weight_decay", ocb_json_f32(t.weight_decay));
 	cJSON_AddNumberToObject(o, "eval_window", t.eval_window);
 	cJSON_AddNumberToObject(o, "eval_stride", t.eval_stride);
 	cJSON_AddNumberToObject(o, "eval_every", (double)t.eval_every);

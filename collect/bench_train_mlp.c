@@ -62,10 +62,10 @@ static cJSON *cases(const struct ocb_ctx *ctx)
 	cJSON_AddNumberToObject(o, "max_train", ctx->quick ? 10000 : 0);
 	cJSON_AddNumberToObject(o, "batch", t.batch);
 	cJSON_AddStringToObject(o, "opt", ocb_optim_name(t.opt));
-	cJSON_AddNumberToObject(o, "lr", t.lr);
-	cJSON_AddNumberToObject(o, "min_lr", t.min_lr);
-	cJSON_AddNumberToObject(o, "warmup_epochs", ctx->quick ? 0.2 : t.warmup_epochs);
-	cJSON_AddNumberToObject(o, "weight_decay", t.weight_decay);
+	cJSON_AddNumberToObject(o, "lr", ocb_json_f32(t.lr));
+	cJSON_AddNumberToObject(o, "min_lr", ocb_json_f32(t.min_lr));
+	cJSON_AddNumberToObject(o, "warmup_epochs", ocb_json_f32(ctx->quick ? 0.2f : t.warmup_epochs));
+	cJSON_AddNumberToObject(o, "weight_decay", ocb_json_f32(t.weight_decay));
 	cJSON_AddItemToArray(a, o);
 	return a;
 }

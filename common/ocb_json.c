@@ -100,3 +100,10 @@ const char *ocb_json_str(const cJSON *o, const char *key, const char *dflt)
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 	return cJSON_IsString(v) ? v->valuestring : dflt;
 }
+
+double ocb_json_f32(float f)
+{
+	char b[32];
+	snprintf(b, sizeof b, "%.7g", (double)f); /* 7 significant digits: a float's precision */
+	return strtod(b, NULL);
+}

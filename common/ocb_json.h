@@ -18,4 +18,8 @@ double ocb_json_num(const cJSON *o, const char *key, double dflt);
 /* String field `key` of object `o`, or `dflt`. Borrowed from `o`. */
 const char *ocb_json_str(const cJSON *o, const char *key, const char *dflt);
 
+/* A float parameter as the short decimal it was written as (0.001f -> 0.001, not
+ * 0.0010000000474974513), so params_json reads as typed and stays canonical. */
+double ocb_json_f32(float f);
+
 #endif
