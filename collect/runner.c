@@ -31,12 +31,23 @@ struct planned {
 struct sink_ctx {
 	struct ocb_store *s;
 	int64_t run_id;
+	const char *bench;  /* the case running now */
+	char finals[2048];  /* its final metrics (step < 0), "key value unit; ..." */
+	size_t nfinals;
 };
 
 static int sink_put(void *ctx, const char *workload, long step, const char *key, double value,
 		    const char *unit)
 {
 	struct sink_ctx *c = ctx;
+	/* A workload's own final numbers are echoed under its result line. */
+	if (step < 0 && c->bench && strcmp(workload, c->bench) == 0 && c->nfinals < sizeof c->finals) {
+		int k = snprintf(c->finals + c->nfinals, sizeof c->finals - c->nfinals, "%s%s %.6g%s%s",
+				 c->nfinals ? "; " : "", key, value, unit && *unit ? " " : "",
+				 unit ? unit : "");
+		if (k > 0)
+			c->nfinals += (size_t)k;
+	}
 	return ocb_store_metric(c->s, c->run_id, workload, step, key, value, unit);
 }
 
@@ -303,7 +314,7 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 	if (!ocb_counters_active(ctr))
 		ocb_info("counters: none (%s): results are timing-only", ocb_counters_status(ctr));
 
-	struct sink_ctx sc = {s, run_id};
+	struct sink_ctx sc = {.s = s, .run_id = run_id};
 	struct ocb_ctx ctx = {
 		.threads = o->default_threads, .seed = o->seed, .quick = o->quick,
 		.data_dir = o->data_dir, .out_dir = o->out_dir, .machine = &m, .ceilings = ceil,
@@ -323,13 +334,19 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 		ocb_progress_case(&prog, plan[i].bench->name, pj ? pj : "");
 		free(pj);
 		ctx.threads = plan[i].threads;
+		sc.bench = plan[i].bench->name;
+		sc.nfinals = 0;
+		sc.finals[0] = '\0';
 		rc = ocb_harness_case(plan[i].bench, plan[i].params, &ctx, &o->harness, ctr, &r);
 		if (rc != OCB_OK)
 			goto fail;
 		ocb_progress_clear(&prog);
 		rc = ocb_store_result(s, run_id, &r, NULL);
-		if (rc == OCB_OK)
+		if (rc == OCB_OK) {
 			print_result(&r, o->json);
+			if (sc.nfinals && !o->json)
+				printf("         %s: %s\n", r.bench, sc.finals);
+		}
 		sum->cases++;
 		if (strcmp(r.status, "ok") == 0)
 			sum->ok++;
