@@ -86,7 +86,9 @@ static int add_result_row(struct listing *t, sqlite3_stmt *st)
 	const char *unit = txt(st, 6);
 	double m = real(st, 9), lo = real(st, 13), hi = real(st, 14), bf = real(st, 20);
 	int rc = listing_addf(t, "%s", txt(st, 2));
-	rc = rc ? rc : listing_addf(t, "%s", txt(st, 3));
+	/* Long parameter sets (training hyper-parameters) are cut: --json has them whole. */
+	const char *pj = txt(st, 3);
+	rc = rc ? rc : strlen(pj) > 60 ? listing_addf(t, "%.57s...", pj) : listing_addf(t, "%s", pj);
 	rc = rc ? rc : listing_addf(t, "%s", txt(st, 4));
 	rc = rc ? rc : listing_addf(t, "%d", sqlite3_column_int(st, 5));
 	if (strcmp(unit, "s") == 0)

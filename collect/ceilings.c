@@ -85,13 +85,20 @@ const struct ocb_ceiling *ocb_ceiling_nearest(const struct ocb_ceiling *c, size_
 
 const char *ocb_memory_level(const struct ocb_machine *m, double ws_per_thread)
 {
-	static const char *const kinds[4] = {"bw_l1", "bw_l2", "bw_l3", "bw_dram"};
+	/* L1 and L2 are private: a working set up to their capacity is served from them.
+	 * The shared L3 is taken at the top of its measured band, since one core gets only
+	 * part of it (REFERENCE.md §6). */
 	struct ocb_bands b;
 	ocb_ceilings_bands(m, 0, &b);
-	for (int i = 0; i < 3; i++)
-		if (b.lo[i] <= b.hi[i] && ws_per_thread <= b.hi[i])
-			return kinds[i];
-	return kinds[3];
+	double l1 = m->l1d_bytes > 0 ? (double)m->l1d_bytes : 32.0 * KIB;
+	double l2 = m->l2_bytes > 0 ? (double)m->l2_bytes : 256.0 * KIB;
+	if (ws_per_thread <= l1)
+		return "bw_l1";
+	if (ws_per_thread <= l2)
+		return "bw_l2";
+	if (b.lo[2] <= b.hi[2] && ws_per_thread <= b.hi[2])
+		return "bw_l3";
+	return "bw_dram";
 }
 
 void ocb_ceilings_bands(const struct ocb_machine *m, int quick, struct ocb_bands *b)

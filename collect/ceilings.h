@@ -33,7 +33,8 @@ const struct ocb_ceiling *ocb_ceiling_nearest(const struct ocb_ceiling *c, size_
 					      const char *kind, int threads);
 
 /* The memory level ("bw_l1" .. "bw_dram") a working set of `ws_per_thread` bytes lives
- * in on machine *m: the smallest level whose band (ocb_ceilings_bands) reaches it. */
+ * in on machine *m: L1/L2 up to their capacity, L3 up to the top of its band
+ * (ocb_ceilings_bands), else DRAM. */
 const char *ocb_memory_level(const struct ocb_machine *m, double ws_per_thread);
 
 /* ---- the pieces ocb_ceilings_measure is made of, also used by `ocbench ceilings` for
