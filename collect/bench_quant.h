@@ -19,6 +19,12 @@ struct qbench {
 	const char *variant; /* "avx2", "ref", "openblas" */
 	void *mem;
 	void *w;    /* m rows: qformat_row_bytes(f, k) each, or k floats */
+	/* DRAM-bound GEMV: `ncopies` identical copies of W, `wstride` bytes apart, used in
+	 * turn by successive runs so that their total exceeds twice the last-level cache and
+	 * every call streams its weights from DRAM, as a decode step of a model larger than
+	 * the cache does (a repeated call would otherwise find part of W in a large L3). */
+	int ncopies, next;
+	size_t wstride;
 	float *x;   /* n x k fp32 activations */
 	void *xq;   /* n rows of quantized activations (quantized in setup, not timed) */
 	float *y;   /* n x m */

@@ -19,6 +19,8 @@
  * multi-threaded case is not in the counts; per-thread counting is not done here. */
 #include "counters.h"
 
+#include <math.h>
+
 #include <papi.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -389,10 +391,10 @@ int ocb_counters_stop(struct ocb_counters *c, long reps, struct ocb_counter_val 
 			v->multiplex_ratio = c->multiplexed ? c->mux_ratio : 1.0;
 		} else {
 			v->available = 0;
-			v->value = 0.0; /* ignored: stored NULL */
+			v->value = NAN; /* not measured: stored NULL */
 			snprintf(v->reason, sizeof v->reason, "%s",
 				 e->pos >= 0 ? "PAPI_stop failed" : e->reason);
-			v->multiplex_ratio = 0.0;
+			v->multiplex_ratio = NAN;
 		}
 	}
 	return rc;
