@@ -390,6 +390,10 @@ static int workload(void *st, const struct ocb_ctx *ctx)
 		{"grad_bytes", (double)r.grad_bytes, "bytes"},
 		{"optimizer_bytes", (double)r.optimizer_bytes, "bytes"},
 		{"activation_bytes", (double)r.activation_bytes, "bytes"},
+		/* for the MLPerf-style summary (REFERENCE.md §4): a sample is one window */
+		{"threads", (double)(ctx->threads > 0 ? ctx->threads : 1), "threads"},
+		{"global_batch_size", (double)s->tcfg.batch, "sequences"},
+		{"train_samples", (double)r.steps * s->tcfg.batch, "sequences"},
 	};
 	for (size_t i = 0; i < sizeof m / sizeof m[0] && rc == OCB_OK; i++)
 		if (!isnan(m[i].v))

@@ -298,6 +298,10 @@ static int workload(void *st, const struct ocb_ctx *ctx)
 		{"weight_bytes", (double)ocb_mlp_weight_bytes(&s->model), "bytes"},
 		{"grad_bytes", (double)ocb_mlp_grad_bytes(&s->model), "bytes"},
 		{"optimizer_bytes", (double)r.optimizer_bytes, "bytes"},
+		/* for the MLPerf-style summary (REFERENCE.md §4) */
+		{"threads", (double)threads, "threads"},
+		{"global_batch_size", (double)s->tcfg.batch, "samples"},
+		{"train_samples", (double)r.steps * s->tcfg.batch, "samples"},
 		{"activation_bytes", (double)s->model.act_bytes, "bytes"},
 	};
 	for (size_t i = 0; i < sizeof m / sizeof m[0] && rc == OCB_OK; i++)

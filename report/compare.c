@@ -247,12 +247,15 @@ int ocb_cmp_runs(sqlite3 *db, int64_t base, int64_t cand, const struct ocb_cmp_o
 			k->verdict = OCB_V_NA;
 		else if (k->p >= out->opts.alpha)
 			k->verdict = OCB_V_SAME;
-		else if (fabs(k->ratio - 1) <= floor)
-			k->verdict = OCB_V_NOISE;
-		else if ((k->ratio > 1) == lower_is_better)
-			k->verdict = OCB_V_SLOWER;
+		/* A change counts only when the whole ratio CI clears the threshold band: the
+		 * medians of two runs on a shared VM drift by several percent between runs
+		 * (REFERENCE.md §6), which the within-run samples of one run cannot show. */
+		else if (k->ratio_lo > 1 + floor)
+			k->verdict = lower_is_better ? OCB_V_SLOWER : OCB_V_FASTER;
+		else if (k->ratio_hi < 1 - floor)
+			k->verdict = lower_is_better ? OCB_V_FASTER : OCB_V_SLOWER;
 		else
-			k->verdict = OCB_V_FASTER;
+			k->verdict = OCB_V_NOISE;
 		out->count[k->verdict]++;
 		if (k->ratio > 0) {
 			logsum += log(k->ratio);

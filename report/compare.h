@@ -9,9 +9,10 @@
  *               jointly), needs no resampling and is reproducible
  *   p         = two-sided Mann-Whitney U on the raw samples (mwu.h)
  *   verdict   = same    p >= alpha (no evidence of a change)
- *               noise   p < alpha but |ratio - 1| <= max(threshold, 1% noise floor)
- *               slower  p < alpha, beyond the threshold, worse (time up / rate down)
- *               faster  p < alpha, beyond the threshold, better
+ *               slower  p < alpha and the whole ratio CI beyond the threshold band
+ *                       1 +- max(threshold, 1% noise floor), worse (time up / rate down)
+ *               faster  the same, better
+ *               noise   p < alpha but the ratio CI reaches into the band
  *               n/a     a side has no samples
  * and the geometric mean of the ratios over all cases. When BASE and CAND ran on
  * different machines, each case also carries its fraction of its own machine's
