@@ -15,6 +15,7 @@ void ocb_cmp_defaults(struct ocb_cmp_opts *o)
 	o->threshold = 0.05;
 	o->alpha = 0.01;
 	o->noise_floor = 0.01;
+	o->history = 1;
 }
 
 const char *ocb_verdict_name(enum ocb_verdict v)
@@ -119,10 +120,42 @@ static void fill_rrow(struct ocb_rrow *r, sqlite3_stmt *st, int off, const char 
 	r->bound_frac = sqlite3_column_type(st, off + 4) == SQLITE_NULL ? NAN : sqlite3_column_double(st, off + 4);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Between-run noise of case k: 3 sigma (sigma = 1.4826 MAD) of the log medians of its
+ * earlier runs on the base machine, as a relative change; 0 with fewer than 3 runs.
+ * `hist` is bound: ?1 machine, ?6 the candidate run. */
+static double history_band(sqlite3_stmt *hist, const struct ocb_cmp_case *k, int *nhist)
+{
+	double v[64], dev[64];
+	int n = 0;
+	sqlite3_reset(hist);
+	sqlite3_bind_text(hist, 2, k->bench, -1, SQLITE_STATIC);
+	sqlite3_bind_text(hist, 3, k->params, -1, SQLITE_STATIC);
+	sqlite3_bind_int(hist, 4, k->threads);
+	sqlite3_bind_text(hist, 5, k->variant, -1, SQLITE_STATIC);
+	while (n < 64 && sqlite3_step(hist) == SQLITE_ROW)
+		v[n++] = log(sqlite3_column_double(hist, 0));
+	*nhist = n;
+	if (n < 3)
+		return 0.0;
+	qsort(v, (size_t)n, sizeof *v, cmp_double);
+	double med = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+	for (int i = 0; i < n; i++)
+		dev[i] = fabs(v[i] - med);
+	qsort(dev, (size_t)n, sizeof *dev, cmp_double);
+	double mad = n % 2 ? dev[n / 2] : 0.5 * (dev[n / 2 - 1] + dev[n / 2]);
+	return exp(3.0 * 1.4826 * mad) - 1.0;
+}
+
 int ocb_cmp_runs(sqlite3 *db, int64_t base, int64_t cand, const struct ocb_cmp_opts *o,
 		 struct ocb_cmp *out)
 {
-	sqlite3_stmt *st = NULL, *smp = NULL;
+	sqlite3_stmt *st = NULL, *smp = NULL, *hist = NULL;
 	double *bs = NULL, *cs = NULL;
 	size_t bcap = 0, ccap = 0, cap = 0;
 	int64_t *used = NULL, last_b = -1, bm = 0, cm = 0;
@@ -161,12 +194,21 @@ int ocb_cmp_runs(sqlite3 *db, int64_t base, int64_t cand, const struct ocb_cmp_o
 			       " (c.variant IS b.variant) DESC, c.id",
 			       -1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "SELECT value FROM sample WHERE result_id = ? ORDER BY rep", -1,
-			       &smp, NULL) != SQLITE_OK) {
+			       &smp, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db,
+			       "SELECT r.median FROM result r JOIN run u ON u.id = r.run_id"
+			       " WHERE u.machine_id = ?1 AND u.status = 'complete' AND r.status = 'ok'"
+			       " AND r.bench = ?2 AND r.params_json = ?3 AND r.threads IS ?4"
+			       " AND r.variant IS ?5 AND r.run_id != ?6 AND r.median > 0"
+			       " ORDER BY u.started_at DESC, u.id DESC LIMIT 64",
+			       -1, &hist, NULL) != SQLITE_OK) {
 		rc = ocb_seterr(OCB_EDB, "compare: %s", sqlite3_errmsg(db));
 		goto out;
 	}
 	sqlite3_bind_int64(st, 1, base);
 	sqlite3_bind_int64(st, 2, cand);
+	sqlite3_bind_int64(hist, 1, bm);
+	sqlite3_bind_int64(hist, 6, cand);
 	double logsum = 0;
 	size_t nlog = 0;
 	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
@@ -242,6 +284,9 @@ int ocb_cmp_runs(sqlite3 *db, int64_t base, int64_t cand, const struct ocb_cmp_o
 		k->u = m.u;
 		k->p = m.p;
 		double floor = fmax(out->opts.threshold, out->opts.noise_floor);
+		if (out->opts.history && !out->cross_machine)
+			floor = fmax(floor, history_band(hist, k, &k->nhist));
+		k->band = floor;
 		int lower_is_better = us_b > 0;
 		if (isnan(k->p) || isnan(k->ratio))
 			k->verdict = OCB_V_NA;
@@ -277,6 +322,7 @@ out:
 	free(cs);
 	sqlite3_finalize(st);
 	sqlite3_finalize(smp);
+	sqlite3_finalize(hist);
 	return rc;
 }
 
@@ -287,10 +333,12 @@ int ocb_cmp_print(const struct ocb_cmp *c, FILE *f)
 		c->base_label, c->base_label[0] ? ")" : "", (long long)c->cand_run, c->cand_host,
 		c->cand_label[0] ? " (label " : "", c->cand_label, c->cand_label[0] ? ")" : "");
 	fprintf(f, "threshold %.1f%%, alpha %g, Mann-Whitney U on raw samples; ratio = cand/base "
-		   "median, CI from the medians' 95%% CIs\n\n",
-		100 * c->opts.threshold, c->opts.alpha);
-	fprintf(f, "%-28s %-24s %3s %11s %11s %7s %17s %9s %-7s", "case", "params", "thr", "base",
-		"cand", "ratio", "ratio CI", "p", "verdict");
+		   "median, CI from the medians' 95%% CIs;\nband = max(threshold, 1%% floor%s): the "
+		   "whole ratio CI must clear it\n\n",
+		100 * c->opts.threshold, c->opts.alpha,
+		c->opts.history && !c->cross_machine ? ", 3 sigma of the case's earlier runs here" : "");
+	fprintf(f, "%-28s %-24s %3s %11s %11s %7s %17s %9s %6s %-7s", "case", "params", "thr",
+		"base", "cand", "ratio", "ratio CI", "p", "band", "verdict");
 	if (c->cross_machine)
 		fprintf(f, " %9s %9s", "roof base", "roof cand");
 	fputc('\n', f);
@@ -298,9 +346,9 @@ int ocb_cmp_print(const struct ocb_cmp *c, FILE *f)
 		const struct ocb_cmp_case *k = &c->c[i];
 		char ci[40];
 		snprintf(ci, sizeof ci, "[%.3f, %.3f]", k->ratio_lo, k->ratio_hi);
-		fprintf(f, "%-28.28s %-24.24s %3d %9.4g%-2.2s %9.4g%-2.2s %7.3f %17s %9.2g %-7s",
+		fprintf(f, "%-28.28s %-24.24s %3d %9.4g%-2.2s %9.4g%-2.2s %7.3f %17s %9.2g %5.1f%% %-7s",
 			k->bench, k->params, k->threads, k->base_median, k->unit, k->cand_median,
-			k->unit, k->ratio, ci, k->p, ocb_verdict_name(k->verdict));
+			k->unit, k->ratio, ci, k->p, 100 * k->band, ocb_verdict_name(k->verdict));
 		if (c->cross_machine)
 			fprintf(f, " %8.1f%% %8.1f%%", 100 * k->base_roof, 100 * k->cand_roof);
 		fputc('\n', f);
@@ -363,6 +411,8 @@ cJSON *ocb_cmp_json(const struct ocb_cmp *c)
 		cJSON_AddNumberToObject(e, "n_base", (double)k->nbase);
 		cJSON_AddNumberToObject(e, "n_cand", (double)k->ncand);
 		cJSON_AddStringToObject(e, "verdict", ocb_verdict_name(k->verdict));
+		add_num(e, "band", k->band);
+		cJSON_AddNumberToObject(e, "history_runs", k->nhist);
 		add_num(e, "base_roofline_frac", k->base_roof);
 		add_num(e, "cand_roofline_frac", k->cand_roof);
 	}

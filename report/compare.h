@@ -13,6 +13,12 @@
  *                       1 +- max(threshold, 1% noise floor), worse (time up / rate down)
  *               faster  the same, better
  *               noise   p < alpha but the ratio CI reaches into the band
+ * The band of a case is widened by its between-run noise when the store holds >= 3
+ * complete runs of it on the base machine (CAND excluded): 3 sigma of the log of their
+ * medians, sigma = 1.4826 MAD (robust). The medians of one case drift between runs on a
+ * shared machine by more than its within-run samples show (LNT estimates a per-test
+ * noise level from earlier runs the same way); with fewer runs the band is the
+ * threshold alone.
  *               n/a     a side has no samples
  * and the geometric mean of the ratios over all cases. When BASE and CAND ran on
  * different machines, each case also carries its fraction of its own machine's
@@ -32,6 +38,8 @@ struct ocb_cmp_opts {
 	double threshold;   /* relative change that matters (default 0.05) */
 	double alpha;       /* significance level (default 0.01) */
 	double noise_floor; /* changes below this are noise whatever p says (0.01, LNT) */
+	int history;        /* widen each case's band by its between-run noise on the base
+			       machine, from earlier runs in the store (default 1) */
 };
 
 struct ocb_cmp_case {
@@ -43,6 +51,8 @@ struct ocb_cmp_case {
 	double ratio, ratio_lo, ratio_hi;
 	double u, p;
 	double base_roof, cand_roof;    /* fraction of own machine's roofline bound, or NaN */
+	double band;                    /* the relative change this case must clear */
+	int nhist;                      /* earlier runs its between-run noise came from */
 	enum ocb_verdict verdict;
 };
 
