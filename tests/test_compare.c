@@ -91,3 +91,41 @@ Test(compare, ten_percent_slowdown_is_slower)
 	cr_assert_eq(cmd_compare(&g, 3, argv6), 1);
 	fx_rmdir(dir);
 }
+
+/* The band grows with a case's between-run noise: with earlier runs whose medians of k00
+ * wander by +-20%, a 15% slower candidate is noise; with steady earlier runs it is slower. */
+static int verdict_after_history(const double *hist, int nh, double cand_factor)
+{
+	char dir[256], db[300], bench[8] = "k00";
+	fx_tmpdir(dir, sizeof dir, "cmphist");
+	snprintf(db, sizeof db, "%s/x.db", dir);
+	struct ocb_store *s = fx_open(db);
+	int64_t m = fx_machine(s, "hostA", "aaaa1111"), base = 0, cand;
+	for (int i = 0; i < nh; i++) {
+		int64_t r = fx_run(s, m, "baseline", NULL);
+		fx_result(s, r, "baseline", bench, "{}", 1e-3 * hist[i], 0.01, 20, 300 + i, 1e6, 1e6);
+		ocb_store_run_finish(s, r, "complete");
+		base = r;
+	}
+	cand = fx_run(s, m, "baseline", NULL);
+	fx_result(s, cand, "baseline", bench, "{}", 1e-3 * cand_factor, 0.01, 20, 999, 1e6, 1e6);
+	ocb_store_run_finish(s, cand, "complete");
+	struct ocb_cmp c;
+	cr_assert_eq(ocb_cmp_runs(ocb_store_handle(s), base, cand, NULL, &c), OCB_OK, "%s",
+		     ocb_lasterr());
+	cr_assert_eq(c.n, 1);
+	int v = c.c[0].verdict;
+	cr_expect_eq(c.c[0].nhist, nh);
+	ocb_cmp_release(&c);
+	ocb_store_close(s);
+	fx_rmdir(dir);
+	return v;
+}
+
+Test(compare, history_noise_widens_the_band)
+{
+	const double noisy[] = {1.0, 1.2, 0.8, 1.15, 1.0};
+	const double steady[] = {1.0, 1.005, 0.995, 1.0, 1.0};
+	cr_expect_eq(verdict_after_history(noisy, 5, 1.15), OCB_V_NOISE);
+	cr_expect_eq(verdict_after_history(steady, 5, 1.15), OCB_V_SLOWER);
+}
