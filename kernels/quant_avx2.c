@@ -295,25 +295,28 @@ ASYM_DOT(q2_g, block_q2_g, Q2_G_UNPACK)
 
 /* ---- TQ2_0 ---- */
 
-/* int32x8 partial sums of sum(t a) - s for one 256 block: codes t in {0,1,2} go into
- * maddubs unsigned; 8 products of <= 2*2*127 per int16 lane fit before one madd. */
-static inline AVX2 __m256i tq2_block(const block_tq2_0 *w, const block_qa256 *a)
+/* int32x8 partial sums of 4 (sum(t a) - s) for one 256 block: codes t in {0,1,2} go into
+ * maddubs unsigned. Code n of byte m of plane h (bits 2n, 2n+1) pairs with activation
+ * 128h + 32n + m. One 16-bit shift by 4 per plane and masks 3 / 0xc give codes 0, 2 as t
+ * and codes 1, 3 as 4t (no more shifts): the 4t products (<= 2*8*127 = 2032 per int16
+ * lane, four of them <= 8128) and 4x the t products (four <= 508 each: 4*2032 = 8128)
+ * add to <= 16256 in int16, then one madd. The caller scales by 1/4 (exact). */
+static inline AVX2 __m256i tq2_block4(const block_tq2_0 *w, const block_qa256 *a)
 {
-	const __m256i m3 = _mm256_set1_epi8(3);
-	__m256i s16 = _mm256_setzero_si256();
+	const __m256i m3 = _mm256_set1_epi8(3), mc = _mm256_set1_epi8(0x0c);
+	__m256i su = _mm256_setzero_si256(), s4 = _mm256_setzero_si256();
 	for (int h = 0; h < 2; h++) {
 		__m256i x = ld(w->qs + 32 * h);
+		__m256i y = _mm256_srli_epi16(x, 4);
 		const int8_t *aq = a->qs + 128 * h;
-		s16 = _mm256_add_epi16(s16, _mm256_maddubs_epi16(_mm256_and_si256(x, m3), ld(aq)));
-		s16 = _mm256_add_epi16(s16, _mm256_maddubs_epi16(
-			_mm256_and_si256(_mm256_srli_epi16(x, 2), m3), ld(aq + 32)));
-		s16 = _mm256_add_epi16(s16, _mm256_maddubs_epi16(
-			_mm256_and_si256(_mm256_srli_epi16(x, 4), m3), ld(aq + 64)));
-		s16 = _mm256_add_epi16(s16, _mm256_maddubs_epi16(
-			_mm256_and_si256(_mm256_srli_epi16(x, 6), m3), ld(aq + 96)));
+		su = _mm256_add_epi16(su, _mm256_maddubs_epi16(_mm256_and_si256(x, m3), ld(aq)));
+		s4 = _mm256_add_epi16(s4, _mm256_maddubs_epi16(_mm256_and_si256(x, mc), ld(aq + 32)));
+		su = _mm256_add_epi16(su, _mm256_maddubs_epi16(_mm256_and_si256(y, m3), ld(aq + 64)));
+		s4 = _mm256_add_epi16(s4, _mm256_maddubs_epi16(_mm256_and_si256(y, mc), ld(aq + 96)));
 	}
-	__m256i s32 = _mm256_madd_epi16(s16, _mm256_set1_epi16(1));
-	return _mm256_sub_epi32(s32, _mm256_castsi128_si256(_mm_cvtsi32_si128(a->s)));
+	__m256i t16 = _mm256_add_epi16(_mm256_slli_epi16(su, 2), s4);
+	__m256i s32 = _mm256_madd_epi16(t16, _mm256_set1_epi16(1));
+	return _mm256_sub_epi32(s32, _mm256_castsi128_si256(_mm_cvtsi32_si128(4 * a->s)));
 }
 
 AVX2 float tq2_0_vec_dot_avx2(int64_t k, const void *vw, const void *va)
@@ -326,16 +329,16 @@ AVX2 float tq2_0_vec_dot_avx2(int64_t k, const void *vw, const void *va)
 	for (; b + 1 < nb; b += 2) {
 		PREFETCH(&w[b]);
 		PREFETCH(&w[b + 1]);
-		__m256i p0 = tq2_block(&w[b], &a[b]);
-		__m256i p1 = tq2_block(&w[b + 1], &a[b + 1]);
+		__m256i p0 = tq2_block4(&w[b], &a[b]);
+		__m256i p1 = tq2_block4(&w[b + 1], &a[b + 1]);
 		acc0 = _mm256_fmadd_ps(_mm256_set1_ps(h2f(w[b].d) * a[b].d), _mm256_cvtepi32_ps(p0), acc0);
 		acc1 = _mm256_fmadd_ps(_mm256_set1_ps(h2f(w[b + 1].d) * a[b + 1].d),
 				       _mm256_cvtepi32_ps(p1), acc1);
 	}
 	for (; b < nb; b++)
 		acc0 = _mm256_fmadd_ps(_mm256_set1_ps(h2f(w[b].d) * a[b].d),
-				       _mm256_cvtepi32_ps(tq2_block(&w[b], &a[b])), acc0);
-	return hsum8(_mm256_add_ps(acc0, acc1));
+				       _mm256_cvtepi32_ps(tq2_block4(&w[b], &a[b])), acc0);
+	return 0.25f * hsum8(_mm256_add_ps(acc0, acc1));
 }
 
 AVX2 void tq2_0_decode_row_avx2(int64_t k, const void *vw, float *d, float *m, int8_t *q)
