@@ -6,9 +6,10 @@
  * Idioms (REFERENCE.md §2, as in ggml): signed x signed int8 dot = maddubs(|w|, sign(a, w))
  * then madd(., 1) to int32; unsigned codes (Q4_1, Q3_G, Q2_G, TQ*) go straight into
  * maddubs, and the offset is applied once per block from the activation block sum s
- * (TQ: sum((t-1) a) = sum(t a) - s). Weight scales: one F16C conversion per block.
- * GEMV is memory-bound, so the loops below do little per byte: two blocks per iteration
- * with independent accumulators (Q8_0, Q4_0), codes expanded with shifts and one mask. */
+ * (TQ: sum((t-1) a) = sum(t a) - s). Weight scales: one F16C conversion per block, or
+ * (Q4_0, TQ2_0) one per 4 blocks. GEMV should be memory-bound, so the loops do little
+ * per byte: several blocks per iteration with independent accumulators, codes expanded
+ * with few shifts and masks, and a software prefetch (QPF) to keep DRAM requests in flight. */
 #include <immintrin.h>
 #include <string.h>
 
