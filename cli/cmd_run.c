@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../collect/counters.h"
 #include "../collect/registry.h"
@@ -37,7 +38,8 @@ static void run_help(void)
 	       "  --inject-slowdown BENCH:FRACTION\n"
 	       "                     testing 'compare': BENCH's timed region takes FRACTION\n"
 	       "                     (e.g. 0.1) longer; recorded in the run's config\n\n"
-	       "Exit: 0 all cases ok; 2 bad usage; 3 a case failed or the run broke.\n");
+	       "Exit: 0 all cases ok; 2 bad usage or bad input (e.g. a truncated dataset);\n"
+	       "3 a case failed or the run broke.\n");
 }
 
 static void list_suites(void)
@@ -230,6 +232,9 @@ int cmd_run(const struct ocb_global *g, int argc, char **argv)
 				return cli_usage_error("run", "no suite '%s' (see 'ocbench run --list')",
 						       o.suites[i]);
 	}
+	struct stat dst;
+	if (o.data_dir && stat(o.data_dir, &dst) != 0)
+		return cli_usage_error("run", "--data-dir %s: no such file or folder", o.data_dir);
 	if (filter) {
 		if (regcomp(&re, filter, REG_EXTENDED | REG_NOSUB) != 0)
 			return cli_usage_error("run", "--filter: '%s' is not a valid regular expression",
@@ -260,6 +265,10 @@ int cmd_run(const struct ocb_global *g, int argc, char **argv)
 	if (!g->quiet)
 		fprintf(stderr, "run %lld: %ld cases, %ld ok, %ld failed%s\n", (long long)sum.run_id,
 			sum.cases, sum.ok, sum.failed, sum.interrupted ? ", interrupted" : "");
+	if (sum.input_error) {
+		fprintf(stderr, "ocbench: run: %s\n", sum.input_msg);
+		return 2;
+	}
 	if (sum.interrupted)
 		return 3;
 	return sum.failed ? 3 : 0;

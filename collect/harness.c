@@ -54,6 +54,7 @@ static void set_failed(struct ocb_result *r, const char *what, int status)
 {
 	const char *d = ocb_lasterr();
 	snprintf(r->status, sizeof r->status, "failed");
+	r->err_status = status;
 	snprintf(r->error, sizeof r->error, "%s: %s", what, d && *d ? d : ocb_strerror(status));
 }
 

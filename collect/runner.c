@@ -348,10 +348,16 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 				printf("         %s: %s\n", r.bench, sc.finals);
 		}
 		sum->cases++;
-		if (strcmp(r.status, "ok") == 0)
+		if (strcmp(r.status, "ok") == 0) {
 			sum->ok++;
-		else
+		} else {
 			sum->failed++;
+			if (!sum->input_error && ocb_exit_code(r.err_status) == 2) {
+				sum->input_error = 1;
+				snprintf(sum->input_msg, sizeof sum->input_msg, "%s: %s", r.bench,
+					 r.error);
+			}
+		}
 		ocb_result_release(&r);
 		if (rc != OCB_OK)
 			goto fail;

@@ -37,6 +37,10 @@ struct ocb_run_summary {
 	int64_t run_id;
 	long cases, ok, failed;
 	int interrupted;
+	/* The first case that failed on bad input (a malformed or truncated dataset, a bad
+	 * parameter): its error, so that the command can exit 2 like any bad input. */
+	int input_error;
+	char input_msg[400];
 };
 
 /* Runs everything. Returns OCB_OK when the run completed (even with failed cases:

@@ -70,6 +70,7 @@ struct ocb_result {
 	char status[16];
 	char error[256];
 	int timing_only;     /* 1 when no PAPI counters were recorded */
+	int err_status;      /* failed: the OCB_E* status that failed it (not stored) */
 	struct ocb_counter_val *counters;
 	size_t ncounters;
 };

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <zlib.h>
+
 #include "cli_util.h"
 
 struct bad_case {
@@ -27,6 +29,8 @@ static const struct bad_case bad_usage[] = {
 	{{"", "run", "--filter", "(", NULL}, "regular expression"},
 	{{"", "run", "stray", NULL}, "unexpected argument"},
 	{{"", "run", "--min-reps", "9", "--max-reps", "3", NULL}, "min-reps"},
+	{{"", "run", "--data-dir", "/nonexistent-ocbench-data", NULL}, "--data-dir"},
+	{{"", "run", "--inject-slowdown", "sgemm", NULL}, "BENCH:FRACTION"},
 	{{"", "version", "extra", NULL}, "no arguments"},
 	{{"", "help", "nosuch", NULL}, "no command"},
 	{{"", "runs", "--bogus", NULL}, "bad option"},
@@ -141,4 +145,39 @@ Test(cli, unwritable_paths_exit_2)
 	cr_assert_eq(cli_run(&o, a2, NULL), 0);
 	cr_expect_eq(o.status, 2, "exit %d: %s", o.status, o.err);
 	cr_expect_eq(cli_lines(o.err), 1, "%s", o.err);
+}
+
+/* A truncated dataset is bad input too: one line on stderr naming the file, exit 2.
+ * The IDX file is made here (zlib), so the test does not need the dataset package. */
+Test(cli, truncated_dataset_exits_2, .timeout = 120)
+{
+	char dir[64], path[160], dbopt[160], data[160], out[160];
+	cr_assert(cli_tmpdir(dir, sizeof dir));
+	snprintf(path, sizeof path, "%s/train-images-idx3-ubyte.gz", dir);
+	gzFile g = gzopen(path, "wb");
+	cr_assert(g);
+	/* magic 0x00000803, 100 images of 28 x 28, then only 10 of the 78,400 pixels */
+	const unsigned char hdr[16] = {0, 0, 8, 3, 0, 0, 0, 100, 0, 0, 0, 28, 0, 0, 0, 28};
+	unsigned char px[10] = {0};
+	cr_assert_eq(gzwrite(g, hdr, sizeof hdr), (int)sizeof hdr);
+	cr_assert_eq(gzwrite(g, px, sizeof px), (int)sizeof px);
+	gzclose(g);
+	snprintf(path, sizeof path, "%s/train-labels-idx1-ubyte.gz", dir); /* whole: 100 labels */
+	cr_assert(g = gzopen(path, "wb"));
+	const unsigned char lhdr[8] = {0, 0, 8, 1, 0, 0, 0, 100};
+	unsigned char labels[100] = {0};
+	cr_assert_eq(gzwrite(g, lhdr, sizeof lhdr), (int)sizeof lhdr);
+	cr_assert_eq(gzwrite(g, labels, sizeof labels), (int)sizeof labels);
+	gzclose(g);
+	snprintf(dbopt, sizeof dbopt, "--db=%s/x.db", dir);
+	snprintf(data, sizeof data, "--data-dir=%s", dir);
+	snprintf(out, sizeof out, "--out=%s/out", dir);
+	const char *argv[] = {"", dbopt, "--quiet", "run", "--suite", "train", "--quick",
+			      "--filter", "train_mlp", data, out, NULL};
+	struct cli_out o;
+	cr_assert_eq(cli_run(&o, argv, NULL), 0);
+	cr_expect_eq(o.status, 2, "exit %d: %s", o.status, o.err);
+	cr_expect_eq(cli_lines(o.err), 1, "%s", o.err);
+	cr_expect(strstr(o.err, "train-images-idx3-ubyte.gz") && strstr(o.err, "truncated"), "%s",
+		  o.err);
 }
