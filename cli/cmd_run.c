@@ -32,6 +32,12 @@ static void run_help(void)
 	       "  --budget S         seconds of repetitions per case (default 2, quick 0.3)\n"
 	       "  --min-reps N       at least N repetitions (default 5)\n"
 	       "  --max-reps N       at most N repetitions (default 1000)\n"
+	       "  --passes N         interleave: run the kernel cases N times over, each pass\n"
+	       "                     in its own shuffled order (from --seed) with 1/N of the\n"
+	       "                     budget, min and max reps, and merge each case's samples\n"
+	       "                     into one result, so that a burst of host noise is spread\n"
+	       "                     over all cases (default 3; 1: each case once, in order).\n"
+	       "                     Workloads run once; results are stored after the last pass.\n"
 	       "  --ceilings         re-measure the machine's ceilings even if cached\n"
 	       "  --out DIR          run artifacts: MLLOG files, checkpoints (default ocbench-out)\n"
 	       "  --data-dir DIR     datasets instead of the Debian package paths\n"
@@ -76,7 +82,7 @@ int cmd_run(const struct ocb_global *g, int argc, char **argv)
 {
 	enum { O_SUITE = 256, O_LIST, O_QUICK, O_FILTER, O_LABEL, O_SEED, O_THREADS, O_EVENTS,
 	       O_NOPAPI, O_TCI, O_BUDGET, O_MINREPS, O_MAXREPS, O_CEIL, O_OUT, O_DATA, O_SLOW,
-	       O_HELP };
+	       O_PASSES, O_HELP };
 	static const struct option opts[] = {
 		{"suite", required_argument, 0, O_SUITE}, {"list", no_argument, 0, O_LIST},
 		{"quick", no_argument, 0, O_QUICK}, {"filter", required_argument, 0, O_FILTER},
@@ -88,6 +94,7 @@ int cmd_run(const struct ocb_global *g, int argc, char **argv)
 		{"max-reps", required_argument, 0, O_MAXREPS}, {"ceilings", no_argument, 0, O_CEIL},
 		{"out", required_argument, 0, O_OUT}, {"data-dir", required_argument, 0, O_DATA},
 		{"inject-slowdown", required_argument, 0, O_SLOW},
+		{"passes", required_argument, 0, O_PASSES},
 		{"help", no_argument, 0, O_HELP}, {0, 0, 0, 0},
 	};
 	struct ocb_run_opts o = {0};
@@ -102,6 +109,7 @@ int cmd_run(const struct ocb_global *g, int argc, char **argv)
 
 	ocb_harness_defaults(&o.harness);
 	o.seed = 1;
+	o.passes = 3;
 	o.out_dir = "ocbench-out";
 	o.default_threads = ocb_cpu_cores();
 	o.cmdline = g->cmdline;
@@ -169,6 +177,11 @@ int cmd_run(const struct ocb_global *g, int argc, char **argv)
 			if (cli_parse_long("run", "--max-reps", optarg, 1, 10000000, &v))
 				return 2;
 			o.harness.max_reps = v;
+			break;
+		case O_PASSES:
+			if (cli_parse_long("run", "--passes", optarg, 1, 100, &v))
+				return 2;
+			o.passes = (int)v;
 			break;
 		case O_CEIL: o.remeasure_ceilings = 1; break;
 		case O_OUT:

@@ -64,8 +64,8 @@ static void set_failed(struct ocb_result *r, const char *what, int status)
  * the case's working set lives in, attainable = min(peak, bw_level * flops/bytes),
  * compared with flops/median; recorded as "roofline:bw_l2" etc. NaN whenever a number
  * it needs is unknown. Ceilings at the nearest thread count stand in for a missing one. */
-static void compute_bound(struct ocb_result *r, const struct ocb_work *w, int have_work,
-			  const struct ocb_ctx *ctx)
+void ocb_harness_bound(struct ocb_result *r, const struct ocb_work *w, int have_work,
+		       const struct ocb_ctx *ctx)
 {
 	r->bound_frac = NAN;
 	if (!have_work)
@@ -399,7 +399,7 @@ int ocb_harness_case(const struct ocb_bench *b, const cJSON *params, const struc
 
 	if ((rc = ocb_stats_compute(out->samples, out->nsamples, &out->st)) != OCB_OK)
 		goto out;
-	compute_bound(out, &w, have_work, ctx);
+	ocb_harness_bound(out, &w, have_work, ctx);
 out:
 	if (set_up || state) {
 		if (b->teardown)
@@ -428,4 +428,80 @@ out:
 		return ocb_seterr(keep, "%s", msg);
 	}
 	return OCB_OK;
+}
+
+/* Failed: no numbers (the harness's rule for a failed result). */
+static void strip_numbers(struct ocb_result *r)
+{
+	free(r->samples);
+	r->samples = NULL;
+	r->nsamples = 0;
+	free(r->counters);
+	r->counters = NULL;
+	r->ncounters = 0;
+	ocb_stats_compute(NULL, 0, &r->st);
+	r->bound_frac = NAN;
+}
+
+int ocb_harness_merge(struct ocb_result *acc, struct ocb_result *part)
+{
+	int rc = OCB_OK;
+	if (!acc->params_json) { /* the first pass: take it whole */
+		*acc = *part;
+		memset(part, 0, sizeof *part);
+		return OCB_OK;
+	}
+	if (isnan(acc->check_err) || part->check_err > acc->check_err)
+		acc->check_err = part->check_err;
+	if (strcmp(acc->status, "ok") != 0)
+		goto out; /* already failed: the first failure stays */
+	if (strcmp(part->status, "ok") != 0) {
+		snprintf(acc->status, sizeof acc->status, "%s", part->status);
+		snprintf(acc->error, sizeof acc->error, "%s", part->error);
+		acc->err_status = part->err_status;
+		strip_numbers(acc);
+		goto out;
+	}
+	/* Counters: per-rep values weighted by sample count; a counter unavailable in any
+	 * pass is unavailable; a pass without counters leaves the result timing-only. */
+	size_t na = acc->nsamples, nb = part->nsamples;
+	if (part->timing_only || !part->counters || part->ncounters != acc->ncounters) {
+		free(acc->counters);
+		acc->counters = NULL;
+		acc->ncounters = 0;
+		acc->timing_only = 1;
+	}
+	for (size_t i = 0; i < acc->ncounters; i++) {
+		struct ocb_counter_val *a = &acc->counters[i];
+		const struct ocb_counter_val *b = &part->counters[i];
+		if (!a->available)
+			continue;
+		if (!b->available || strcmp(a->event, b->event) != 0) {
+			a->available = 0;
+			snprintf(a->reason, sizeof a->reason, "%s", b->reason);
+			continue;
+		}
+		double wa = (double)na, wb = (double)nb;
+		if (wa + wb > 0) {
+			a->value = (a->value * wa + b->value * wb) / (wa + wb);
+			a->multiplex_ratio =
+				(a->multiplex_ratio * wa + b->multiplex_ratio * wb) / (wa + wb);
+		}
+	}
+	if (nb > 0) {
+		double *s = realloc(acc->samples, (na + nb) * sizeof *s);
+		if (!s) {
+			rc = ocb_seterr(OCB_ENOMEM, "harness: merging %zu samples", na + nb);
+			goto out;
+		}
+		memcpy(s + na, part->samples, nb * sizeof *s);
+		acc->samples = s;
+		acc->nsamples = na + nb;
+	}
+	rc = ocb_stats_compute(acc->samples, acc->nsamples, &acc->st);
+out:
+	ocb_result_release(part);
+	if (rc != OCB_OK)
+		ocb_result_release(acc);
+	return rc;
 }

@@ -34,4 +34,20 @@ int ocb_harness_case(const struct ocb_bench *b, const cJSON *params, const struc
 		     const struct ocb_harness_opts *o, struct ocb_counters *ctr,
 		     struct ocb_result *out);
 
+/* bound / bound_frac of a finished result from its median (r->st.median, seconds) and
+ * the case's work model w (have_work = 0: no model, bound_frac NaN). Used by
+ * ocb_harness_case and by the runner after merging the passes of an interleaved run. */
+void ocb_harness_bound(struct ocb_result *r, const struct ocb_work *w, int have_work,
+		       const struct ocb_ctx *ctx);
+
+/* Merges one pass's result `part` of a case into `acc` (the same case's earlier passes;
+ * all zero before the first), taking ownership of part's buffers (part is released).
+ * Samples are concatenated in pass order and acc->st recomputed from all of them;
+ * counters are averaged weighted by each pass's sample count, and are available only
+ * if available in every pass (else timing_only); check_err is the max; a failed pass
+ * makes acc failed (the first failure's error and err_status kept, no numbers). The
+ * bound is not recomputed: call ocb_harness_bound after the last pass. Returns OCB_OK,
+ * or OCB_ENOMEM (acc is then released too). */
+int ocb_harness_merge(struct ocb_result *acc, struct ocb_result *part);
+
 #endif

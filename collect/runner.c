@@ -12,6 +12,7 @@
 #include "../common/ocb_error.h"
 #include "../common/ocb_json.h"
 #include "../common/ocb_log.h"
+#include "../common/ocb_rng.h"
 #include "../common/ocb_time.h"
 #include "ceilings.h"
 #include "counters.h"
@@ -91,6 +92,7 @@ static char *config_json(const struct ocb_run_opts *o)
 	cJSON_AddNumberToObject(c, "budget_s", o->harness.budget_s);
 	cJSON_AddNumberToObject(c, "min_reps", (double)o->harness.min_reps);
 	cJSON_AddNumberToObject(c, "max_reps", (double)o->harness.max_reps);
+	cJSON_AddNumberToObject(c, "passes", o->passes > 1 ? o->passes : 1);
 	cJSON_AddBoolToObject(c, "papi", !o->no_papi);
 	cJSON *ev = cJSON_AddArrayToObject(c, "events");
 	for (int i = 0; i < o->nevents; i++)
@@ -259,6 +261,32 @@ static void print_result(const struct ocb_result *r, int json)
 	fflush(stdout);
 }
 
+/* Stores one whole result, prints it, counts it in the summary, releases it. */
+static int store_one(struct ocb_store *s, int64_t run_id, struct ocb_result *r,
+		     const struct ocb_run_opts *o, const struct sink_ctx *sc,
+		     struct ocb_run_summary *sum)
+{
+	int rc = ocb_store_result(s, run_id, r, NULL);
+	if (rc == OCB_OK) {
+		print_result(r, o->json);
+		if (sc->nfinals && !o->json)
+			printf("         %s: %s\n", r->bench, sc->finals);
+	}
+	sum->cases++;
+	if (strcmp(r->status, "ok") == 0) {
+		sum->ok++;
+	} else {
+		sum->failed++;
+		if (!sum->input_error && ocb_exit_code(r->err_status) == 2) {
+			sum->input_error = 1;
+			snprintf(sum->input_msg, sizeof sum->input_msg, "%s: %s", r->bench,
+				 r->error);
+		}
+	}
+	ocb_result_release(r);
+	return rc;
+}
+
 int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb_run_summary *sum)
 {
 	struct ocb_machine m;
@@ -268,6 +296,9 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 	cJSON *case_sets = NULL;
 	struct ocb_counters *ctr = NULL;
 	struct ocb_progress prog;
+	struct ocb_result *acc = NULL; /* interleaved: each case's merged passes */
+	size_t *order = NULL;
+	int npass = 1;
 	char *cfg = NULL, uuid[37];
 	int64_t machine_id = 0, run_id = 0;
 	int rc;
@@ -327,38 +358,95 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 		rc = ocb_seterr(OCB_EINVAL, "no case matches the suites and filter given");
 		goto fail;
 	}
-	ocb_progress_init(&prog, (long)np, o->quiet);
-	for (size_t i = 0; i < np && !ocb_runner_stop; i++) {
-		struct ocb_result r;
-		char *pj = ocb_json_canonical(plan[i].params);
-		ocb_progress_case(&prog, plan[i].bench->name, pj ? pj : "");
-		free(pj);
-		ctx.threads = plan[i].threads;
-		sc.bench = plan[i].bench->name;
-		sc.nfinals = 0;
-		sc.finals[0] = '\0';
-		rc = ocb_harness_case(plan[i].bench, plan[i].params, &ctx, &o->harness, ctr, &r);
-		if (rc != OCB_OK)
+	npass = o->passes > 1 ? o->passes : 1;
+	long nkernel = 0;
+	for (size_t i = 0; i < np; i++)
+		nkernel += plan[i].bench->kind == OCB_KERNEL;
+	if (npass > 1) {
+		acc = calloc(np, sizeof *acc);
+		order = malloc(np * sizeof *order);
+		if (!acc || !order) {
+			rc = ocb_seterr(OCB_ENOMEM, "run: %zu cases", np);
 			goto fail;
-		ocb_progress_clear(&prog);
-		rc = ocb_store_result(s, run_id, &r, NULL);
-		if (rc == OCB_OK) {
-			print_result(&r, o->json);
-			if (sc.nfinals && !o->json)
-				printf("         %s: %s\n", r.bench, sc.finals);
 		}
-		sum->cases++;
-		if (strcmp(r.status, "ok") == 0) {
-			sum->ok++;
-		} else {
-			sum->failed++;
-			if (!sum->input_error && ocb_exit_code(r.err_status) == 2) {
-				sum->input_error = 1;
-				snprintf(sum->input_msg, sizeof sum->input_msg, "%s: %s", r.bench,
-					 r.error);
+	}
+	struct ocb_harness_opts hp = o->harness;
+	if (npass > 1) {
+		/* Each pass gets its share: ceil(x / passes), at least 2 repetitions. */
+		hp.budget_s = o->harness.budget_s / npass;
+		hp.min_reps = (o->harness.min_reps + npass - 1) / npass;
+		if (hp.min_reps < 2)
+			hp.min_reps = 2;
+		hp.max_reps = (o->harness.max_reps + npass - 1) / npass;
+		if (hp.max_reps < hp.min_reps)
+			hp.max_reps = hp.min_reps;
+	}
+	ocb_progress_init(&prog, (long)npass * nkernel + ((long)np - nkernel), o->quiet);
+	for (int p = 1; p <= npass && !ocb_runner_stop; p++) {
+		size_t nord = np;
+		if (npass > 1) {
+			/* This pass's order: workloads (pass 1 only) and kernels, shuffled
+			 * (Fisher-Yates) by an rng seeded from the run's seed and p. */
+			struct ocb_rng rng;
+			ocb_rng_seed(&rng, o->seed * 0x9e3779b97f4a7c15ULL + (uint64_t)p);
+			nord = 0;
+			for (size_t i = 0; i < np; i++)
+				if (plan[i].bench->kind == OCB_KERNEL || p == 1)
+					order[nord++] = i;
+			for (size_t i = nord; i > 1; i--) {
+				size_t j = (size_t)ocb_rng_below(&rng, i);
+				size_t t = order[i - 1];
+				order[i - 1] = order[j];
+				order[j] = t;
 			}
 		}
-		ocb_result_release(&r);
+		for (size_t k = 0; k < nord && !ocb_runner_stop; k++) {
+			size_t i = npass > 1 ? order[k] : k;
+			int interleaved = npass > 1 && plan[i].bench->kind == OCB_KERNEL;
+			struct ocb_result r;
+			char *pj = ocb_json_canonical(plan[i].params);
+			ocb_progress_case(&prog, plan[i].bench->name, pj ? pj : "");
+			free(pj);
+			if (interleaved && acc[i].params_json && strcmp(acc[i].status, "ok") != 0)
+				continue; /* failed in an earlier pass: it would fail again */
+			ctx.threads = plan[i].threads;
+			sc.bench = plan[i].bench->name;
+			sc.nfinals = 0;
+			sc.finals[0] = '\0';
+			rc = ocb_harness_case(plan[i].bench, plan[i].params, &ctx,
+					      interleaved ? &hp : &o->harness, ctr, &r);
+			if (rc != OCB_OK)
+				goto fail;
+			if (interleaved) {
+				/* Kept in memory until the last pass (samples only). */
+				rc = ocb_harness_merge(&acc[i], &r);
+				if (rc != OCB_OK)
+					goto fail;
+				continue;
+			}
+			ocb_progress_clear(&prog);
+			rc = store_one(s, run_id, &r, o, &sc, sum);
+			if (rc != OCB_OK)
+				goto fail;
+		}
+	}
+	/* Interleaved kernels: bound from the merged median, then stored one by one in plan
+	 * order. After an interruption, the cases that ran in some passes are stored with
+	 * the samples they have (the run is marked aborted). */
+	for (size_t i = 0; acc && i < np; i++) {
+		if (!acc[i].params_json)
+			continue;
+		if (strcmp(acc[i].status, "ok") == 0) {
+			struct ocb_work w = {NAN, NAN, NULL};
+			const struct ocb_bench *b = plan[i].bench;
+			int have_work = b->work && b->work(plan[i].params, &w) == OCB_OK;
+			ctx.threads = plan[i].threads;
+			ocb_harness_bound(&acc[i], &w, have_work, &ctx);
+		}
+		sc.nfinals = 0;
+		sc.finals[0] = '\0';
+		ocb_progress_clear(&prog);
+		rc = store_one(s, run_id, &acc[i], o, &sc, sum);
 		if (rc != OCB_OK)
 			goto fail;
 	}
@@ -375,6 +463,10 @@ fail:
 		rc = ocb_seterr(keep, "%s", why);
 	}
 out:
+	for (size_t i = 0; acc && i < np; i++)
+		ocb_result_release(&acc[i]);
+	free(acc);
+	free(order);
 	ocb_counters_free(ctr);
 	cJSON_Delete(case_sets);
 	free(plan);

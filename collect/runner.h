@@ -29,6 +29,13 @@ struct ocb_run_opts {
 	const char *data_dir;     /* NULL: Debian package paths */
 	const char *cmdline;
 	int quiet, json;
+	/* Interleaving (Google Benchmark's random interleaving): kernel cases run in
+	 * `passes` passes (< 1 counts as 1), each in a fresh order shuffled from the seed and
+	 * the pass number, each with budget_s / passes, min_reps / passes (>= 2) and
+	 * max_reps / passes (both rounded up); their samples are merged into one result per
+	 * case, stored after the last pass. Workloads run once, in the first pass. 1: every
+	 * case once, in plan order, stored as it is measured. */
+	int passes;
 	struct ocb_harness_opts harness;
 };
 

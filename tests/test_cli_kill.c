@@ -60,7 +60,8 @@ Test(cli_kill, kill_9_mid_run_keeps_the_store_sound, .timeout = 240)
 
 	/* Run 2: long cases; killed once it has stored a result. */
 	const char *second[] = {"", dbopt, "--quiet", "run", "--suite", "baseline", "--quick",
-				"--budget", "3", "--threads", "1", "--out", out, NULL};
+				"--budget", "3", "--threads", "1", "--passes", "1", "--out", out,
+				NULL};
 	int pid = cli_spawn(second);
 	cr_assert(pid > 0);
 	long long got = 0;
