@@ -10,6 +10,7 @@
 #include "../collect/harness.h"
 #include "../common/ocb_error.h"
 #include "../common/ocb_json.h"
+#include "../common/ocb_stats.h"
 #include "../common/ocb_time.h"
 
 struct fake {
@@ -454,4 +455,173 @@ Test(harness, injected_slowdown)
 	release(&base);
 	release(&slow);
 	release(&other);
+}
+
+/* ---- merging the passes of an interleaved run (ocb_harness_merge) ---- */
+
+/* A pass's ok result with samples x[0..n) and, if nctr > 0, counters E0 = v, E1 = 2v
+ * (E1 unavailable when e1_avail == 0), as ocb_harness_case would give it. */
+static struct ocb_result part(const double *x, size_t n, double v, int nctr, int e1_avail,
+			      double check_err)
+{
+	struct ocb_result r;
+	memset(&r, 0, sizeof r);
+	snprintf(r.suite, sizeof r.suite, "test");
+	snprintf(r.bench, sizeof r.bench, "fake_spin");
+	snprintf(r.status, sizeof r.status, "ok");
+	r.params_json = strdup("{}");
+	r.samples = malloc(n * sizeof *r.samples);
+	memcpy(r.samples, x, n * sizeof *x);
+	r.nsamples = n;
+	r.threads = 1;
+	r.flops = 2e6;
+	r.bytes = 1e6;
+	r.check_err = check_err;
+	r.bound_frac = NAN;
+	ocb_stats_compute(r.samples, n, &r.st);
+	r.timing_only = nctr == 0;
+	if (nctr) {
+		r.counters = calloc(2, sizeof *r.counters);
+		r.ncounters = 2;
+		for (int i = 0; i < 2; i++) {
+			snprintf(r.counters[i].event, sizeof r.counters[i].event, "E%d", i);
+			r.counters[i].value = (i + 1) * v;
+			r.counters[i].available = i == 0 || e1_avail;
+			r.counters[i].multiplex_ratio = 1;
+			if (!r.counters[i].available)
+				snprintf(r.counters[i].reason, sizeof r.counters[i].reason, "gone");
+		}
+	}
+	return r;
+}
+
+static struct ocb_result failed_part(const char *msg, int status)
+{
+	struct ocb_result r;
+	memset(&r, 0, sizeof r);
+	snprintf(r.status, sizeof r.status, "failed");
+	snprintf(r.error, sizeof r.error, "%s", msg);
+	r.err_status = status;
+	r.params_json = strdup("{}");
+	r.check_err = NAN;
+	ocb_stats_compute(NULL, 0, &r.st);
+	return r;
+}
+
+Test(harness, merge_concatenates_and_recomputes)
+{
+	const double a[] = {1, 2, 3}, b[] = {10, 11}, c[] = {4, 5, 6, 7};
+	struct ocb_result acc, p;
+	memset(&acc, 0, sizeof acc);
+	p = part(a, 3, 10, 1, 1, 1e-6);
+	cr_assert_eq(ocb_harness_merge(&acc, &p), OCB_OK);
+	cr_expect_null(p.samples);
+	p = part(b, 2, 20, 1, 1, 3e-6);
+	cr_assert_eq(ocb_harness_merge(&acc, &p), OCB_OK);
+	p = part(c, 4, 40, 1, 0, 2e-6);
+	cr_assert_eq(ocb_harness_merge(&acc, &p), OCB_OK);
+
+	cr_assert_eq(acc.nsamples, 9);
+	cr_expect_eq(acc.st.n, 9);
+	const double want[] = {1, 2, 3, 10, 11, 4, 5, 6, 7}; /* pass order */
+	for (int i = 0; i < 9; i++)
+		cr_expect_float_eq(acc.samples[i], want[i], 0, "sample %d", i);
+	cr_expect_float_eq(acc.st.median, 5.0, 1e-15); /* of 1..7,10,11 */
+	cr_expect_float_eq(acc.st.min, 1.0, 0);
+	cr_expect_float_eq(acc.st.mean, 49.0 / 9, 1e-12);
+	cr_expect_str_eq(acc.status, "ok");
+	cr_expect_float_eq(acc.check_err, 3e-6, 0);
+	/* E0 weighted by sample count: (3*10 + 2*20 + 4*40) / 9 */
+	cr_assert_eq(acc.ncounters, 2);
+	cr_expect(acc.counters[0].available);
+	cr_expect_float_eq(acc.counters[0].value, 230.0 / 9, 1e-12);
+	/* E1 unavailable in the third pass: unavailable, with that pass's reason */
+	cr_expect_not(acc.counters[1].available);
+	cr_expect_str_eq(acc.counters[1].reason, "gone");
+	cr_expect_eq(acc.timing_only, 0);
+
+	/* The bound, recomputed from the merged median (5 s): 1e6 B / 5 s vs 10 GB/s. */
+	struct ocb_ceiling ce[] = {{.kind = "bw_dram", .threads = 1, .value = 10, .unit = "GB/s"}};
+	struct ocb_ctx ctx = {.threads = 1, .ceilings = ce, .nceilings = 1};
+	struct ocb_work w = {2e6, 1e6, "bw_dram"};
+	ocb_harness_bound(&acc, &w, 1, &ctx);
+	cr_expect_str_eq(acc.bound, "bw_dram");
+	cr_expect_float_eq(acc.bound_frac, 1e6 / 5.0 * 1e-9 / 10, 1e-18);
+	ocb_harness_bound(&acc, &w, 0, &ctx);
+	cr_expect(isnan(acc.bound_frac));
+	ocb_result_release(&acc);
+}
+
+Test(harness, merge_timing_only_pass_drops_counters)
+{
+	const double a[] = {1, 2}, b[] = {3, 4};
+	struct ocb_result acc, p;
+	memset(&acc, 0, sizeof acc);
+	p = part(a, 2, 10, 1, 1, NAN);
+	cr_assert_eq(ocb_harness_merge(&acc, &p), OCB_OK);
+	p = part(b, 2, 0, 0, 0, NAN);
+	cr_assert_eq(ocb_harness_merge(&acc, &p), OCB_OK);
+	cr_expect_eq(acc.nsamples, 4);
+	cr_expect_eq(acc.ncounters, 0);
+	cr_expect_null(acc.counters);
+	cr_expect_eq(acc.timing_only, 1);
+	cr_expect(isnan(acc.check_err));
+	ocb_result_release(&acc);
+}
+
+Test(harness, merge_failure_propagates)
+{
+	const double a[] = {1, 2, 3}, b[] = {4, 5};
+	struct ocb_result acc, p;
+	memset(&acc, 0, sizeof acc);
+	p = part(a, 3, 10, 1, 1, 1e-7);
+	cr_assert_eq(ocb_harness_merge(&acc, &p), OCB_OK);
+	p = failed_part("run: fake broke", OCB_ERUNTIME);
+	cr_assert_eq(ocb_harness_merge(&acc, &p), OCB_OK);
+	p = failed_part("setup: other", OCB_EINVAL);
+	cr_assert_eq(ocb_harness_merge(&acc, &p), OCB_OK);
+	p = part(b, 2, 10, 1, 1, 1e-5);
+	cr_assert_eq(ocb_harness_merge(&acc, &p), OCB_OK);
+	cr_expect_str_eq(acc.status, "failed");
+	cr_expect_str_eq(acc.error, "run: fake broke"); /* the first failure */
+	cr_expect_eq(acc.err_status, OCB_ERUNTIME);
+	cr_expect_eq(acc.nsamples, 0);
+	cr_expect_null(acc.samples);
+	cr_expect_null(acc.counters);
+	cr_expect_eq(acc.st.n, 0);
+	cr_expect(isnan(acc.st.median));
+	cr_expect_float_eq(acc.check_err, 1e-5, 0); /* max over every pass */
+	ocb_result_release(&acc);
+
+	/* Failed in the first pass: stays failed. */
+	memset(&acc, 0, sizeof acc);
+	p = failed_part("check: bad", OCB_ECHECK);
+	cr_assert_eq(ocb_harness_merge(&acc, &p), OCB_OK);
+	p = part(a, 3, 10, 1, 1, 1e-7);
+	cr_assert_eq(ocb_harness_merge(&acc, &p), OCB_OK);
+	cr_expect_str_eq(acc.status, "failed");
+	cr_expect_eq(acc.err_status, OCB_ECHECK);
+	cr_expect_eq(acc.nsamples, 0);
+	ocb_result_release(&acc);
+}
+
+/* A real case in passes: the harness's results merge into n = the sum of the passes. */
+Test(harness, merge_of_real_passes)
+{
+	reset(100000);
+	struct ocb_harness_opts o = quick_opts();
+	o.min_reps = o.max_reps = 4;
+	struct ocb_result acc, r;
+	memset(&acc, 0, sizeof acc);
+	for (int pass = 0; pass < 3; pass++) {
+		cr_assert_eq(ocb_harness_case(&spin_bench, NULL, &ctx1, &o, NULL, &r), 0);
+		cr_assert_eq(r.nsamples, 4);
+		cr_assert_eq(ocb_harness_merge(&acc, &r), OCB_OK);
+	}
+	cr_expect_eq(F.teardowns, 3);
+	cr_expect_eq(acc.nsamples, 12);
+	cr_expect_eq(acc.st.n, 12);
+	cr_expect_float_eq(acc.st.median, ocb_median(acc.samples, 12), 0);
+	cr_expect_str_eq(acc.variant, "spin");
+	ocb_result_release(&acc);
 }
