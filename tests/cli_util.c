@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -130,4 +131,31 @@ char *cli_slurp(const char *path, size_t *len)
 		*len = (size_t)n;
 	}
 	return b;
+}
+
+long long cli_query_int(const char *path, const char *sql)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	long long v = -1;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_busy_timeout(db, 5000) == SQLITE_OK &&
+	    sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
+}
+
+void cli_query_text(const char *path, const char *sql, char *out, size_t len)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	out[0] = 0;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_busy_timeout(db, 5000) == SQLITE_OK &&
+	    sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		snprintf(out, len, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
 }

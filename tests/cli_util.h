@@ -19,6 +19,12 @@ int cli_run(struct cli_out *o, const char *const *argv, const char *const *env);
  * /dev/null. Returns the child's pid, or -1. */
 int cli_spawn(const char *const *argv);
 
+/* The first column of the first row of `sql` on the database at `path`, opened
+ * read-only (with a busy timeout, so a writer in progress is waited for): as an integer
+ * (-1 when there is none) or as text into out ("" when there is none). */
+long long cli_query_int(const char *path, const char *sql);
+void cli_query_text(const char *path, const char *sql, char *out, size_t len);
+
 /* Number of lines in s (a last line without '\n' counts). */
 int cli_lines(const char *s);
 

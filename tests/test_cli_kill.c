@@ -3,40 +3,12 @@
  * killed run as 'aborted' after the next write-open (DESIGN.md "The store"). */
 #include <criterion/criterion.h>
 #include <signal.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli_util.h"
-
-/* One integer from `sql` on the database at path (read-only), or -1. */
-static long long query_int(const char *path, const char *sql)
-{
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
-	long long v = -1;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-	    sqlite3_busy_timeout(db, 5000) == SQLITE_OK &&
-	    sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	return v;
-}
-
-static void query_text(const char *path, const char *sql, char *out, size_t len)
-{
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
-	out[0] = 0;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-	    sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-		snprintf(out, len, "%s", (const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-}
 
 Test(cli_kill, kill_9_mid_run_keeps_the_store_sound, .timeout = 240)
 {
@@ -53,8 +25,8 @@ Test(cli_kill, kill_9_mid_run_keeps_the_store_sound, .timeout = 240)
 	struct cli_out o;
 	cr_assert_eq(cli_run(&o, first, NULL), 0);
 	cr_assert_eq(o.status, 0, "first run: exit %d: %s", o.status, o.err);
-	long long results1 = query_int(db, "SELECT count(*) FROM result WHERE run_id = 1");
-	long long samples1 = query_int(db, "SELECT count(*) FROM sample s JOIN result r ON"
+	long long results1 = cli_query_int(db, "SELECT count(*) FROM result WHERE run_id = 1");
+	long long samples1 = cli_query_int(db, "SELECT count(*) FROM sample s JOIN result r ON"
 					   " r.id = s.result_id WHERE r.run_id = 1");
 	cr_assert(results1 >= 1 && samples1 >= 5);
 
@@ -67,7 +39,7 @@ Test(cli_kill, kill_9_mid_run_keeps_the_store_sound, .timeout = 240)
 	long long got = 0;
 	for (int i = 0; i < 600 && got < 1; i++) {
 		usleep(100000);
-		got = query_int(db, "SELECT count(*) FROM result WHERE run_id = 2");
+		got = cli_query_int(db, "SELECT count(*) FROM result WHERE run_id = 2");
 	}
 	cr_assert(got >= 1, "the second run stored nothing in 60 s");
 	usleep(300000); /* well inside the next case's repetitions */
@@ -77,16 +49,16 @@ Test(cli_kill, kill_9_mid_run_keeps_the_store_sound, .timeout = 240)
 	cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
 
 	char ok[64];
-	query_text(db, "PRAGMA integrity_check", ok, sizeof ok);
+	cli_query_text(db, "PRAGMA integrity_check", ok, sizeof ok);
 	cr_expect_str_eq(ok, "ok");
 	char status[32];
-	query_text(db, "SELECT status FROM run WHERE id = 1", status, sizeof status);
+	cli_query_text(db, "SELECT status FROM run WHERE id = 1", status, sizeof status);
 	cr_expect_str_eq(status, "complete");
-	cr_expect_eq(query_int(db, "SELECT count(*) FROM result WHERE run_id = 1"), results1);
-	cr_expect_eq(query_int(db, "SELECT count(*) FROM sample s JOIN result r ON"
+	cr_expect_eq(cli_query_int(db, "SELECT count(*) FROM result WHERE run_id = 1"), results1);
+	cr_expect_eq(cli_query_int(db, "SELECT count(*) FROM sample s JOIN result r ON"
 				   " r.id = s.result_id WHERE r.run_id = 1"), samples1);
 	/* Every stored result of the killed run is whole: its samples are all there. */
-	cr_expect_eq(query_int(db, "SELECT count(*) FROM result r WHERE run_id = 2 AND"
+	cr_expect_eq(cli_query_int(db, "SELECT count(*) FROM result r WHERE run_id = 2 AND"
 				   " n != (SELECT count(*) FROM sample s WHERE s.result_id = r.id)"), 0);
 
 	/* The next write-open marks the dead run aborted. */
@@ -95,7 +67,7 @@ Test(cli_kill, kill_9_mid_run_keeps_the_store_sound, .timeout = 240)
 			       "--out", out, NULL};
 	cr_assert_eq(cli_run(&o, third, NULL), 0);
 	cr_assert_eq(o.status, 0, "third run: exit %d: %s", o.status, o.err);
-	query_text(db, "SELECT status FROM run WHERE id = 2", status, sizeof status);
+	cli_query_text(db, "SELECT status FROM run WHERE id = 2", status, sizeof status);
 	cr_expect_str_eq(status, "aborted");
 	const char *runs[] = {"", dbopt, "runs", NULL};
 	cr_assert_eq(cli_run(&o, runs, NULL), 0);

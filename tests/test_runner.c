@@ -2,36 +2,10 @@
  * pass gets ceil(min/max reps / N), the passes merge into one stored result per case
  * whose n is their sum, and --passes 1 runs each case once as before. */
 #include <criterion/criterion.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli_util.h"
-
-static long long q_int(const char *path, const char *sql)
-{
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
-	long long v = -1;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-	    sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	return v;
-}
-
-static void q_text(const char *path, const char *sql, char *out, size_t len)
-{
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
-	out[0] = 0;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-	    sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-		snprintf(out, len, "%s", (const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-}
 
 Test(runner, passes_merge_into_one_result, .timeout = 120)
 {
@@ -49,11 +23,11 @@ Test(runner, passes_merge_into_one_result, .timeout = 120)
 			     NULL};
 	cr_assert_eq(cli_run(&o, one, NULL), 0);
 	cr_assert_eq(o.status, 0, "run 1: exit %d: %s", o.status, o.err);
-	long long cases = q_int(db, "SELECT count(*) FROM result WHERE run_id = 1");
+	long long cases = cli_query_int(db, "SELECT count(*) FROM result WHERE run_id = 1");
 	cr_assert(cases >= 1);
-	cr_expect_eq(q_int(db, "SELECT count(*) FROM result WHERE run_id = 1 AND n != 7"), 0);
+	cr_expect_eq(cli_query_int(db, "SELECT count(*) FROM result WHERE run_id = 1 AND n != 7"), 0);
 	cr_expect_eq(cli_lines(o.out), cases, "one line per case: %s", o.out);
-	q_text(db, "SELECT config_json FROM run WHERE id = 1", buf, sizeof buf);
+	cli_query_text(db, "SELECT config_json FROM run WHERE id = 1", buf, sizeof buf);
 	cr_expect(strstr(buf, "\"passes\":1"), "config: %s", buf);
 
 	/* Run 2: 3 passes of ceil(7/3) = 3 reps: n = 9, still one result per case, every
@@ -64,14 +38,14 @@ Test(runner, passes_merge_into_one_result, .timeout = 120)
 			       NULL};
 	cr_assert_eq(cli_run(&o, three, NULL), 0);
 	cr_assert_eq(o.status, 0, "run 2: exit %d: %s", o.status, o.err);
-	cr_expect_eq(q_int(db, "SELECT count(*) FROM result WHERE run_id = 2"), cases);
-	cr_expect_eq(q_int(db, "SELECT count(*) FROM result WHERE run_id = 2 AND n != 9"), 0);
-	cr_expect_eq(q_int(db, "SELECT count(*) FROM result r WHERE run_id = 2 AND"
+	cr_expect_eq(cli_query_int(db, "SELECT count(*) FROM result WHERE run_id = 2"), cases);
+	cr_expect_eq(cli_query_int(db, "SELECT count(*) FROM result WHERE run_id = 2 AND n != 9"), 0);
+	cr_expect_eq(cli_query_int(db, "SELECT count(*) FROM result r WHERE run_id = 2 AND"
 			       " n != (SELECT count(*) FROM sample s WHERE s.result_id = r.id)"), 0);
 	cr_expect_eq(cli_lines(o.out), cases, "one line per case: %s", o.out);
-	q_text(db, "SELECT config_json FROM run WHERE id = 2", buf, sizeof buf);
+	cli_query_text(db, "SELECT config_json FROM run WHERE id = 2", buf, sizeof buf);
 	cr_expect(strstr(buf, "\"passes\":3"), "config: %s", buf);
-	q_text(db, "SELECT status FROM run WHERE id = 2", buf, sizeof buf);
+	cli_query_text(db, "SELECT status FROM run WHERE id = 2", buf, sizeof buf);
 	cr_expect_str_eq(buf, "complete");
 }
 
