@@ -299,7 +299,7 @@ ASYM_DOT(q2_g, block_q2_g, Q2_G_UNPACK)
 
 /* ---- TQ2_0 ---- */
 
-/* int32x8 partial sums of 4 (sum(t a) - s) for one 256 block: codes t in {0,1,2} go into
+/* int32x8 partial sums of 4 sum(t a) for one 256 block (the caller subtracts s): codes t in {0,1,2} go into
  * maddubs unsigned. Code n of byte m of plane h (bits 2n, 2n+1) pairs with activation
  * 128h + 32n + m. One 16-bit shift by 4 per plane and masks 3 / 0xc give codes 0, 2 as t
  * and codes 1, 3 as 4t (no more shifts): the 4t products (<= 2*8*127 = 2032 per int16
@@ -319,8 +319,7 @@ static inline AVX2 __m256i tq2_block4(const block_tq2_0 *w, const block_qa256 *a
 		s4 = _mm256_add_epi16(s4, _mm256_maddubs_epi16(_mm256_and_si256(y, mc), ld(aq + 96)));
 	}
 	__m256i t16 = _mm256_add_epi16(_mm256_slli_epi16(su, 2), s4);
-	__m256i s32 = _mm256_madd_epi16(t16, _mm256_set1_epi16(1));
-	return _mm256_sub_epi32(s32, _mm256_castsi128_si256(_mm_cvtsi32_si128(4 * a->s)));
+	return _mm256_madd_epi16(t16, _mm256_set1_epi16(1));
 }
 
 /* Four blocks per iteration; their scales d_w d_a with one F16C op (the 4 fp16 d_w packed
@@ -337,26 +336,46 @@ AVX2 float tq2_0_vec_dot_avx2(int64_t k, const void *vw, const void *va)
 	const int64_t nb = k / QK_TQ;
 	__m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
 	__m256 acc2 = _mm256_setzero_ps(), acc3 = _mm256_setzero_ps();
+	__m128 cacc = _mm_setzero_ps(); /* sum of d_w d_a s: the offset, once per 4 blocks */
 	float sc[4] __attribute__((aligned(16)));
 	int64_t b = 0;
 	for (; b + 3 < nb; b += 4) {
-		for (int j = 0; j < 5; j++) /* 4 blocks = 264 bytes: up to 5 cache lines */
-			PREFETCH((const char *)&w[b] + 64 * j);
+		const char *pw = (const char *)&w[b]; /* 4 blocks = 264 bytes: up to 5 lines */
+		PREFETCH(pw);
+		PREFETCH(pw + 64);
+		PREFETCH(pw + 128);
+		PREFETCH(pw + 192);
+		PREFETCH(pw + 263);
 		uint64_t h4 = ldh(&w[b].d) | ldh(&w[b + 1].d) << 16 | ldh(&w[b + 2].d) << 32 |
 			      ldh(&w[b + 3].d) << 48;
 		__m128 wd = _mm_cvtph_ps(_mm_cvtsi64_si128((long long)h4));
-		__m128 ad = _mm_set_ps(a[b + 3].d, a[b + 2].d, a[b + 1].d, a[b].d);
-		_mm_store_ps(sc, _mm_mul_ps(wd, ad));
+		/* (d, s) of activation blocks b..b+3 are adjacent: two 8-byte pairs per xmm */
+		__m128 p01 = _mm_loadh_pi(_mm_castpd_ps(_mm_load_sd((const double *)&a[b])),
+					  (const __m64 *)&a[b + 1]);
+		__m128 p23 = _mm_loadh_pi(_mm_castpd_ps(_mm_load_sd((const double *)&a[b + 2])),
+					  (const __m64 *)&a[b + 3]);
+		__m128 ad = _mm_shuffle_ps(p01, p23, _MM_SHUFFLE(2, 0, 2, 0));
+		__m128 as = _mm_cvtepi32_ps(
+			_mm_castps_si128(_mm_shuffle_ps(p01, p23, _MM_SHUFFLE(3, 1, 3, 1))));
+		__m128 s4 = _mm_mul_ps(wd, ad);
+		_mm_store_ps(sc, s4);
+		cacc = _mm_fmadd_ps(s4, as, cacc);
 		TQ2_BLOCK(0);
 		TQ2_BLOCK(1);
 		TQ2_BLOCK(2);
 		TQ2_BLOCK(3);
 	}
-	for (; b < nb; b++)
-		acc0 = _mm256_fmadd_ps(_mm256_set1_ps(h2f(w[b].d) * a[b].d),
+	float corr = 0.0f;
+	for (; b < nb; b++) {
+		float scb = h2f(w[b].d) * a[b].d;
+		corr += scb * (float)a[b].s;
+		acc0 = _mm256_fmadd_ps(_mm256_set1_ps(scb),
 				       _mm256_cvtepi32_ps(tq2_block4(&w[b], &a[b])), acc0);
+	}
 	__m256 acc = _mm256_add_ps(_mm256_add_ps(acc0, acc1), _mm256_add_ps(acc2, acc3));
-	return 0.25f * hsum8(acc);
+	__m128 c = _mm_add_ps(cacc, _mm_movehl_ps(cacc, cacc));
+	c = _mm_add_ss(c, _mm_movehdup_ps(c));
+	return 0.25f * hsum8(acc) - (_mm_cvtss_f32(c) + corr);
 }
 #undef TQ2_BLOCK
 
