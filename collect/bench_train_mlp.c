@@ -24,6 +24,7 @@
 #include "../reference/model_mlp.h"
 #include "../reference/train_mlp.h"
 #include "bench.h"
+#include "ceilings.h"
 #include "mllog.h"
 
 #define WORKLOAD "train_mlp"
@@ -249,16 +250,6 @@ static int cb_eval(void *c, int epoch, double acc, double loss)
 	return rc;
 }
 
-/* The measured 'flops_sgemm' ceiling (GFLOP/s) at `threads`, or NaN. */
-static double sgemm_ceiling(const struct ocb_ctx *ctx, int threads)
-{
-	for (size_t i = 0; i < ctx->nceilings; i++)
-		if (strcmp(ctx->ceilings[i].kind, "flops_sgemm") == 0 &&
-		    ctx->ceilings[i].threads == threads)
-			return ctx->ceilings[i].value;
-	return NAN;
-}
-
 static int workload(void *st, const struct ocb_ctx *ctx)
 {
 	struct state *s = st;
@@ -280,7 +271,9 @@ static int workload(void *st, const struct ocb_ctx *ctx)
 		goto out;
 
 	int threads = ctx->threads > 0 ? ctx->threads : openblas_get_num_threads();
-	double ceil = sgemm_ceiling(ctx, threads);
+	const struct ocb_ceiling *sg =
+		ocb_ceiling_find(ctx->ceilings, ctx->nceilings, "flops_sgemm", threads);
+	double ceil = sg ? sg->value : NAN; /* no ceiling stored: no fraction */
 	struct rusage ru;
 	double rss = getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss * 1024.0 : NAN;
 	struct { const char *key; double v; const char *unit; } m[] = {
