@@ -7,6 +7,7 @@
 #include "../db/store_query.h"
 #include "cli.h"
 #include "listing.h"
+#include "../db/column.h"
 
 static const char usage_text[] =
 	"usage: ocbench show RUN\n"
@@ -52,11 +53,6 @@ static const char *txt(sqlite3_stmt *st, int c)
 	return t ? (const char *)t : "-";
 }
 
-static double real(sqlite3_stmt *st, int c)
-{
-	return sqlite3_column_type(st, c) == SQLITE_NULL ? NAN : sqlite3_column_double(st, c);
-}
-
 /* A number or "-" for unknown. */
 static int add_num(struct listing *t, const char *fmt, double v)
 {
@@ -84,7 +80,7 @@ static int add_result_row(struct listing *t, sqlite3_stmt *st)
 {
 	char med[32];
 	const char *unit = txt(st, 6);
-	double m = real(st, 9), lo = real(st, 13), hi = real(st, 14), bf = real(st, 20);
+	double m = ocb_col_real(st, 9), lo = ocb_col_real(st, 13), hi = ocb_col_real(st, 14), bf = ocb_col_real(st, 20);
 	int rc = listing_addf(t, "%s", txt(st, 2));
 	/* Long parameter sets (training hyper-parameters) are cut: --json has them whole. */
 	const char *pj = txt(st, 3);
@@ -100,8 +96,8 @@ static int add_result_row(struct listing *t, sqlite3_stmt *st)
 	rc = rc ? rc : listing_addf(t, "%s", med);
 	rc = rc ? rc : add_num(t, "+-%.1f%%", m > 0 ? 50.0 * (hi - lo) / m : NAN);
 	rc = rc ? rc : listing_addf(t, "%lld", (long long)sqlite3_column_int64(st, 7));
-	rc = rc ? rc : add_num(t, "%.2f", real(st, 24));
-	rc = rc ? rc : add_num(t, "%.2f", real(st, 25));
+	rc = rc ? rc : add_num(t, "%.2f", ocb_col_real(st, 24));
+	rc = rc ? rc : add_num(t, "%.2f", ocb_col_real(st, 25));
 	if (!rc) {
 		if (isfinite(bf))
 			rc = listing_addf(t, "%.0f%% %s", 100.0 * bf, txt(st, 19));
@@ -216,7 +212,7 @@ int cmd_show(const struct ocb_global *g, int argc, char **argv)
 			} else {
 				bad = listing_addf(t, "%s", txt(st, 0)) ||
 				      listing_addf(t, "%s", txt(st, 1)) ||
-				      add_num(t, "%.6g", real(st, 2)) ||
+				      add_num(t, "%.6g", ocb_col_real(st, 2)) ||
 				      listing_addf(t, "%s", txt(st, 3)) ||
 				      listing_addf(t, "%s", txt(st, 4)) ||
 				      listing_addf(t, "%lld", (long long)sqlite3_column_int64(st, 5));

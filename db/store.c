@@ -16,6 +16,7 @@
 #include "../common/ocb_error.h"
 #include "../common/ocb_log.h"
 #include "../common/ocb_time.h"
+#include "column.h"
 
 #ifndef OCB_VERSION
 #define OCB_VERSION "unknown"
@@ -847,12 +848,6 @@ int ocb_store_ceiling(struct ocb_store *s, int64_t machine_id, int64_t run_id,
 	return step_done(s, st, "insert ceiling");
 }
 
-static void copy_col(char *dst, size_t cap, sqlite3_stmt *st, int col)
-{
-	const unsigned char *t = sqlite3_column_text(st, col);
-	snprintf(dst, cap, "%s", t ? (const char *)t : "");
-}
-
 int ocb_store_ceilings_get(struct ocb_store *s, int64_t machine_id, struct ocb_ceiling **out,
 			   size_t *n)
 {
@@ -881,11 +876,11 @@ int ocb_store_ceilings_get(struct ocb_store *s, int64_t machine_id, struct ocb_c
 		}
 		struct ocb_ceiling *c = &v[len++];
 		memset(c, 0, sizeof *c);
-		copy_col(c->kind, sizeof c->kind, st, 0);
+		ocb_col_text(c->kind, sizeof c->kind, st, 0);
 		c->threads = sqlite3_column_int(st, 1);
 		c->value = sqlite3_column_double(st, 2);
-		copy_col(c->unit, sizeof c->unit, st, 3);
-		copy_col(c->method, sizeof c->method, st, 4);
+		ocb_col_text(c->unit, sizeof c->unit, st, 3);
+		ocb_col_text(c->method, sizeof c->method, st, 4);
 	}
 	if (step != SQLITE_DONE)
 		rc = s_err(s, "read ceilings");

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../common/ocb_error.h"
+#include "column.h"
 
 static int qerr(struct ocb_store *s, const char *what)
 {
@@ -115,17 +116,6 @@ int ocb_store_run_resolve(struct ocb_store *s, const char *spec, int64_t *run_id
 	return OCB_OK;
 }
 
-static double col_real(sqlite3_stmt *st, int c)
-{
-	return sqlite3_column_type(st, c) == SQLITE_NULL ? NAN : sqlite3_column_double(st, c);
-}
-
-static void col_text(char *dst, size_t cap, sqlite3_stmt *st, int c)
-{
-	const unsigned char *t = sqlite3_column_text(st, c);
-	snprintf(dst, cap, "%s", t ? (const char *)t : "");
-}
-
 int ocb_store_result_load(struct ocb_store *s, int64_t result_id, struct ocb_result *out)
 {
 	sqlite3_stmt *st = NULL;
@@ -159,29 +149,29 @@ int ocb_store_result_load(struct ocb_store *s, int64_t result_id, struct ocb_res
 		rc = qerr(s, "load result");
 		goto out;
 	}
-	col_text(r.suite, sizeof r.suite, st, 0);
-	col_text(r.bench, sizeof r.bench, st, 1);
+	ocb_col_text(r.suite, sizeof r.suite, st, 0);
+	ocb_col_text(r.bench, sizeof r.bench, st, 1);
 	const unsigned char *pj = sqlite3_column_text(st, 2);
 	r.params_json = strdup(pj ? (const char *)pj : "{}");
-	col_text(r.variant, sizeof r.variant, st, 3);
+	ocb_col_text(r.variant, sizeof r.variant, st, 3);
 	r.threads = sqlite3_column_int(st, 4);
-	col_text(r.unit, sizeof r.unit, st, 5);
+	ocb_col_text(r.unit, sizeof r.unit, st, 5);
 	r.st.n = (long)sqlite3_column_int64(st, 6);
-	r.st.min = col_real(st, 7);
-	r.st.median = col_real(st, 8);
-	r.st.mean = col_real(st, 9);
-	r.st.stddev = col_real(st, 10);
-	r.st.mad = col_real(st, 11);
-	r.st.ci_low = col_real(st, 12);
-	r.st.ci_high = col_real(st, 13);
+	r.st.min = ocb_col_real(st, 7);
+	r.st.median = ocb_col_real(st, 8);
+	r.st.mean = ocb_col_real(st, 9);
+	r.st.stddev = ocb_col_real(st, 10);
+	r.st.mad = ocb_col_real(st, 11);
+	r.st.ci_low = ocb_col_real(st, 12);
+	r.st.ci_high = ocb_col_real(st, 13);
 	r.st.outliers = (long)sqlite3_column_int64(st, 14);
-	r.flops = col_real(st, 15);
-	r.bytes = col_real(st, 16);
-	r.check_err = col_real(st, 17);
-	col_text(r.bound, sizeof r.bound, st, 18);
-	r.bound_frac = col_real(st, 19);
-	col_text(r.status, sizeof r.status, st, 20);
-	col_text(r.error, sizeof r.error, st, 21);
+	r.flops = ocb_col_real(st, 15);
+	r.bytes = ocb_col_real(st, 16);
+	r.check_err = ocb_col_real(st, 17);
+	ocb_col_text(r.bound, sizeof r.bound, st, 18);
+	r.bound_frac = ocb_col_real(st, 19);
+	ocb_col_text(r.status, sizeof r.status, st, 20);
+	ocb_col_text(r.error, sizeof r.error, st, 21);
 	r.timing_only = sqlite3_column_int(st, 22);
 	size_t nsamp = (size_t)sqlite3_column_int64(st, 23);
 	size_t ncnt = (size_t)sqlite3_column_int64(st, 24);
@@ -217,11 +207,11 @@ int ocb_store_result_load(struct ocb_store *s, int64_t result_id, struct ocb_res
 	cap = ncnt;
 	while (r.ncounters < cap && (step = sqlite3_step(st)) == SQLITE_ROW) {
 		struct ocb_counter_val *c = &r.counters[r.ncounters++];
-		col_text(c->event, sizeof c->event, st, 0);
-		c->value = col_real(st, 1);
+		ocb_col_text(c->event, sizeof c->event, st, 0);
+		c->value = ocb_col_real(st, 1);
 		c->available = sqlite3_column_int(st, 2);
-		col_text(c->reason, sizeof c->reason, st, 3);
-		c->multiplex_ratio = col_real(st, 4);
+		ocb_col_text(c->reason, sizeof c->reason, st, 3);
+		c->multiplex_ratio = ocb_col_real(st, 4);
 	}
 out:
 	sqlite3_finalize(st);

@@ -9,6 +9,7 @@
 #include "../db/store_query.h"
 #include "mwu.h"
 #include "rdata.h"
+#include "../db/column.h"
 
 void ocb_cmp_defaults(struct ocb_cmp_opts *o)
 {
@@ -113,11 +114,11 @@ static void fill_rrow(struct ocb_rrow *r, sqlite3_stmt *st, int off, const char 
 	snprintf(r->unit, sizeof r->unit, "%s", unit);
 	r->threads = threads;
 	r->median = sqlite3_column_double(st, off);
-	r->flops = sqlite3_column_type(st, off + 1) == SQLITE_NULL ? NAN : sqlite3_column_double(st, off + 1);
-	r->bytes = sqlite3_column_type(st, off + 2) == SQLITE_NULL ? NAN : sqlite3_column_double(st, off + 2);
+	r->flops = ocb_col_real(st, off + 1);
+	r->bytes = ocb_col_real(st, off + 2);
 	const unsigned char *b = sqlite3_column_text(st, off + 3);
 	snprintf(r->bound, sizeof r->bound, "%s", b ? (const char *)b : "");
-	r->bound_frac = sqlite3_column_type(st, off + 4) == SQLITE_NULL ? NAN : sqlite3_column_double(st, off + 4);
+	r->bound_frac = ocb_col_real(st, off + 4);
 }
 
 static int cmp_double(const void *a, const void *b)

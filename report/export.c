@@ -10,6 +10,7 @@
 #include "../common/ocb_error.h"
 #include "escape.h"
 #include "rdata.h"
+#include "../db/column.h"
 
 int ocb_export_format(const char *name, enum ocb_export_fmt *out)
 {
@@ -80,17 +81,6 @@ static void xrun_release(struct xrun *x)
 	free(x->samples);
 	free(x->cnt);
 	ocb_mceil_release(&x->mc);
-}
-
-static double colr(sqlite3_stmt *st, int c)
-{
-	return sqlite3_column_type(st, c) == SQLITE_NULL ? NAN : sqlite3_column_double(st, c);
-}
-
-static void cols(char *dst, size_t len, sqlite3_stmt *st, int c)
-{
-	const unsigned char *s = sqlite3_column_text(st, c);
-	snprintf(dst, len, "%s", s ? (const char *)s : "");
 }
 
 /* One row as an object of its columns (NULL -> null). */
@@ -178,32 +168,32 @@ static int xrun_load(sqlite3 *db, int64_t run_id, struct xrun *x)
 		r->id = sqlite3_column_int64(st, 0);
 		r->run_id = run_id;
 		r->machine_id = x->machine_id;
-		cols(r->suite, sizeof r->suite, st, 1);
-		cols(r->bench, sizeof r->bench, st, 2);
+		ocb_col_text(r->suite, sizeof r->suite, st, 1);
+		ocb_col_text(r->bench, sizeof r->bench, st, 2);
 		const unsigned char *p = sqlite3_column_text(st, 3);
 		if (!(r->params = strdup(p ? (const char *)p : "{}"))) {
 			rc = ocb_seterr(OCB_ENOMEM, "export");
 			goto out;
 		}
 		x->nres++;
-		cols(r->variant, sizeof r->variant, st, 4);
+		ocb_col_text(r->variant, sizeof r->variant, st, 4);
 		r->threads = sqlite3_column_int(st, 5);
-		cols(r->unit, sizeof r->unit, st, 6);
+		ocb_col_text(r->unit, sizeof r->unit, st, 6);
 		r->n = sqlite3_column_int(st, 7);
-		e->min = colr(st, 8);
-		r->median = colr(st, 9);
-		e->mean = colr(st, 10);
-		e->stddev = colr(st, 11);
-		e->mad = colr(st, 12);
-		r->ci_low = colr(st, 13);
-		r->ci_high = colr(st, 14);
-		r->flops = colr(st, 15);
-		r->bytes = colr(st, 16);
-		e->check_err = colr(st, 17);
-		cols(r->bound, sizeof r->bound, st, 18);
-		r->bound_frac = colr(st, 19);
-		cols(r->status, sizeof r->status, st, 20);
-		cols(e->error, sizeof e->error, st, 21);
+		e->min = ocb_col_real(st, 8);
+		r->median = ocb_col_real(st, 9);
+		e->mean = ocb_col_real(st, 10);
+		e->stddev = ocb_col_real(st, 11);
+		e->mad = ocb_col_real(st, 12);
+		r->ci_low = ocb_col_real(st, 13);
+		r->ci_high = ocb_col_real(st, 14);
+		r->flops = ocb_col_real(st, 15);
+		r->bytes = ocb_col_real(st, 16);
+		e->check_err = ocb_col_real(st, 17);
+		ocb_col_text(r->bound, sizeof r->bound, st, 18);
+		r->bound_frac = ocb_col_real(st, 19);
+		ocb_col_text(r->status, sizeof r->status, st, 20);
+		ocb_col_text(e->error, sizeof e->error, st, 21);
 		const char *host = cJSON_GetStringValue(cJSON_GetObjectItem(x->machine, "hostname"));
 		snprintf(r->host, sizeof r->host, "%s", host ? host : "");
 	}
@@ -282,11 +272,11 @@ static int xrun_load(sqlite3 *db, int64_t run_id, struct xrun *x)
 			x->res[ri].c0 = x->ncnt;
 		x->res[ri].nc++;
 		struct xcnt *c = &x->cnt[x->ncnt++];
-		cols(c->event, sizeof c->event, st, 1);
+		ocb_col_text(c->event, sizeof c->event, st, 1);
 		c->available = sqlite3_column_int(st, 3) && sqlite3_column_type(st, 2) != SQLITE_NULL;
 		c->value = c->available ? sqlite3_column_double(st, 2) : NAN;
-		cols(c->reason, sizeof c->reason, st, 4);
-		c->multiplex = colr(st, 5);
+		ocb_col_text(c->reason, sizeof c->reason, st, 4);
+		c->multiplex = ocb_col_real(st, 5);
 	}
 	if (s != SQLITE_DONE)
 		rc = db_fail(db, "counters");

@@ -11,6 +11,7 @@
 #include "../common/ocb_json.h"
 #include "escape.h"
 #include "gnuplot.h"
+#include "../db/column.h"
 
 void ocb_hist_release(struct ocb_hist *h)
 {
@@ -131,8 +132,8 @@ int ocb_hist_load(sqlite3 *db, const char *case_spec, const struct ocb_sel *sel,
 		text(p->started_at, sizeof p->started_at, st, 7);
 		text(p->label, sizeof p->label, st, 8);
 		p->median = sqlite3_column_double(st, 9);
-		p->ci_low = sqlite3_column_type(st, 10) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 10);
-		p->ci_high = sqlite3_column_type(st, 11) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 11);
+		p->ci_low = ocb_col_real(st, 10);
+		p->ci_high = ocb_col_real(st, 11);
 		p->p = NAN;
 		p->shift = NAN;
 	}

@@ -8,21 +8,11 @@
 #include <string.h>
 
 #include "../common/ocb_error.h"
+#include "../db/column.h"
 
 static int db_err(sqlite3 *db, const char *what)
 {
 	return ocb_seterr(OCB_EDB, "%s: %s", what, sqlite3_errmsg(db));
-}
-
-static void copy_col(char *dst, size_t len, sqlite3_stmt *st, int col)
-{
-	const unsigned char *s = sqlite3_column_text(st, col);
-	snprintf(dst, len, "%s", s ? (const char *)s : "");
-}
-
-static double col_real(sqlite3_stmt *st, int col)
-{
-	return sqlite3_column_type(st, col) == SQLITE_NULL ? NAN : sqlite3_column_double(st, col);
 }
 
 int ocb_sel_machines(sqlite3 *db, const char *specs, struct ocb_sel *sel)
@@ -194,27 +184,27 @@ int ocb_rset_load(sqlite3 *db, const struct ocb_sel *sel, int ok_only, struct oc
 		r->id = sqlite3_column_int64(st, 0);
 		r->run_id = sqlite3_column_int64(st, 1);
 		r->machine_id = sqlite3_column_int64(st, 2);
-		copy_col(r->suite, sizeof r->suite, st, 3);
-		copy_col(r->bench, sizeof r->bench, st, 4);
+		ocb_col_text(r->suite, sizeof r->suite, st, 3);
+		ocb_col_text(r->bench, sizeof r->bench, st, 4);
 		const unsigned char *p = sqlite3_column_text(st, 5);
 		if (!(r->params = strdup(p ? (const char *)p : ""))) {
 			rc = ocb_seterr(OCB_ENOMEM, "load results");
 			goto out;
 		}
 		out->n++;
-		copy_col(r->variant, sizeof r->variant, st, 6);
+		ocb_col_text(r->variant, sizeof r->variant, st, 6);
 		r->threads = sqlite3_column_int(st, 7);
-		copy_col(r->unit, sizeof r->unit, st, 8);
+		ocb_col_text(r->unit, sizeof r->unit, st, 8);
 		r->n = sqlite3_column_int(st, 9);
-		r->median = col_real(st, 10);
-		r->ci_low = col_real(st, 11);
-		r->ci_high = col_real(st, 12);
-		r->flops = col_real(st, 13);
-		r->bytes = col_real(st, 14);
-		copy_col(r->bound, sizeof r->bound, st, 15);
-		r->bound_frac = col_real(st, 16);
-		copy_col(r->status, sizeof r->status, st, 17);
-		copy_col(r->host, sizeof r->host, st, 18);
+		r->median = ocb_col_real(st, 10);
+		r->ci_low = ocb_col_real(st, 11);
+		r->ci_high = ocb_col_real(st, 12);
+		r->flops = ocb_col_real(st, 13);
+		r->bytes = ocb_col_real(st, 14);
+		ocb_col_text(r->bound, sizeof r->bound, st, 15);
+		r->bound_frac = ocb_col_real(st, 16);
+		ocb_col_text(r->status, sizeof r->status, st, 17);
+		ocb_col_text(r->host, sizeof r->host, st, 18);
 	}
 	if (s != SQLITE_DONE)
 		rc = db_err(db, "load results");
@@ -273,8 +263,8 @@ int ocb_mceil_load(sqlite3 *db, const int64_t *ids, size_t n, struct ocb_mceil *
 				m = &out[i];
 		if (!m)
 			continue;
-		copy_col(m->host, sizeof m->host, st, 1);
-		copy_col(m->cpu, sizeof m->cpu, st, 2);
+		ocb_col_text(m->host, sizeof m->host, st, 1);
+		ocb_col_text(m->cpu, sizeof m->cpu, st, 2);
 		if (sqlite3_column_type(st, 3) == SQLITE_NULL)
 			continue;
 		struct ocb_ceiling *nc = realloc(m->c, (m->n + 1) * sizeof *nc);
@@ -285,11 +275,11 @@ int ocb_mceil_load(sqlite3 *db, const int64_t *ids, size_t n, struct ocb_mceil *
 		m->c = nc;
 		struct ocb_ceiling *c = &m->c[m->n++];
 		memset(c, 0, sizeof *c);
-		copy_col(c->kind, sizeof c->kind, st, 3);
+		ocb_col_text(c->kind, sizeof c->kind, st, 3);
 		c->threads = sqlite3_column_int(st, 4);
 		c->value = sqlite3_column_double(st, 5);
-		copy_col(c->unit, sizeof c->unit, st, 6);
-		copy_col(c->method, sizeof c->method, st, 7);
+		ocb_col_text(c->unit, sizeof c->unit, st, 6);
+		ocb_col_text(c->method, sizeof c->method, st, 7);
 	}
 	if (s != SQLITE_DONE)
 		rc = db_err(db, "load ceilings");

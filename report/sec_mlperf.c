@@ -17,6 +17,7 @@
 
 #include "../common/ocb_error.h"
 #include "rctx.h"
+#include "../db/column.h"
 
 struct mrec {
 	int64_t run, machine;
@@ -141,8 +142,8 @@ int ocb_rsec_mlperf(struct ocb_rctx *x)
 			r->cores = sqlite3_column_int(st, 4);
 			t = sqlite3_column_text(st, 5);
 			snprintf(r->version, sizeof r->version, "%s", t ? (const char *)t : "");
-			r->threads = sqlite3_column_type(st, 6) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 6);
-			r->ranks = sqlite3_column_type(st, 7) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 7);
+			r->threads = ocb_col_real(st, 6);
+			r->ranks = ocb_col_real(st, 7);
 			snprintf(r->workload, sizeof r->workload, "%s", wl);
 			r->ttt = r->train_time = r->samples = r->train_samples = r->gbs = NAN;
 		}

@@ -20,6 +20,7 @@
 
 #include "../common/ocb_error.h"
 #include "rctx.h"
+#include "../db/column.h"
 
 #define QMAX_KEYS 24
 
@@ -213,7 +214,7 @@ static int checks(struct ocb_rctx *x)
 			ocb_table_set_note(t, "Positive = the claim holds (accuracy points or perplexity "
 					      "gained).");
 		}
-		double v = sqlite3_column_type(st, 1) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 1);
+		double v = ocb_col_real(st, 1);
 		if ((rc = ocb_table_add_row(t, &row)))
 			goto out;
 		ocb_table_text(t, row, 0, (const char *)sqlite3_column_text(st, 0));
@@ -250,7 +251,7 @@ int ocb_rsec_quant(struct ocb_rctx *x)
 	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *wl = (const char *)sqlite3_column_text(st, 0) + strlen("quant_acc:");
 		const char *key = (const char *)sqlite3_column_text(st, 1);
-		double v = sqlite3_column_type(st, 2) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 2);
+		double v = ocb_col_real(st, 2);
 		struct qrow q;
 		memset(&q, 0, sizeof q);
 		field(&wl, q.model, sizeof q.model);
