@@ -93,19 +93,9 @@ int cmd_machines(const struct ocb_global *g, int argc, char **argv)
 						     sqlite3_errmsg(ocb_store_handle(s))));
 		goto out;
 	}
-	if (g->json) {
-		char *text = cJSON_Print(arr);
-		if (!text) {
-			rc = cli_fail("machines", ocb_seterr(OCB_ENOMEM, "out of memory"));
-			goto out;
-		}
-		puts(text);
-		cJSON_free(text);
-	} else if (t.nrow == 0) {
-		printf("no machines in %s\n", ocb_store_path(s));
-	} else {
-		listing_print(&t, stdout);
-	}
+	char empty[4200];
+	snprintf(empty, sizeof empty, "no machines in %s", ocb_store_path(s));
+	rc = listing_emit("machines", g->json, arr, &t, empty);
 out:
 	sqlite3_finalize(st);
 	cJSON_Delete(arr);

@@ -114,19 +114,10 @@ int cmd_runs(const struct ocb_global *g, int argc, char **argv)
 						 sqlite3_errmsg(ocb_store_handle(s))));
 		goto out;
 	}
-	if (g->json) {
-		char *text = cJSON_Print(arr);
-		if (!text) {
-			rc = cli_fail("runs", ocb_seterr(OCB_ENOMEM, "out of memory"));
-			goto out;
-		}
-		puts(text);
-		cJSON_free(text);
-	} else if (t.nrow == 0) {
-		printf("no runs%s in %s\n", suite || mach ? " match" : "", ocb_store_path(s));
-	} else {
-		listing_print(&t, stdout);
-	}
+	char empty[4200];
+	snprintf(empty, sizeof empty, "no runs%s in %s", suite || mach ? " match" : "",
+		 ocb_store_path(s));
+	rc = listing_emit("runs", g->json, arr, &t, empty);
 out:
 	sqlite3_finalize(st);
 	cJSON_Delete(arr);

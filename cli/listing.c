@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../common/ocb_error.h"
+#include "cli.h"
 
 void listing_init(struct listing *t, size_t ncol, const char *const *head, unsigned right)
 {
@@ -138,4 +139,21 @@ char *listing_fmt_seconds(double s, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%.3g s", s);
 	return buf;
+}
+
+int listing_emit(const char *cmd, int json, const cJSON *arr, const struct listing *t,
+		 const char *empty)
+{
+	if (json) {
+		char *text = cJSON_Print(arr);
+		if (!text)
+			return cli_fail(cmd, ocb_seterr(OCB_ENOMEM, "out of memory"));
+		puts(text);
+		cJSON_free(text);
+	} else if (t->nrow == 0) {
+		puts(empty);
+	} else {
+		listing_print(t, stdout);
+	}
+	return 0;
 }

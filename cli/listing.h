@@ -32,6 +32,12 @@ void listing_release(struct listing *t);
  * is embedded as JSON. Caller frees with cJSON_Delete(); NULL on allocation failure. */
 cJSON *listing_row_json(sqlite3_stmt *st);
 
+/* The end of a listing command: `arr` as indented JSON on stdout when json, else the
+ * table, or the line `empty` when it has no rows. Returns 0, or prints one line and
+ * returns the exit code when the JSON cannot be made. */
+int listing_emit(const char *cmd, int json, const cJSON *arr, const struct listing *t,
+		 const char *empty);
+
 /* A duration in seconds as "812 ns", "3.41 us", "12.5 ms", "1.20 s" into buf. */
 char *listing_fmt_seconds(double s, char *buf, size_t len);
 
