@@ -1,4 +1,4 @@
--- ocbench store, schema version 1 (PRAGMA user_version). DESIGN.md "The store".
+-- ocbench store, schema version 2 (PRAGMA user_version). DESIGN.md "The store".
 -- Column names are a contract for reports, compare, merge and outside scripts:
 -- add columns freely (with a migration), rename none.
 -- Times: seconds in sample.value unless result.unit says otherwise; timestamps UTC ISO-8601.
@@ -22,6 +22,8 @@ CREATE TABLE IF NOT EXISTS run (
   status TEXT NOT NULL CHECK (status IN ('running','complete','failed','aborted')),
   ocbench_version TEXT, git_sha TEXT, cmdline TEXT, config_json TEXT,
   seed INTEGER, pid INTEGER, hostname TEXT,
+  boot_id TEXT,              -- /proc/sys/kernel/random/boot_id of the writer: with pid and
+                             -- hostname it tells whether a 'running' run's process still lives
   started_at TEXT NOT NULL,
   finished_at TEXT
 );
@@ -36,7 +38,10 @@ CREATE TABLE IF NOT EXISTS ceiling (
   value REAL NOT NULL,
   unit TEXT NOT NULL,        -- GFLOP/s | GB/s
   method TEXT,
-  created_at TEXT NOT NULL
+  created_at TEXT NOT NULL,
+  trials INTEGER,            -- independent best-of trials behind value
+  spread REAL,               -- (best - worst) / best over those trials
+  suspect TEXT               -- NULL, or why the value failed a consistency rule
 );
 CREATE INDEX IF NOT EXISTS ceiling_machine ON ceiling(machine_id, kind, threads);
 
@@ -57,7 +62,9 @@ CREATE TABLE IF NOT EXISTS result (
   bound_frac REAL,           -- achieved / that ceiling
   timing_only INTEGER NOT NULL DEFAULT 0,
   status TEXT NOT NULL CHECK (status IN ('ok','failed','skipped')),
-  error TEXT
+  error TEXT,
+  suspect TEXT               -- NULL, or why an ok result is not to be trusted (CI too wide,
+                             -- N threads slower than 1, above its roof)
 );
 CREATE INDEX IF NOT EXISTS result_run ON result(run_id);
 CREATE INDEX IF NOT EXISTS result_case ON result(bench, params_json);

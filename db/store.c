@@ -30,9 +30,15 @@ extern const char ocb_schema_sql[];
 /* Forward migrations: migrations[v] upgrades a file at user_version v to v + 1.
  * Version 0 is a fresh (empty) file: its step runs db/schema.sql, which describes the
  * newest schema, and jumps straight to OCB_SCHEMA_VERSION. Steps v >= 1 are the ALTERs
- * that bring an older ocbench's file forward (none yet: version 1 is the first). */
+ * that bring an older ocbench's file forward. */
 static const char *const migrations[OCB_SCHEMA_VERSION] = {
 	NULL, /* 0 -> newest: ocb_schema_sql */
+	/* 1 -> 2: ceiling trials/spread/suspect, result suspect, run boot_id */
+	"ALTER TABLE ceiling ADD COLUMN trials INTEGER;"
+	"ALTER TABLE ceiling ADD COLUMN spread REAL;"
+	"ALTER TABLE ceiling ADD COLUMN suspect TEXT;"
+	"ALTER TABLE result ADD COLUMN suspect TEXT;"
+	"ALTER TABLE run ADD COLUMN boot_id TEXT;",
 };
 _Static_assert(sizeof migrations / sizeof migrations[0] == OCB_SCHEMA_VERSION,
 	       "one migration step per schema version");

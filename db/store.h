@@ -14,7 +14,7 @@
 
 #include "records.h"
 
-#define OCB_SCHEMA_VERSION 1
+#define OCB_SCHEMA_VERSION 2
 
 struct ocb_store;
 

@@ -793,3 +793,37 @@ Test(store, cmd_show_and_machines)
 	cr_expect_eq(capture(cmd_machines, p, 0, &out, 2, "machines", "x"), 2);
 	free(out);
 }
+
+/* A file written by the version-1 schema (tests/fixtures/schema_v1.sql, as released) is
+ * migrated forward on a write open: its rows stay, the version-2 columns appear NULL. */
+Test(store, migrates_v1_forward_keeping_rows)
+{
+	const char *p = tpath("v1.db");
+	size_t len;
+	unsigned char *v1 = slurp("tests/fixtures/schema_v1.sql", &len);
+	sqlite3 *raw = NULL;
+	cr_assert_eq(sqlite3_open(p, &raw), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(raw, (char *)v1, NULL, NULL, NULL), SQLITE_OK, "%s",
+		     sqlite3_errmsg(raw));
+	free(v1);
+	cr_assert_eq(sqlite3_exec(raw,
+				  "INSERT INTO ocbench_meta VALUES ('app','ocbench');"
+				  "INSERT INTO machine (id, fingerprint, created_at) VALUES (1,'fp','t');"
+				  "INSERT INTO run (id, uuid, machine_id, suite, status, started_at)"
+				  " VALUES (1,'u1',1,'baseline','complete','t');"
+				  "INSERT INTO ceiling (machine_id, run_id, kind, threads, value, unit,"
+				  " created_at) VALUES (1,1,'bw_dram',1,12.5,'GB/s','t');"
+				  "PRAGMA user_version = 1;",
+				  NULL, NULL, NULL),
+		     SQLITE_OK, "%s", sqlite3_errmsg(raw));
+	sqlite3_close(raw);
+
+	struct ocb_store *s = open_ok(p, OCB_STORE_WRITE);
+	sqlite3 *db = ocb_store_handle(s);
+	cr_expect_eq(q_int(db, "PRAGMA user_version"), OCB_SCHEMA_VERSION);
+	cr_expect_eq(q_int(db, "SELECT count(*) FROM run WHERE uuid = 'u1' AND boot_id IS NULL"), 1);
+	cr_expect_eq(q_int(db, "SELECT count(*) FROM ceiling WHERE value = 12.5 AND suspect IS NULL"
+			       " AND trials IS NULL AND spread IS NULL"), 1);
+	cr_expect_eq(q_int(db, "SELECT count(*) FROM result WHERE suspect IS NULL"), 0);
+	ocb_store_close(s);
+}
