@@ -11,6 +11,8 @@ static const char usage_text[] =
 	"\n"
 	"Lists the runs in the database, newest first: id, start time (UTC), suite, label,\n"
 	"status (running|complete|failed|aborted), machine and number of results.\n"
+	"A run whose process (pid, host, boot) is gone shows 'aborted' at once; one\n"
+	"written on another host shows 'running(other host)'.\n"
 	"\n"
 	"  --suite S    only runs that included suite S\n"
 	"  --machine M  only runs on machine M (its id, hostname or fingerprint prefix)\n"
@@ -63,7 +65,8 @@ int cmd_runs(const struct ocb_global *g, int argc, char **argv)
 		goto out;
 	if (sqlite3_prepare_v2(
 		    ocb_store_handle(s),
-		    "SELECT r.id, r.uuid, r.started_at, r.finished_at, r.suite, r.label, r.status,"
+		    "SELECT r.id, r.uuid, r.started_at, r.finished_at, r.suite, r.label,"
+		    " ocb_status(r.status, r.pid, r.hostname, r.boot_id, r.started_at) AS status,"
 		    " r.machine_id, m.hostname, (SELECT count(*) FROM result WHERE run_id = r.id)"
 		    " AS results FROM run r LEFT JOIN machine m ON m.id = r.machine_id"
 		    " WHERE (?1 IS NULL OR instr(',' || r.suite || ',', ',' || ?1 || ',') > 0"

@@ -21,7 +21,9 @@ static const char usage_text[] =
 	"  --json       one JSON object {run, results, metrics} on stdout (global option)\n";
 
 static const char run_sql[] =
-	"SELECT r.id, r.uuid, r.suite, r.label, r.status, r.started_at, r.finished_at,"
+	"SELECT r.id, r.uuid, r.suite, r.label,"
+	" ocb_status(r.status, r.pid, r.hostname, r.boot_id, r.started_at) AS status,"
+	" r.started_at, r.finished_at,"
 	" r.ocbench_version, r.git_sha, r.seed, r.cmdline, r.config_json, r.machine_id,"
 	" m.hostname, m.cpu_model, m.fingerprint"
 	" FROM run r LEFT JOIN machine m ON m.id = r.machine_id WHERE r.id = ?1";
@@ -30,8 +32,10 @@ static const char result_sql[] =
 	"SELECT id, suite, bench, params_json, variant, threads, unit, n, min, median, mean,"
 	" stddev, mad, ci_low, ci_high, outliers, flops, bytes, check_err, bound, bound_frac,"
 	" timing_only, status, error,"
-	" CASE WHEN unit = 's' AND median > 0 THEN flops / median / 1e9 END AS gflops,"
-	" CASE WHEN unit = 's' AND median > 0 THEN bytes / median / 1e9 END AS gbs"
+	/* no work model (NULL) or none of that kind (0: a copy does no flops, a trainer's
+	 * bytes are not modelled): no rate, shown as "-" */
+	" CASE WHEN unit = 's' AND median > 0 AND flops > 0 THEN flops / median / 1e9 END AS gflops,"
+	" CASE WHEN unit = 's' AND median > 0 AND bytes > 0 THEN bytes / median / 1e9 END AS gbs"
 	" FROM result WHERE run_id = ?1 ORDER BY id";
 
 /* Last value written of each (workload, key), with how many points the key has. */
@@ -59,6 +63,15 @@ static int add_num(struct listing *t, const char *fmt, double v)
 	if (!isfinite(v))
 		return listing_addf(t, "-");
 	return listing_addf(t, fmt, v);
+}
+
+/* A rate with three significant digits (a small one never rounds to 0.00), "-" when
+ * unknown. */
+static int add_rate(struct listing *t, double v)
+{
+	if (!isfinite(v))
+		return listing_addf(t, "-");
+	return listing_addf(t, v >= 100 ? "%.0f" : v >= 1 ? "%.2f" : "%.3g", v);
 }
 
 static void print_header(sqlite3_stmt *st)
@@ -96,8 +109,8 @@ static int add_result_row(struct listing *t, sqlite3_stmt *st)
 	rc = rc ? rc : listing_addf(t, "%s", med);
 	rc = rc ? rc : add_num(t, "+-%.1f%%", m > 0 ? 50.0 * (hi - lo) / m : NAN);
 	rc = rc ? rc : listing_addf(t, "%lld", (long long)sqlite3_column_int64(st, 7));
-	rc = rc ? rc : add_num(t, "%.2f", ocb_col_real(st, 24));
-	rc = rc ? rc : add_num(t, "%.2f", ocb_col_real(st, 25));
+	rc = rc ? rc : add_rate(t, ocb_col_real(st, 24));
+	rc = rc ? rc : add_rate(t, ocb_col_real(st, 25));
 	if (!rc) {
 		if (isfinite(bf))
 			rc = listing_addf(t, "%.0f%% %s", 100.0 * bf, txt(st, 19));

@@ -1007,8 +1007,8 @@ static int qa_workload(void *state, const struct ocb_ctx *ctx)
 			ocb_metric(s, wl, -1, "trained", st->trained, "bool");
 			ocb_metric(s, wl, -1, "nweights", (double)st->nweights, "weights");
 			if (st->is_lm) {
-				ocb_metric(s, wl, -1, "eval_window", st->window, "bytes");
-				ocb_metric(s, wl, -1, "eval_stride", st->stride, "bytes");
+				ocb_metric(s, wl, -1, "eval_window", st->window, "tokens");
+				ocb_metric(s, wl, -1, "eval_stride", st->stride, "tokens");
 				ocb_metric(s, wl, -1, "eval_windows", (double)st->eval_windows, "windows");
 			}
 		}

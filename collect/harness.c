@@ -125,6 +125,16 @@ static int grow(double **blk, size_t n, size_t *cap, size_t newcap)
 	return OCB_OK;
 }
 
+/* Grows the per-sample CPU-time array to cap values. */
+static int grow_cpu(double **cpu, size_t cap)
+{
+	double *nc = realloc(*cpu, cap * sizeof *nc);
+	if (!nc)
+		return ocb_seterr(OCB_ENOMEM, "harness: %zu CPU times", cap);
+	*cpu = nc;
+	return OCB_OK;
+}
+
 /* Warm-up: at least one call and at least warmup_s, in doubling batches so that a tiny
  * kernel does not spend its warm-up reading the clock. Returns the batch size for the
  * samples in *batch and the fastest per-call time seen in *per_call_ns. */
@@ -181,7 +191,7 @@ static int timed_reps(const struct ocb_bench *b, void *state, const struct ocb_h
 		      struct ocb_counters *ctr, long batch, double per_call_ns,
 		      struct ocb_result *r)
 {
-	double *blk = NULL;
+	double *blk = NULL, *cpu = NULL; /* cpu[cap]: process CPU seconds per call */
 	size_t n = 0, cap = 0;
 	int rc = OCB_OK, crc;
 	size_t max_reps = (size_t)o->max_reps, min_reps = (size_t)o->min_reps;
@@ -194,7 +204,7 @@ static int timed_reps(const struct ocb_bench *b, void *state, const struct ocb_h
 		want = min_reps;
 	if (want < 16)
 		want = 16 < max_reps ? 16 : max_reps;
-	if ((rc = grow(&blk, 0, &cap, want)) != OCB_OK)
+	if ((rc = grow(&blk, 0, &cap, want)) != OCB_OK || (rc = grow_cpu(&cpu, cap)) != OCB_OK)
 		goto out;
 
 	uint64_t budget_ns = (uint64_t)(o->budget_s > 0 ? o->budget_s * 1e9 : 0);
@@ -204,6 +214,9 @@ static int timed_reps(const struct ocb_bench *b, void *state, const struct ocb_h
 	uint64_t begin = ocb_now_ns();
 	for (;;) {
 		int rrc = OCB_OK;
+		/* process CPU time around (outside) the timed region: Google Benchmark's
+		 * cpu_time with MeasureProcessCPUTime, all threads of the process */
+		double c0 = ocb_process_cpu_s();
 		uint64_t t0 = ocb_now_ns();
 		for (long k = 0; k < batch && rrc == OCB_OK; k++)
 			rrc = b->run(state);
@@ -213,6 +226,7 @@ static int timed_reps(const struct ocb_bench *b, void *state, const struct ocb_h
 			while ((t1 = ocb_now_ns()) < until)
 				;
 		}
+		cpu[n] = (ocb_process_cpu_s() - c0) / (double)batch;
 		if (rrc != OCB_OK) {
 			rc = rrc;
 			break;
@@ -235,7 +249,7 @@ static int timed_reps(const struct ocb_bench *b, void *state, const struct ocb_h
 		if (n == cap) {
 			/* outside the timed call: a longer run than the warm-up predicted */
 			size_t nc = cap * 2 < max_reps ? cap * 2 : max_reps;
-			if ((rc = grow(&blk, n, &cap, nc)) != OCB_OK)
+			if ((rc = grow(&blk, n, &cap, nc)) != OCB_OK || (rc = grow_cpu(&cpu, cap)))
 				break;
 		}
 	}
@@ -253,8 +267,17 @@ static int timed_reps(const struct ocb_bench *b, void *state, const struct ocb_h
 	r->samples = smp ? smp : blk;
 	r->nsamples = n;
 	blk = NULL;
+	r->cpu_samples = cpu;
+	cpu = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (isnan(r->cpu_samples[i])) { /* the clock failed once: no CPU times at all */
+			free(r->cpu_samples);
+			r->cpu_samples = NULL;
+			break;
+		}
 out:
 	free(blk);
+	free(cpu);
 	return rc;
 }
 
@@ -345,9 +368,11 @@ int ocb_harness_case(const struct ocb_bench *b, const cJSON *params, const struc
 		}
 		int counting = ocb_counters_start(ctr) == OCB_OK;
 		ocb_seterr(OCB_OK, "%s", "");
+		double c0 = ocb_process_cpu_s();
 		uint64_t t0 = ocb_now_ns();
 		int wrc = b->workload(state, ctx);
 		uint64_t t1 = ocb_now_ns();
+		double c1 = ocb_process_cpu_s();
 		int crc = counting ? ocb_counters_stop(ctr, 1, out->counters) : OCB_EUNAVAIL;
 		if (wrc != OCB_OK) {
 			set_failed(out, "workload", wrc);
@@ -362,6 +387,8 @@ int ocb_harness_case(const struct ocb_bench *b, const cJSON *params, const struc
 		}
 		out->samples[0] = (double)(t1 - t0) * 1e-9;
 		out->nsamples = 1;
+		if (isfinite(c1 - c0) && (out->cpu_samples = malloc(sizeof *out->cpu_samples)))
+			out->cpu_samples[0] = c1 - c0;
 	} else {
 		if (!b->run) {
 			ocb_seterr(OCB_EINVAL, "bench has no run()");
@@ -409,6 +436,8 @@ out:
 		/* A failed result carries no numbers: no samples, no counters. */
 		free(out->samples);
 		out->samples = NULL;
+		free(out->cpu_samples);
+		out->cpu_samples = NULL;
 		out->nsamples = 0;
 		free(out->counters);
 		out->counters = NULL;
@@ -423,6 +452,7 @@ out:
 		snprintf(msg, sizeof msg, "%s", ocb_lasterr());
 		free(out->params_json);
 		free(out->samples);
+		free(out->cpu_samples);
 		free(out->counters);
 		memset(out, 0, sizeof *out);
 		return ocb_seterr(keep, "%s", msg);
@@ -435,6 +465,8 @@ static void strip_numbers(struct ocb_result *r)
 {
 	free(r->samples);
 	r->samples = NULL;
+	free(r->cpu_samples);
+	r->cpu_samples = NULL;
 	r->nsamples = 0;
 	free(r->counters);
 	r->counters = NULL;
@@ -496,6 +528,15 @@ int ocb_harness_merge(struct ocb_result *acc, struct ocb_result *part)
 		}
 		memcpy(s + na, part->samples, nb * sizeof *s);
 		acc->samples = s;
+		/* CPU times follow their samples; a pass without them: none for the case */
+		double *c = acc->cpu_samples && part->cpu_samples
+				    ? realloc(acc->cpu_samples, (na + nb) * sizeof *c)
+				    : NULL;
+		if (c)
+			memcpy(c + na, part->cpu_samples, nb * sizeof *c);
+		else
+			free(acc->cpu_samples);
+		acc->cpu_samples = c;
 		acc->nsamples = na + nb;
 	}
 	rc = ocb_stats_compute(acc->samples, acc->nsamples, &acc->st);

@@ -52,7 +52,7 @@ struct ocb_counter_val {
 };
 
 /* One benchmark case's result. Owned pointers: params_json, samples, counters
- * (released by ocb_result_release). status: "ok" | "failed" | "skipped". */
+ * (released by ocb_result_release), cpu_samples. status: "ok" | "failed" | "skipped". */
 struct ocb_result {
 	char suite[32];
 	char bench[64];
@@ -63,6 +63,8 @@ struct ocb_result {
 	struct ocb_stats st;
 	double *samples;
 	size_t nsamples;
+	double *cpu_samples; /* [nsamples] process CPU seconds per call of the same samples
+			      * (all threads: ~threads x samples when they all work), or NULL */
 	double flops, bytes; /* static work model of one repetition */
 	double check_err;    /* max error vs the reference; NaN if unchecked */
 	char bound[32];      /* ceiling kind this case is bounded by ("bw_dram", ...) or "" */
@@ -89,6 +91,25 @@ struct ocb_run_info {
 	const char *cmdline;
 	const char *config_json; /* canonical JSON of the options */
 	uint64_t seed;
+	const char *started_at;  /* UTC ISO-8601 start; NULL: now (an import keeps its file's) */
 };
+
+/* One run row as readers show it (db/store_query.h ocb_run_load). status is the stored
+ * word; shown is what a reader prints (run_live.h: a 'running' run whose process is gone
+ * shows "aborted", one on another host "running(other host)"). */
+struct ocb_run {
+	int64_t id, machine_id, pid;
+	char uuid[40];
+	char suite[128], label[128];
+	char status[16], shown[24];
+	char hostname[256], boot_id[64];     /* of the writing process */
+	char started_at[32], finished_at[32];
+	char ocbench_version[32], git_sha[64];
+	int quick;                           /* config_json "quick": 1, 0, or -1 not recorded */
+	char machine_host[256], cpu_model[256], fingerprint[65];
+};
+
+/* "quick", "full" or "-" (not recorded: imports, old runs). */
+const char *ocb_run_mode(const struct ocb_run *r);
 
 #endif

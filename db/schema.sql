@@ -1,4 +1,4 @@
--- ocbench store, schema version 2 (PRAGMA user_version). DESIGN.md "The store".
+-- ocbench store, schema version 3 (PRAGMA user_version). DESIGN.md "The store".
 -- Column names are a contract for reports, compare, merge and outside scripts:
 -- add columns freely (with a migration), rename none.
 -- Times: seconds in sample.value unless result.unit says otherwise; timestamps UTC ISO-8601.
@@ -73,6 +73,8 @@ CREATE TABLE IF NOT EXISTS sample (
   result_id INTEGER NOT NULL REFERENCES result(id) ON DELETE CASCADE,
   rep INTEGER NOT NULL,
   value REAL NOT NULL,
+  cpu_s REAL,                -- process CPU seconds (all threads) of the same repetition,
+                             -- per call like value; NULL when not measured (v3)
   PRIMARY KEY (result_id, rep)
 ) WITHOUT ROWID;
 

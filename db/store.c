@@ -15,8 +15,10 @@
 
 #include "../common/ocb_error.h"
 #include "../common/ocb_log.h"
+#include "../common/ocb_natcmp.h"
 #include "../common/ocb_time.h"
 #include "column.h"
+#include "run_live.h"
 
 #ifndef OCB_VERSION
 #define OCB_VERSION "unknown"
@@ -39,6 +41,8 @@ static const char *const migrations[OCB_SCHEMA_VERSION] = {
 	"ALTER TABLE ceiling ADD COLUMN suspect TEXT;"
 	"ALTER TABLE result ADD COLUMN suspect TEXT;"
 	"ALTER TABLE run ADD COLUMN boot_id TEXT;",
+	/* 2 -> 3: process CPU time per sample (Google Benchmark's cpu_time) */
+	"ALTER TABLE sample ADD COLUMN cpu_s REAL;",
 };
 _Static_assert(sizeof migrations / sizeof migrations[0] == OCB_SCHEMA_VERSION,
 	       "one migration step per schema version");
@@ -79,8 +83,8 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_MACHINE_SEL] = "SELECT id FROM machine WHERE fingerprint = ?1",
 	[ST_RUN_INS] =
 		"INSERT INTO run (uuid, machine_id, suite, label, status, ocbench_version, git_sha,"
-		" cmdline, config_json, seed, pid, hostname, started_at)"
-		" VALUES (?1,?2,?3,?4,'running',?5,?6,?7,?8,?9,?10,?11,?12)",
+		" cmdline, config_json, seed, pid, hostname, started_at, boot_id)"
+		" VALUES (?1,?2,?3,?4,'running',?5,?6,?7,?8,?9,?10,?11,?12,?13)",
 	[ST_RUN_FINISH] = "UPDATE run SET status = ?1, finished_at = ?2 WHERE id = ?3",
 	[ST_RESULT_INS] =
 		"INSERT INTO result (run_id, suite, bench, params_json, variant, threads, unit,"
@@ -88,7 +92,7 @@ static const char *const stmt_sql[ST_COUNT] = {
 		" check_err, bound, bound_frac, timing_only, status, error) VALUES"
 		" (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22,"
 		"?23,?24)",
-	[ST_SAMPLE_INS] = "INSERT INTO sample (result_id, rep, value) VALUES (?1,?2,?3)",
+	[ST_SAMPLE_INS] = "INSERT INTO sample (result_id, rep, value, cpu_s) VALUES (?1,?2,?3,?4)",
 	[ST_COUNTER_INS] =
 		"INSERT INTO counter (result_id, event, value, available, reason, multiplex_ratio)"
 		" VALUES (?1,?2,?3,?4,?5,?6)",
@@ -346,30 +350,32 @@ out:
 	return rc;
 }
 
-/* Marks runs of this host left 'running' by a process that no longer exists. */
+/* Marks runs left 'running' by a process that no longer exists as aborted: the verdict
+ * every reader already shows (run_live.h), now stored. */
 static int mark_aborted(struct ocb_store *s)
 {
-	char host[256] = "", now[32];
+	char now[32];
 	sqlite3_stmt *sel = NULL, *upd = NULL;
 	int64_t *ids = NULL;
 	size_t n = 0, cap = 0;
 	int rc = OCB_OK;
 
-	if (gethostname(host, sizeof host - 1) != 0)
-		goto out; /* cannot tell whose runs are ours: leave them */
 	if (sqlite3_prepare_v2(s->db,
-			       "SELECT id, pid FROM run WHERE status = 'running' AND hostname = ?1"
-			       " AND pid IS NOT NULL",
+			       "SELECT id, pid, hostname, boot_id, started_at FROM run"
+			       " WHERE status = 'running' AND pid IS NOT NULL AND hostname IS NOT NULL",
 			       -1, &sel, NULL) != SQLITE_OK) {
 		rc = s_err(s, "find stale runs");
 		goto out;
 	}
-	sqlite3_bind_text(sel, 1, host, -1, SQLITE_STATIC);
 	int step;
 	while ((step = sqlite3_step(sel)) == SQLITE_ROW) {
-		pid_t pid = (pid_t)sqlite3_column_int64(sel, 1);
-		if (pid <= 0 || kill(pid, 0) == 0 || errno != ESRCH)
-			continue; /* alive, or not ours to signal (EPERM): still running */
+		const char *shown = ocb_live_status(
+			"running", sqlite3_column_int64(sel, 1),
+			(const char *)sqlite3_column_text(sel, 2),
+			(const char *)sqlite3_column_text(sel, 3),
+			(const char *)sqlite3_column_text(sel, 4));
+		if (strcmp(shown, "aborted") != 0)
+			continue; /* alive, or on another host: still running */
 		if (n == cap) {
 			size_t nc = cap ? 2 * cap : 8;
 			int64_t *p = realloc(ids, nc * sizeof *p);
@@ -417,6 +423,23 @@ out:
 	sqlite3_finalize(upd);
 	free(ids);
 	return rc;
+}
+
+/* SQLite collation "ocb_params": cases in numeric order (common/ocb_natcmp.h). */
+static int collate_params(void *u, int na, const void *a, int nb, const void *b)
+{
+	(void)u;
+	return ocb_natcmp_n(a, (size_t)na, b, (size_t)nb);
+}
+
+/* What every connection of a store offers its queries: the collation ocb_params and the
+ * function ocb_status() (run_live.h). */
+static int add_functions(sqlite3 *db, const char *path)
+{
+	if (sqlite3_create_collation(db, "ocb_params", SQLITE_UTF8, NULL, collate_params) !=
+	    SQLITE_OK)
+		return dberr(db, path, "register collation");
+	return ocb_live_register(db);
 }
 
 /* Opens a connection; on failure closes it and returns the mapped status. */
@@ -488,6 +511,8 @@ int ocb_store_open(const char *path, enum ocb_store_mode mode, struct ocb_store 
 	if (mode == OCB_STORE_READ) {
 		s->db = probe;
 		probe = NULL;
+		if ((rc = add_functions(s->db, path)))
+			goto out;
 		/* query_only: belt and braces on top of SQLITE_OPEN_READONLY */
 		if ((rc = exec_sql(s, "PRAGMA query_only = ON; PRAGMA foreign_keys = ON",
 				   "configure")))
@@ -507,6 +532,8 @@ int ocb_store_open(const char *path, enum ocb_store_mode mode, struct ocb_store 
 		rc = ocb_seterr(OCB_EPERM, "%s: not writable", path);
 		goto out;
 	}
+	if ((rc = add_functions(s->db, path)))
+		goto out;
 	if ((rc = exec_sql(s, "PRAGMA foreign_keys = ON", "configure")))
 		goto out;
 	{
@@ -641,7 +668,12 @@ int ocb_store_run_begin(struct ocb_store *s, const struct ocb_run_info *ri, int6
 	sqlite3_bind_int64(st, 9, (int64_t)ri->seed); /* two's complement above INT64_MAX */
 	sqlite3_bind_int64(st, 10, (int64_t)getpid());
 	bind_opt_text(st, 11, host);
-	bind_text(st, 12, ocb_utc_now(now, sizeof now));
+	if (ri->started_at && *ri->started_at)
+		bind_text(st, 12, ri->started_at);
+	else
+		bind_text(st, 12, ocb_utc_now(now, sizeof now));
+	/* with pid and hostname: tells readers whether this run's process still lives */
+	bind_opt_text(st, 13, ocb_host_id_self()->boot_id);
 	if ((rc = step_done(s, st, "insert run")))
 		return rc;
 	if (run_id)
@@ -714,6 +746,7 @@ static int insert_result(struct ocb_store *s, int64_t run_id, const struct ocb_r
 		sqlite3_bind_int64(st, 1, rid);
 		sqlite3_bind_int64(st, 2, (int64_t)i);
 		sqlite3_bind_double(st, 3, r->samples[i]);
+		bind_real(st, 4, r->cpu_samples ? r->cpu_samples[i] : NAN);
 		if ((rc = step_done(s, st, "insert sample")))
 			return rc;
 	}

@@ -14,7 +14,7 @@
 
 #include "records.h"
 
-#define OCB_SCHEMA_VERSION 2
+#define OCB_SCHEMA_VERSION 3
 
 struct ocb_store;
 

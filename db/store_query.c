@@ -6,8 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cJSON.h>
+
 #include "../common/ocb_error.h"
 #include "column.h"
+#include "run_live.h"
 
 static int qerr(struct ocb_store *s, const char *what)
 {
@@ -184,15 +187,31 @@ int ocb_store_result_load(struct ocb_store *s, int64_t result_id, struct ocb_res
 		goto out;
 	}
 
-	if (sqlite3_prepare_v2(db, "SELECT value FROM sample WHERE result_id = ?1 ORDER BY rep",
+	if (sqlite3_prepare_v2(db, "SELECT value, cpu_s FROM sample WHERE result_id = ?1 ORDER BY rep",
 			       -1, &st, NULL) != SQLITE_OK) {
 		rc = qerr(s, "load samples");
 		goto out;
 	}
 	sqlite3_bind_int64(st, 1, result_id);
 	cap = nsamp;
-	while (r.nsamples < cap && (step = sqlite3_step(st)) == SQLITE_ROW)
+	int all_cpu = 1;
+	while (r.nsamples < cap && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		double cpu = ocb_col_real(st, 1);
+		if (isnan(cpu))
+			all_cpu = 0;
+		if (all_cpu && !r.cpu_samples && !(r.cpu_samples = malloc(cap * sizeof *r.cpu_samples))) {
+			rc = ocb_seterr(OCB_ENOMEM, "%s: result %lld", ocb_store_path(s),
+					(long long)result_id);
+			goto out;
+		}
+		if (all_cpu)
+			r.cpu_samples[r.nsamples] = cpu;
 		r.samples[r.nsamples++] = sqlite3_column_double(st, 0);
+	}
+	if (!all_cpu) { /* CPU time for some samples only: for none */
+		free(r.cpu_samples);
+		r.cpu_samples = NULL;
+	}
 	sqlite3_finalize(st);
 	st = NULL;
 
@@ -221,4 +240,54 @@ out:
 	}
 	*out = r;
 	return OCB_OK;
+}
+
+int ocb_run_load(sqlite3 *db, int64_t run_id, struct ocb_run *out)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = OCB_OK;
+	memset(out, 0, sizeof *out);
+	out->quick = -1;
+	if (sqlite3_prepare_v2(db,
+			       "SELECT r.id, r.machine_id, r.pid, r.uuid, r.suite, r.label, r.status,"
+			       " r.hostname, r.boot_id, r.started_at, r.finished_at, r.ocbench_version,"
+			       " r.git_sha, r.config_json, m.hostname, m.cpu_model, m.fingerprint"
+			       " FROM run r LEFT JOIN machine m ON m.id = r.machine_id WHERE r.id = ?1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return ocb_seterr(OCB_EDB, "load run: %s", sqlite3_errmsg(db));
+	sqlite3_bind_int64(st, 1, run_id);
+	int step = sqlite3_step(st);
+	if (step != SQLITE_ROW) {
+		rc = step == SQLITE_DONE ? ocb_seterr(OCB_ENOENT, "no run %lld", (long long)run_id)
+					 : ocb_seterr(OCB_EDB, "load run: %s", sqlite3_errmsg(db));
+		goto out;
+	}
+	out->id = sqlite3_column_int64(st, 0);
+	out->machine_id = sqlite3_column_int64(st, 1);
+	out->pid = sqlite3_column_int64(st, 2);
+	ocb_col_text(out->uuid, sizeof out->uuid, st, 3);
+	ocb_col_text(out->suite, sizeof out->suite, st, 4);
+	ocb_col_text(out->label, sizeof out->label, st, 5);
+	ocb_col_text(out->status, sizeof out->status, st, 6);
+	ocb_col_text(out->hostname, sizeof out->hostname, st, 7);
+	ocb_col_text(out->boot_id, sizeof out->boot_id, st, 8);
+	ocb_col_text(out->started_at, sizeof out->started_at, st, 9);
+	ocb_col_text(out->finished_at, sizeof out->finished_at, st, 10);
+	ocb_col_text(out->ocbench_version, sizeof out->ocbench_version, st, 11);
+	ocb_col_text(out->git_sha, sizeof out->git_sha, st, 12);
+	const unsigned char *cfg = sqlite3_column_text(st, 13);
+	cJSON *c = cfg ? cJSON_Parse((const char *)cfg) : NULL;
+	const cJSON *q = cJSON_GetObjectItemCaseSensitive(c, "quick");
+	if (cJSON_IsBool(q))
+		out->quick = cJSON_IsTrue(q);
+	cJSON_Delete(c);
+	ocb_col_text(out->machine_host, sizeof out->machine_host, st, 14);
+	ocb_col_text(out->cpu_model, sizeof out->cpu_model, st, 15);
+	ocb_col_text(out->fingerprint, sizeof out->fingerprint, st, 16);
+	snprintf(out->shown, sizeof out->shown, "%s",
+		 ocb_live_status(out->status, out->pid, out->hostname, out->boot_id,
+				 out->started_at));
+out:
+	sqlite3_finalize(st);
+	return rc;
 }

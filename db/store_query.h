@@ -24,4 +24,9 @@ int ocb_store_run_resolve(struct ocb_store *s, const char *spec, int64_t *run_id
  * is zeroed and owns nothing. */
 int ocb_store_result_load(struct ocb_store *s, int64_t result_id, struct ocb_result *out);
 
+/* Loads run `run_id` with its machine's name, CPU and fingerprint into *out; out->shown
+ * is the status a reader shows (run_live.h), out->quick from config_json. Reads only.
+ * Errors: OCB_ENOENT, OCB_EDB. Takes the connection so report/ can call it. */
+int ocb_run_load(sqlite3 *db, int64_t run_id, struct ocb_run *out);
+
 #endif

@@ -119,9 +119,11 @@ int ocb_merge_db(struct ocb_store *s, const char *other_path, struct ocb_merge_s
 		       NULL)) ||
 	    (rc = exec(db,
 		       "INSERT INTO main.run (uuid, machine_id, suite, label, status, ocbench_version,"
-		       " git_sha, cmdline, config_json, seed, pid, hostname, started_at, finished_at)"
+		       " git_sha, cmdline, config_json, seed, pid, hostname, started_at, finished_at,"
+		       " boot_id)"
 		       " SELECT o.uuid, mm.nid, o.suite, o.label, o.status, o.ocbench_version, o.git_sha,"
-		       " o.cmdline, o.config_json, o.seed, o.pid, o.hostname, o.started_at, o.finished_at"
+		       " o.cmdline, o.config_json, o.seed, o.pid, o.hostname, o.started_at, o.finished_at,"
+		       " o.boot_id"
 		       " FROM ocb_other.run o JOIN temp.ocb_newruns n ON n.oid = o.id"
 		       " JOIN temp.ocb_mmap mm ON mm.oid = o.machine_id ORDER BY o.id",
 		       &st->runs)) ||
@@ -147,7 +149,8 @@ int ocb_merge_db(struct ocb_store *s, const char *other_path, struct ocb_merge_s
 		       " ORDER BY m.nid",
 		       &st->results)) ||
 	    (rc = exec(db,
-		       "INSERT INTO main.sample (result_id, rep, value) SELECT m.nid, s.rep, s.value"
+		       "INSERT INTO main.sample (result_id, rep, value, cpu_s) SELECT m.nid, s.rep,"
+		       " s.value, s.cpu_s"
 		       " FROM ocb_other.sample s JOIN temp.ocb_resmap m ON m.oid = s.result_id",
 		       &st->samples)) ||
 	    (rc = exec(db,

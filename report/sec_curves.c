@@ -3,8 +3,10 @@
  *   curve_<k>_step  every key holding "loss" vs step, except test_* keys (those are
  *                   logged per epoch, as the train suite does, not per step)
  *   curve_<k>_time  the same vs wall time: from a time key logged per step (wall_time,
- *                   elapsed, elapsed_s, time_s or train_time, seconds), else step x the
- *                   workload's final train_step_time (mean seconds per step)
+ *                   elapsed, elapsed_s, time_s or train_time, seconds since training
+ *                   began; the trainers log elapsed_s), else step x the mean step time
+ *                   = the workload's train_step_time (the SUM of the steps' wall time,
+ *                   seconds) / train_steps; no time plot when either is missing
  *   curve_<k>_acc   every key holding "accuracy" vs its step (epochs for eval metrics)
  * Data reach gnuplot as numbers in datablocks; names only as escaped titles. */
 #define _GNU_SOURCE
@@ -205,8 +207,10 @@ int ocb_rsec_curves(struct ocb_rctx *x)
 	}
 	if (wstart)
 		wstart[nw] = n;
-	/* each workload's mean step time, for loss vs time without a per-step clock */
-	step_time = calloc(nw + 1, sizeof *step_time);
+	/* each workload's mean step time, for loss vs time without a per-step clock:
+	 * train_step_time is the summed wall time of all steps, train_steps their count */
+	step_time = calloc(2 * (nw + 1), sizeof *step_time);
+	double *nsteps = step_time + nw + 1;
 	if (!step_time) {
 		rc = ocb_seterr(OCB_ENOMEM, "curves");
 		goto out;
@@ -215,9 +219,10 @@ int ocb_rsec_curves(struct ocb_rctx *x)
 	st = NULL;
 	free(sql);
 	if (asprintf(&sql,
-		     "%s SELECT mt.workload, mt.value FROM metric mt"
+		     "%s SELECT mt.workload, mt.value, mt.key FROM metric mt"
 		     " JOIN msel ON msel.run_id = mt.run_id AND msel.workload = mt.workload"
-		     " WHERE mt.step IS NULL AND mt.key = 'train_step_time' ORDER BY mt.id",
+		     " WHERE mt.step IS NULL AND mt.key IN ('train_step_time', 'train_steps')"
+		     " ORDER BY mt.id",
 		     x->cte) < 0) {
 		sql = NULL;
 		rc = ocb_seterr(OCB_ENOMEM, "curves query");
@@ -227,10 +232,15 @@ int ocb_rsec_curves(struct ocb_rctx *x)
 		rc = ocb_seterr(OCB_EDB, "curves: %s", sqlite3_errmsg(x->db));
 		goto out;
 	}
-	while ((s = sqlite3_step(st)) == SQLITE_ROW)
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *key = (const char *)sqlite3_column_text(st, 2);
 		for (size_t w = 0; w < nw; w++)
 			if (!strcmp(wls[w], (const char *)sqlite3_column_text(st, 0)))
-				step_time[w] = sqlite3_column_double(st, 1);
+				(!strcmp(key, "train_steps") ? nsteps : step_time)[w] =
+					sqlite3_column_double(st, 1);
+	}
+	for (size_t w = 0; w < nw; w++)
+		step_time[w] = nsteps[w] > 0 ? step_time[w] / nsteps[w] : 0;
 	if (s != SQLITE_DONE) {
 		rc = ocb_seterr(OCB_EDB, "curves: %s", sqlite3_errmsg(x->db));
 		goto out;

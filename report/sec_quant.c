@@ -177,7 +177,7 @@ static int emit(struct ocb_rctx *x, struct qmodel *m, size_t k)
 					    "perplexity, loss, drop, bits per weight, bytes, errors and time.");
 	if (!isnan(m->eval_window) && o > 0 && (size_t)o < sizeof note)
 		snprintf(note + o, sizeof note - (size_t)o,
-			 " Perplexity protocol: window %.0f, stride %.0f bytes.", m->eval_window,
+			 " Perplexity protocol: window %.0f, stride %.0f tokens.", m->eval_window,
 			 m->eval_stride);
 	ocb_table_set_note(t, note);
 	return OCB_OK;
