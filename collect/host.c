@@ -4,6 +4,7 @@
 
 #include <cblas.h>
 #include <ctype.h>
+#include <math.h>
 #include <papi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -359,4 +360,30 @@ void ocb_host_blas_reexec(char **argv)
 		return;
 	execv("/proc/self/exe", argv);
 	/* exec failed: carry on with the fallback core; the blas field says which. */
+}
+
+void ocb_host_load_mhz(double load[3], double *mhz)
+{
+	char line[512];
+	double sum = 0;
+	int n = 0;
+	load[0] = load[1] = load[2] = *mhz = NAN;
+	FILE *f = fopen("/proc/loadavg", "r");
+	if (f) {
+		if (fscanf(f, "%lf %lf %lf", &load[0], &load[1], &load[2]) != 3)
+			load[0] = load[1] = load[2] = NAN;
+		fclose(f);
+	}
+	if (!(f = fopen("/proc/cpuinfo", "r")))
+		return;
+	while (fgets(line, sizeof line, f)) {
+		const char *colon = strchr(line, ':');
+		if (colon && !strncmp(line, "cpu MHz", 7)) {
+			sum += strtod(colon + 1, NULL);
+			n++;
+		}
+	}
+	fclose(f);
+	if (n)
+		*mhz = sum / n;
 }

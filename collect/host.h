@@ -26,4 +26,9 @@ int ocb_host_blas_fallback(void);
  * needed, or when it failed (then OpenBLAS keeps its fallback core). */
 void ocb_host_blas_reexec(char **argv);
 
+/* The state of the host when a run begins (Google Benchmark's context.load_avg and
+ * mhz_per_cpu): load[3] from /proc/loadavg (1, 5, 15 min), *mhz the mean "cpu MHz" of
+ * /proc/cpuinfo. NaN where the file does not say. */
+void ocb_host_load_mhz(double load[3], double *mhz);
+
 #endif

@@ -112,6 +112,23 @@ static char *config_json(const struct ocb_run_opts *o)
 	return s;
 }
 
+/* The host's load and clock when the run begins, as metrics of workload "run_context"
+ * (load_avg_1m/5m/15m, cpu_mhz): what `export --format gbench` gives as context.load_avg
+ * and mhz_per_cpu. */
+static int store_run_context(struct ocb_store *s, int64_t run_id)
+{
+	double load[3], mhz;
+	int rc = OCB_OK;
+	ocb_host_load_mhz(load, &mhz);
+	static const char *const keys[3] = {"load_avg_1m", "load_avg_5m", "load_avg_15m"};
+	for (int i = 0; i < 3 && rc == OCB_OK; i++)
+		if (!isnan(load[i]))
+			rc = ocb_store_metric(s, run_id, "run_context", -1, keys[i], load[i], "1");
+	if (rc == OCB_OK && !isnan(mhz))
+		rc = ocb_store_metric(s, run_id, "run_context", -1, "cpu_mhz", mhz, "MHz");
+	return rc;
+}
+
 int ocb_runner_ceilings(struct ocb_store *s, int64_t machine_id, int64_t run_id,
 			const struct ocb_machine *m, int threads_all, int quick,
 			struct ocb_ceiling **out, size_t *n)
@@ -323,6 +340,8 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 	if (rc != OCB_OK)
 		goto out;
 	sum->run_id = run_id;
+	if ((rc = store_run_context(s, run_id)) != OCB_OK)
+		goto fail;
 	ocb_info("run %lld (%s) on %s, results to the database, artifacts to %s/",
 		 (long long)run_id, uuid, m.hostname, o->out_dir);
 

@@ -8,6 +8,7 @@
 #include <cJSON.h>
 
 #include "../common/ocb_error.h"
+#include "../common/ocb_time.h"
 #include "escape.h"
 #include "rdata.h"
 #include "../db/column.h"
@@ -64,8 +65,9 @@ struct xrun {
 	cJSON *run, *machine;   /* column -> value objects */
 	struct xres *res;
 	size_t nres;
-	double *samples;
+	double *samples, *cpu;  /* cpu[i]: process CPU s of samples[i], NaN if not recorded */
 	size_t nsamples;
+	double load[3], mhz;    /* run_context metrics at run start; NaN if not recorded */
 	struct xcnt *cnt;
 	size_t ncnt;
 	struct ocb_mceil mc;
@@ -79,6 +81,7 @@ static void xrun_release(struct xrun *x)
 		free(x->res[i].r.params);
 	free(x->res);
 	free(x->samples);
+	free(x->cpu);
 	free(x->cnt);
 	ocb_mceil_release(&x->mc);
 }
@@ -102,6 +105,35 @@ static cJSON *row_object(sqlite3_stmt *st)
 static int db_fail(sqlite3 *db, const char *what)
 {
 	return ocb_seterr(OCB_EDB, "export %s: %s", what, sqlite3_errmsg(db));
+}
+
+/* The run_context metrics (collect/runner.c): load averages and MHz at run start. */
+static int load_context(sqlite3 *db, int64_t run_id, struct xrun *x)
+{
+	sqlite3_stmt *st = NULL;
+	int s;
+	x->load[0] = x->load[1] = x->load[2] = x->mhz = NAN;
+	if (sqlite3_prepare_v2(db, "SELECT key, value FROM metric WHERE run_id = ?"
+				   " AND workload = 'run_context' AND step IS NULL ORDER BY id",
+			       -1, &st, NULL) != SQLITE_OK)
+		return db_fail(db, "run context");
+	sqlite3_bind_int64(st, 1, run_id);
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *k = (const char *)sqlite3_column_text(st, 0);
+		double v = ocb_col_real(st, 1);
+		if (!k)
+			continue;
+		if (!strcmp(k, "load_avg_1m"))
+			x->load[0] = v;
+		else if (!strcmp(k, "load_avg_5m"))
+			x->load[1] = v;
+		else if (!strcmp(k, "load_avg_15m"))
+			x->load[2] = v;
+		else if (!strcmp(k, "cpu_mhz"))
+			x->mhz = v;
+	}
+	sqlite3_finalize(st);
+	return s == SQLITE_DONE ? OCB_OK : db_fail(db, "run context");
 }
 
 static int xrun_load(sqlite3 *db, int64_t run_id, struct xrun *x)
@@ -206,7 +238,8 @@ static int xrun_load(sqlite3 *db, int64_t run_id, struct xrun *x)
 
 	/* samples of all results, in (result, rep) order; results are in id order too */
 	if (sqlite3_prepare_v2(db,
-			       "SELECT s.result_id, s.value FROM sample s JOIN result r ON r.id = s.result_id"
+			       "SELECT s.result_id, s.value, s.cpu_s FROM sample s"
+			       " JOIN result r ON r.id = s.result_id"
 			       " WHERE r.run_id = ? ORDER BY s.result_id, s.rep",
 			       -1, &st, NULL) != SQLITE_OK) {
 		rc = db_fail(db, "samples");
@@ -224,15 +257,20 @@ static int xrun_load(sqlite3 *db, int64_t run_id, struct xrun *x)
 		if (x->nsamples == cap) {
 			cap = cap ? 2 * cap : 256;
 			double *ns = realloc(x->samples, cap * sizeof *ns);
-			if (!ns) {
+			if (ns)
+				x->samples = ns;
+			double *nc = realloc(x->cpu, cap * sizeof *nc);
+			if (nc)
+				x->cpu = nc;
+			if (!ns || !nc) {
 				rc = ocb_seterr(OCB_ENOMEM, "export");
 				goto out;
 			}
-			x->samples = ns;
 		}
 		if (!x->res[ri].ns)
 			x->res[ri].s0 = x->nsamples;
 		x->res[ri].ns++;
+		x->cpu[x->nsamples] = ocb_col_real(st, 2);
 		x->samples[x->nsamples++] = sqlite3_column_double(st, 1);
 	}
 	if (s != SQLITE_DONE) {
@@ -278,8 +316,13 @@ static int xrun_load(sqlite3 *db, int64_t run_id, struct xrun *x)
 		ocb_col_text(c->reason, sizeof c->reason, st, 4);
 		c->multiplex = ocb_col_real(st, 5);
 	}
-	if (s != SQLITE_DONE)
+	if (s != SQLITE_DONE) {
 		rc = db_fail(db, "counters");
+		goto out;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	rc = load_context(db, run_id, x);
 out:
 	sqlite3_finalize(st);
 	if (rc)
@@ -301,35 +344,191 @@ static const char *mstr(const struct xrun *x, const char *k)
 	return s ? s : "";
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
 static double mnum(const cJSON *o, const char *k)
 {
 	const cJSON *v = cJSON_GetObjectItem(o, k);
 	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
-static cJSON *gbench(const struct xrun *x)
+/* Google Benchmark's statistics of one repetition series (src/statistics.cc): mean,
+ * median (mean of the middle two when even), sample standard deviation (n - 1), and the
+ * coefficient of variation stddev / mean. out[4] in that order. */
+static void gb_stats(const double *v, size_t n, double out[4])
 {
-	cJSON *root = cJSON_CreateObject(), *ctx, *caches, *benches, *load;
-	if (!root)
+	double *t = malloc(n * sizeof *t), sum = 0, sq = 0;
+	out[0] = out[1] = out[2] = out[3] = NAN;
+	if (!t || !n) {
+		free(t);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		t[i] = v[i];
+		sum += v[i];
+	}
+	double mean = sum / (double)n;
+	for (size_t i = 0; i < n; i++)
+		sq += (v[i] - mean) * (v[i] - mean);
+	qsort(t, n, sizeof *t, cmp_dbl);
+	out[0] = mean;
+	out[1] = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+	out[2] = n > 1 ? sqrt(sq / (double)(n - 1)) : 0;
+	out[3] = mean != 0 ? out[2] / mean : NAN;
+	free(t);
+}
+
+static const char *const gb_agg[4] = {"mean", "median", "stddev", "cv"};
+
+/* The per-repetition series of one case: [0] real ns, [1] cpu ns, [2] bytes/s, [3] flops/s
+ * (NaN where the work model has none), each e->ns long, in one allocation. */
+static double *gb_series(const struct xrun *x, const struct xres *e, int *have_cpu)
+{
+	const struct ocb_rrow *r = &e->r;
+	double unit_ns = ocb_unit_seconds(r->unit) * 1e9, *v = malloc(4 * e->ns * sizeof *v);
+	*have_cpu = e->ns > 0;
+	if (!v)
 		return NULL;
-	ctx = cJSON_AddObjectToObject(root, "context");
-	if (!ctx)
-		goto fail;
-	const char *date = cJSON_GetStringValue(cJSON_GetObjectItem(x->run, "started_at"));
-	cJSON_AddStringToObject(ctx, "date", date ? date : "");
+	for (size_t k = 0; k < e->ns; k++)
+		*have_cpu &= !isnan(x->cpu[e->s0 + k]);
+	for (size_t k = 0; k < e->ns; k++) {
+		double real = x->samples[e->s0 + k] * unit_ns, sec = real * 1e-9;
+		v[k] = real;
+		/* no CPU time recorded (older runs, imports): cpu_time = real_time, and the
+		 * context says so */
+		v[e->ns + k] = *have_cpu ? x->cpu[e->s0 + k] * 1e9 : real;
+		v[2 * e->ns + k] = r->bytes > 0 && sec > 0 ? r->bytes / sec : NAN;
+		v[3 * e->ns + k] = r->flops > 0 && sec > 0 ? r->flops / sec : NAN;
+	}
+	return v;
+}
+
+/* One benchmark entry with the fields every entry has. NULL on allocation failure. */
+static cJSON *gb_entry(cJSON *benches, const char *name, const struct ocb_rrow *r, int family,
+		       int instance, size_t reps)
+{
+	cJSON *b = cJSON_CreateObject();
+	if (!b || !cJSON_AddItemToArray(benches, b)) {
+		cJSON_Delete(b);
+		return NULL;
+	}
+	cJSON_AddStringToObject(b, "name", name);
+	cJSON_AddNumberToObject(b, "family_index", family);
+	cJSON_AddNumberToObject(b, "per_family_instance_index", instance);
+	cJSON_AddStringToObject(b, "run_name", name);
+	cJSON_AddStringToObject(b, "run_type", "iteration");
+	cJSON_AddNumberToObject(b, "repetitions", (double)reps);
+	cJSON_AddNumberToObject(b, "threads", r->threads > 0 ? r->threads : 1);
+	return b;
+}
+
+/* Entries of one case: one "iteration" entry per repetition with its own values, then,
+ * with >= 2 repetitions, the aggregates mean, median, stddev, cv as Google Benchmark
+ * writes them (name "<run_name>_<aggregate>", statistics of the repetitions' values,
+ * cv with aggregate_unit "percentage"). PAPI counters are per call averaged over every
+ * repetition, so they go on the mean aggregate only. */
+static int gb_case(const struct xrun *x, const struct xres *e, int family, int instance,
+		   cJSON *benches, int *have_cpu)
+{
+	const struct ocb_rrow *r = &e->r;
+	char *name = NULL, *an = NULL;
+	double *v = gb_series(x, e, have_cpu);
+	int rc = OCB_ENOMEM;
+	int has_params = strcmp(r->params, "{}") != 0;
+	if (!v || asprintf(&name, "%s%s%s/threads:%d", r->bench, has_params ? "/" : "",
+			   has_params ? r->params : "", r->threads > 0 ? r->threads : 1) < 0) {
+		name = NULL;
+		goto out;
+	}
+	size_t n = e->ns;
+	for (size_t k = 0; k < n; k++) {
+		cJSON *b = gb_entry(benches, name, r, family, instance, n);
+		if (!b)
+			goto out;
+		cJSON_AddNumberToObject(b, "repetition_index", (double)k);
+		cJSON_AddNumberToObject(b, "iterations", 1);
+		jnum(b, "real_time", v[k]);
+		jnum(b, "cpu_time", v[n + k]);
+		cJSON_AddStringToObject(b, "time_unit", "ns");
+		if (!isnan(v[2 * n + k]))
+			cJSON_AddNumberToObject(b, "bytes_per_second", v[2 * n + k]);
+		if (!isnan(v[3 * n + k]))
+			cJSON_AddNumberToObject(b, "flops_per_second", v[3 * n + k]);
+		cJSON_AddStringToObject(b, "label", r->variant);
+	}
+	double st[4][4]; /* [series][statistic] */
+	for (int q = 0; q < 4; q++)
+		gb_stats(v + q * n, n, st[q]);
+	for (int a = 0; n >= 2 && a < 4; a++) {
+		cJSON *b = gb_entry(benches, name, r, family, instance, n);
+		if (!b || asprintf(&an, "%s_%s", name, gb_agg[a]) < 0)
+			goto out;
+		cJSON_ReplaceItemInObject(b, "name", cJSON_CreateString(an));
+		free(an);
+		an = NULL;
+		cJSON_ReplaceItemInObject(b, "run_type", cJSON_CreateString("aggregate"));
+		cJSON_AddStringToObject(b, "aggregate_name", gb_agg[a]);
+		cJSON_AddStringToObject(b, "aggregate_unit", a == 3 ? "percentage" : "time");
+		cJSON_AddNumberToObject(b, "iterations", (double)n);
+		jnum(b, "real_time", st[0][a]);
+		jnum(b, "cpu_time", st[1][a]);
+		cJSON_AddStringToObject(b, "time_unit", "ns");
+		if (!isnan(st[2][a]))
+			cJSON_AddNumberToObject(b, "bytes_per_second", st[2][a]);
+		if (!isnan(st[3][a]))
+			cJSON_AddNumberToObject(b, "flops_per_second", st[3][a]);
+		for (size_t c = e->c0; a == 0 && c < e->c0 + e->nc; c++)
+			if (x->cnt[c].available && !cJSON_GetObjectItem(b, x->cnt[c].event))
+				cJSON_AddNumberToObject(b, x->cnt[c].event, x->cnt[c].value);
+		cJSON_AddStringToObject(b, "label", r->variant);
+	}
+	rc = OCB_OK;
+out:
+	free(an);
+	free(name);
+	free(v);
+	return rc;
+}
+
+/* context.date as Google Benchmark writes it: RFC 3339 with a numeric offset. */
+static void gb_date(const struct xrun *x, char *buf, size_t len)
+{
+	const char *d = cJSON_GetStringValue(cJSON_GetObjectItem(x->run, "started_at"));
+	double t = ocb_iso8601_parse(d);
+	if (isnan(t)) {
+		snprintf(buf, len, "%s", d ? d : "");
+		return;
+	}
+	ocb_utc_stamp(t, buf, len);
+	size_t n = strlen(buf);
+	if (n && buf[n - 1] == 'Z' && n + 6 <= len)
+		memcpy(buf + n - 1, "+00:00", 7);
+}
+
+static int gb_context(const struct xrun *x, cJSON *ctx)
+{
+	char date[40];
+	cJSON *caches, *load;
+	gb_date(x, date, sizeof date);
+	cJSON_AddStringToObject(ctx, "date", date);
 	cJSON_AddStringToObject(ctx, "host_name", mstr(x, "hostname"));
 	cJSON_AddStringToObject(ctx, "executable", "ocbench");
 	double thr = mnum(x->machine, "threads");
 	cJSON_AddNumberToObject(ctx, "num_cpus", isnan(thr) ? 0 : thr);
-	/* MHz is not in the fingerprint; take it from a "... @ 2.45GHz" model name if any */
-	double mhz = 0;
+	/* MHz recorded at run start (/proc/cpuinfo); older runs: the "@ 2.45GHz" of the model
+	 * name if any, else 0 as Google Benchmark writes when it cannot tell */
+	double mhz = x->mhz;
 	const char *at = strstr(mstr(x, "cpu_model"), "@ ");
-	if (at)
-		mhz = 1000 * atof(at + 2);
-	cJSON_AddNumberToObject(ctx, "mhz_per_cpu", mhz);
+	if (isnan(mhz))
+		mhz = at ? 1000 * atof(at + 2) : 0;
+	cJSON_AddNumberToObject(ctx, "mhz_per_cpu", round(mhz));
 	cJSON_AddBoolToObject(ctx, "cpu_scaling_enabled", 0);
 	if (!(caches = cJSON_AddArrayToObject(ctx, "caches")))
-		goto fail;
+		return OCB_ENOMEM;
 	static const struct { const char *col, *type; int level; } cl[] = {
 		{"l1d_bytes", "Data", 1}, {"l2_bytes", "Unified", 2}, {"l3_bytes", "Unified", 3}};
 	for (size_t i = 0; i < 3; i++) {
@@ -339,82 +538,73 @@ static cJSON *gbench(const struct xrun *x)
 		cJSON *c = cJSON_CreateObject();
 		if (!c || !cJSON_AddItemToArray(caches, c)) {
 			cJSON_Delete(c);
-			goto fail;
+			return OCB_ENOMEM;
 		}
 		cJSON_AddStringToObject(c, "type", cl[i].type);
 		cJSON_AddNumberToObject(c, "level", cl[i].level);
 		cJSON_AddNumberToObject(c, "size", sz);
 		cJSON_AddNumberToObject(c, "num_sharing", cl[i].level == 3 && thr > 0 ? thr : 1);
 	}
-	if (!(load = cJSON_AddArrayToObject(ctx, "load_avg"))) /* not recorded at run time */
-		goto fail;
+	/* load averages at run start; [] when the run did not record them */
+	if (!(load = cJSON_AddArrayToObject(ctx, "load_avg")))
+		return OCB_ENOMEM;
+	for (int i = 0; i < 3 && !isnan(x->load[0]); i++)
+		cJSON_AddItemToArray(load, cJSON_CreateNumber(x->load[i]));
 	cJSON_AddStringToObject(ctx, "library_build_type", "release");
+	cJSON_AddNumberToObject(ctx, "json_schema_version", 1);
 	const char *ver = cJSON_GetStringValue(cJSON_GetObjectItem(x->run, "ocbench_version"));
 	cJSON_AddStringToObject(ctx, "ocbench_version", ver ? ver : "");
 	const char *uuid = cJSON_GetStringValue(cJSON_GetObjectItem(x->run, "uuid"));
 	cJSON_AddStringToObject(ctx, "ocbench_run_uuid", uuid ? uuid : "");
-	if (!(benches = cJSON_AddArrayToObject(root, "benchmarks")))
+	cJSON_AddStringToObject(ctx, "ocbench_names",
+				"bench/<params as canonical JSON>/threads:N; family = bench");
+	cJSON_AddStringToObject(ctx, "ocbench_counters",
+				"PAPI counters are per call averaged over all repetitions: on the "
+				"_mean aggregate only; bytes_per_second and flops_per_second come "
+				"from the static work model and each repetition's time");
+	return OCB_OK;
+}
+
+static cJSON *gbench(const struct xrun *x)
+{
+	cJSON *root = cJSON_CreateObject(), *ctx, *benches;
+	char (*fam)[64] = NULL;
+	int *ninst = NULL, nfam = 0, cpu_all = 1, cpu_none = 1;
+	if (!root || !(ctx = cJSON_AddObjectToObject(root, "context")) || gb_context(x, ctx) ||
+	    !(benches = cJSON_AddArrayToObject(root, "benchmarks")))
+		goto fail;
+	fam = calloc(x->nres + 1, sizeof *fam);
+	ninst = calloc(x->nres + 1, sizeof *ninst);
+	if (!fam || !ninst)
 		goto fail;
 	for (size_t i = 0; i < x->nres; i++) {
 		const struct xres *e = &x->res[i];
-		const struct ocb_rrow *r = &e->r;
-		double unit_ns = ocb_unit_seconds(r->unit) * 1e9;
-		if (!(unit_ns > 0) || strcmp(r->status, "ok"))
+		if (!(ocb_unit_seconds(e->r.unit) > 0) || strcmp(e->r.status, "ok") || !e->ns)
 			continue;
-		char *name = NULL;
-		if (asprintf(&name, "%s%s%s", r->bench, strcmp(r->params, "{}") ? "/" : "",
-			     strcmp(r->params, "{}") ? r->params : "") < 0)
+		/* family: one per bench, in order of appearance; instance: its cases in order */
+		int f = 0;
+		while (f < nfam && strcmp(fam[f], e->r.bench))
+			f++;
+		if (f == nfam)
+			snprintf(fam[nfam++], sizeof *fam, "%s", e->r.bench);
+		int have_cpu = 0;
+		if (gb_case(x, e, f, ninst[f]++, benches, &have_cpu))
 			goto fail;
-		for (size_t k = 0; k < e->ns + 3; k++) {
-			static const char *agg[] = {"mean", "median", "stddev"};
-			int is_agg = k >= e->ns;
-			double v = is_agg ? (k - e->ns == 0 ? e->mean : k - e->ns == 1 ? r->median : e->stddev)
-					  : x->samples[e->s0 + k];
-			cJSON *b = cJSON_CreateObject();
-			if (!b || !cJSON_AddItemToArray(benches, b)) {
-				cJSON_Delete(b);
-				free(name);
-				goto fail;
-			}
-			if (is_agg) {
-				char *an = NULL;
-				if (asprintf(&an, "%s_%s", name, agg[k - e->ns]) < 0) {
-					free(name);
-					goto fail;
-				}
-				cJSON_AddStringToObject(b, "name", an);
-				free(an);
-			} else {
-				cJSON_AddStringToObject(b, "name", name);
-			}
-			cJSON_AddStringToObject(b, "run_name", name);
-			cJSON_AddStringToObject(b, "run_type", is_agg ? "aggregate" : "iteration");
-			cJSON_AddNumberToObject(b, "repetitions", (double)e->ns);
-			if (!is_agg)
-				cJSON_AddNumberToObject(b, "repetition_index", (double)k);
-			cJSON_AddNumberToObject(b, "threads", r->threads > 0 ? r->threads : 1);
-			cJSON_AddNumberToObject(b, "iterations", is_agg ? (double)e->ns : 1);
-			if (is_agg)
-				cJSON_AddStringToObject(b, "aggregate_name", agg[k - e->ns]);
-			jnum(b, "real_time", v * unit_ns);
-			jnum(b, "cpu_time", v * unit_ns);
-			cJSON_AddStringToObject(b, "time_unit", "ns");
-			cJSON_AddStringToObject(b, "label", r->variant);
-			double sec = v * unit_ns * 1e-9;
-			if (!is_agg || k - e->ns < 2) {
-				if (r->bytes > 0 && sec > 0)
-					cJSON_AddNumberToObject(b, "bytes_per_second", r->bytes / sec);
-				if (r->flops > 0 && sec > 0)
-					cJSON_AddNumberToObject(b, "flops_per_second", r->flops / sec);
-				for (size_t c = e->c0; c < e->c0 + e->nc; c++)
-					if (x->cnt[c].available && !cJSON_GetObjectItem(b, x->cnt[c].event))
-						cJSON_AddNumberToObject(b, x->cnt[c].event, x->cnt[c].value);
-			}
-		}
-		free(name);
+		cpu_all &= have_cpu;
+		cpu_none &= !have_cpu;
 	}
+	cJSON_AddStringToObject(ctx, "ocbench_cpu_time",
+				cpu_all ? "process CPU time of all threads per call "
+					  "(CLOCK_PROCESS_CPUTIME_ID, like MeasureProcessCPUTime)"
+				: cpu_none ? "not recorded by this run: cpu_time = real_time"
+					   : "process CPU time where recorded; elsewhere cpu_time = "
+					     "real_time");
+	free(fam);
+	free(ninst);
 	return root;
 fail:
+	free(fam);
+	free(ninst);
 	cJSON_Delete(root);
 	return NULL;
 }

@@ -94,20 +94,114 @@ static int name_split(const char *path, struct group *g)
 	memcpy(g->r.bench, g->name, blen);
 	g->r.bench[blen] = '\0';
 	cJSON *p = NULL;
-	if (slash) {
-		p = cJSON_Parse(slash + 1);
+	/* "threads:N" is a name part, not a parameter: the entry's "threads" holds it */
+	char *rest = slash ? strdup(slash + 1) : NULL;
+	if (slash && !rest)
+		return ocb_seterr(OCB_ENOMEM, "import");
+	char *thr = rest ? strstr(rest, "threads:") : NULL;
+	while (thr && !((thr == rest || thr[-1] == '/') &&
+			strspn(thr + 8, "0123456789") == strlen(thr + 8) && thr[8]))
+		thr = strstr(thr + 1, "threads:");
+	if (thr)
+		*(thr > rest ? thr - 1 : thr) = '\0';
+	if (rest && *rest) {
+		p = cJSON_Parse(rest);
 		if (!cJSON_IsObject(p)) {
 			cJSON_Delete(p);
 			p = cJSON_CreateObject();
 			if (p)
-				cJSON_AddStringToObject(p, "args", slash + 1);
+				cJSON_AddStringToObject(p, "args", rest);
 		}
 	} else {
 		p = cJSON_CreateObject();
 	}
 	g->r.params_json = p ? ocb_json_canonical(p) : NULL;
 	cJSON_Delete(p);
+	free(rest);
 	return g->r.params_json ? OCB_OK : ocb_seterr(OCB_ENOMEM, "import");
+}
+
+static int is_rate(const char *k)
+{
+	return !strcmp(k, "bytes_per_second") || !strcmp(k, "flops_per_second");
+}
+
+static double median_of(double *v, size_t n)
+{
+	if (!n)
+		return NAN;
+	qsort(v, n, sizeof *v, cmp_double);
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* The work of one repetition from a rate field (bytes_per_second -> bytes): rate x that
+ * entry's real_time, the median over the iterations, else from the mean aggregate; NaN
+ * when no entry has the rate. */
+static double rate_work(const struct group *q, const char *key)
+{
+	double *v = malloc((q->niters + 1) * sizeof *v);
+	size_t nv = 0;
+	if (!v)
+		return NAN;
+	for (size_t k = 0; k <= q->niters; k++) {
+		const cJSON *e = k < q->niters ? q->iters[k] : nv ? NULL : q->agg_mean;
+		const cJSON *rate = e ? cJSON_GetObjectItemCaseSensitive(e, key) : NULL;
+		double sec = e ? ocb_json_num(e, "real_time", NAN) *
+					 unit_scale(ocb_json_str(e, "time_unit", "ns"))
+			       : NAN;
+		if (cJSON_IsNumber(rate) && sec > 0)
+			v[nv++] = rate->valuedouble * sec;
+	}
+	double w = median_of(v, nv);
+	free(v);
+	return w;
+}
+
+/* User counters: every numeric, non-standard field of the iterations (their median) and
+ * those found only on the mean aggregate (ocbench's export puts PAPI counters there).
+ * Google Benchmark's rates (bytes_per_second, flops_per_second) became the work model
+ * (rate_work); items_per_second and the rest stay counters. */
+static int add_counters(struct group *q)
+{
+	for (size_t src = 0; src <= q->niters; src++) {
+		const cJSON *obj = src < q->niters ? q->iters[src] : q->agg_mean, *f;
+		if (!obj)
+			continue;
+		cJSON_ArrayForEach(f, obj)
+		{
+			if (!cJSON_IsNumber(f) || is_std(f->string) || is_rate(f->string) ||
+			    strlen(f->string) >= 64)
+				continue;
+			int dup = 0;
+			for (size_t c = 0; c < q->r.ncounters && !dup; c++)
+				dup = !strcmp(q->r.counters[c].event, f->string);
+			if (dup)
+				continue;
+			double *v = malloc((q->niters + 1) * sizeof *v);
+			size_t nv = 0;
+			if (!v)
+				return ocb_seterr(OCB_ENOMEM, "import");
+			for (size_t k = 0; k < q->niters; k++) {
+				const cJSON *e = cJSON_GetObjectItemCaseSensitive(q->iters[k], f->string);
+				if (cJSON_IsNumber(e))
+					v[nv++] = e->valuedouble;
+			}
+			double med = nv ? median_of(v, nv) : f->valuedouble;
+			free(v);
+			struct ocb_counter_val *nc =
+				realloc(q->r.counters, (q->r.ncounters + 1) * sizeof *nc);
+			if (!nc)
+				return ocb_seterr(OCB_ENOMEM, "import");
+			q->r.counters = nc;
+			struct ocb_counter_val *c = &nc[q->r.ncounters++];
+			memset(c, 0, sizeof *c);
+			snprintf(c->event, sizeof c->event, "%s", f->string);
+			c->value = med;
+			c->available = 1;
+			c->multiplex_ratio = 1;
+		}
+	}
+	return OCB_OK;
 }
 
 /* Validates the tree and builds the groups; nothing is written. */
@@ -240,40 +334,10 @@ static int parse(const char *path, const cJSON *root, struct group **out, size_t
 		}
 		if ((rc = ocb_stats_compute(q->r.samples, q->r.nsamples, &q->r.st)))
 			goto out;
-		/* user counters: numeric, non-standard fields of the first iteration */
-		const cJSON *f;
-		cJSON_ArrayForEach(f, q->iters[0])
-		{
-			if (!cJSON_IsNumber(f) || is_std(f->string) || strlen(f->string) >= 64)
-				continue;
-			double *v = malloc(q->niters * sizeof *v);
-			size_t nv = 0;
-			if (!v) {
-				rc = ocb_seterr(OCB_ENOMEM, "import");
-				goto out;
-			}
-			for (size_t k = 0; k < q->niters; k++) {
-				const cJSON *e = cJSON_GetObjectItemCaseSensitive(q->iters[k], f->string);
-				if (cJSON_IsNumber(e))
-					v[nv++] = e->valuedouble;
-			}
-			qsort(v, nv, sizeof *v, cmp_double);
-			double med = nv % 2 ? v[nv / 2] : 0.5 * (v[nv / 2 - 1] + v[nv / 2]);
-			free(v);
-			struct ocb_counter_val *nc =
-				realloc(q->r.counters, (q->r.ncounters + 1) * sizeof *nc);
-			if (!nc) {
-				rc = ocb_seterr(OCB_ENOMEM, "import");
-				goto out;
-			}
-			q->r.counters = nc;
-			struct ocb_counter_val *c = &nc[q->r.ncounters++];
-			memset(c, 0, sizeof *c);
-			snprintf(c->event, sizeof c->event, "%s", f->string);
-			c->value = med;
-			c->available = 1;
-			c->multiplex_ratio = 1;
-		}
+		q->r.bytes = rate_work(q, "bytes_per_second");
+		q->r.flops = rate_work(q, "flops_per_second");
+		if ((rc = add_counters(q)))
+			goto out;
 	}
 	*out = g;
 	*nout = n;
@@ -323,10 +387,16 @@ int ocb_import_gbench(struct ocb_store *s, const char *path, const struct ocb_im
 		goto out;
 	}
 	make_uuid(uuid);
+	/* the run began when the file's benchmarks ran (context.date, local time with an
+	 * offset), not now; no or a bad date: now */
+	char started[32] = "";
+	double t = ocb_iso8601_parse(ocb_json_str(ctx, "date", NULL));
+	if (!isnan(t))
+		ocb_utc_stamp(t, started, sizeof started);
 	struct ocb_run_info ri = {.uuid = uuid, .machine_id = o->machine_id, .suite = "import",
 				  .label = o->label, .ocbench_version = o->version ? o->version : "",
 				  .git_sha = "", .cmdline = o->cmdline ? o->cmdline : "",
-				  .config_json = cfg, .seed = 0};
+				  .config_json = cfg, .seed = 0, .started_at = started};
 	if ((rc = ocb_store_begin(s)))
 		goto out;
 	in_tx = 1;

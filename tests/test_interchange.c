@@ -54,7 +54,8 @@ Test(interchange, gbench_export_has_the_schema)
 	cr_assert(cJSON_IsArray(cJSON_GetObjectItem(ctx, "caches")));
 	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(ctx, "caches")), 3);
 	cJSON *b = cJSON_GetObjectItem(j, "benchmarks");
-	cr_assert_eq(cJSON_GetArraySize(b), 12 + 3 + 10 + 3);
+	/* per case: one entry per repetition + mean, median, stddev, cv */
+	cr_assert_eq(cJSON_GetArraySize(b), 12 + 4 + 10 + 4);
 	int iters = 0, aggs = 0, medians = 0;
 	cJSON *e;
 	cJSON_ArrayForEach(e, b)
@@ -78,7 +79,7 @@ Test(interchange, gbench_export_has_the_schema)
 			if (!strcmp(an, "median")) {
 				medians++;
 				if (!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(e, "run_name")),
-					    "sgemm/{\"n\":256}")) {
+					    "sgemm/{\"n\":256}/threads:1")) {
 					double ns = cJSON_GetObjectItem(e, "real_time")->valuedouble;
 					cr_assert(ns > 0.9e6 && ns < 1.1e6, "median %g ns", ns);
 				}
@@ -86,7 +87,7 @@ Test(interchange, gbench_export_has_the_schema)
 		}
 	}
 	cr_assert_eq(iters, 22);
-	cr_assert_eq(aggs, 6);
+	cr_assert_eq(aggs, 8);
 	cr_assert_eq(medians, 2);
 	cJSON_Delete(j);
 	free(text);
@@ -212,5 +213,202 @@ Test(interchange, merge_is_idempotent)
 	cr_assert_eq(cmd_merge(&g, 2, argv), 0);
 	char *argv2[] = {"merge", junk, NULL};
 	cr_assert_eq(cmd_merge(&g, 2, argv2), 2);
+	fx_rmdir(dir);
+}
+
+/* A case at `threads` with n samples center * (1 + 0.01 k) and CPU times threads x them
+ * (or none when cpu is 0). */
+static void case_at(struct ocb_store *s, int64_t run, const char *params, int threads,
+		    double center, size_t n, int cpu, double bytes)
+{
+	struct ocb_result r;
+	memset(&r, 0, sizeof r);
+	snprintf(r.suite, sizeof r.suite, "baseline");
+	snprintf(r.bench, sizeof r.bench, "sgemv");
+	r.params_json = (char *)params;
+	snprintf(r.variant, sizeof r.variant, "openblas");
+	r.threads = threads;
+	snprintf(r.unit, sizeof r.unit, "s");
+	r.samples = calloc(n, sizeof *r.samples);
+	r.cpu_samples = cpu ? calloc(n, sizeof *r.cpu_samples) : NULL;
+	for (size_t k = 0; k < n; k++) {
+		r.samples[k] = center * (1 + 0.01 * (double)k);
+		if (cpu)
+			r.cpu_samples[k] = threads * r.samples[k] * 0.97;
+	}
+	r.nsamples = n;
+	r.st = (struct ocb_stats){.n = (long)n, .min = center, .median = r.samples[n / 2],
+				  .mean = r.samples[n / 2], .ci_low = center,
+				  .ci_high = r.samples[n - 1]};
+	r.flops = 2.0 * 1024 * 1024;
+	r.bytes = bytes;
+	r.check_err = NAN;
+	r.bound_frac = NAN;
+	snprintf(r.status, sizeof r.status, "ok");
+	struct ocb_counter_val c = {.event = "perf::TASK-CLOCK", .value = 1234.5, .available = 1,
+				    .multiplex_ratio = 1};
+	r.counters = &c;
+	r.ncounters = 1;
+	cr_assert_eq(ocb_store_result(s, run, &r, NULL), OCB_OK, "%s", ocb_lasterr());
+	free(r.samples);
+	free(r.cpu_samples);
+}
+
+/* A run with sgemv at 1 and 2 threads (the 2-thread one with CPU times) and another
+ * shape, with its run_context. */
+static int64_t threads_run(const char *db, const char *host, const char *fp, double scale)
+{
+	struct ocb_store *s = fx_open(db);
+	int64_t m = fx_machine(s, host, fp);
+	int64_t r = fx_run(s, m, "baseline", host);
+	case_at(s, r, "{\"m\":1024,\"n\":1024}", 1, 1e-3 * scale, 9, 0, 4.2e6);
+	case_at(s, r, "{\"m\":1024,\"n\":1024}", 2, 0.6e-3 * scale, 9, 1, 4.2e6);
+	case_at(s, r, "{\"m\":256,\"n\":4096}", 2, 0.2e-3 * scale, 9, 1, 4.2e6);
+	ocb_store_metric(s, r, "run_context", -1, "load_avg_1m", 0.25, "1");
+	ocb_store_metric(s, r, "run_context", -1, "load_avg_5m", 0.5, "1");
+	ocb_store_metric(s, r, "run_context", -1, "load_avg_15m", 0.75, "1");
+	ocb_store_metric(s, r, "run_context", -1, "cpu_mhz", 2599.7, "MHz");
+	ocb_store_run_finish(s, r, "complete");
+	ocb_store_close(s);
+	return r;
+}
+
+static cJSON *entry(cJSON *benches, const char *name, int rep)
+{
+	cJSON *e;
+	cJSON_ArrayForEach(e, benches)
+	{
+		cJSON *ri = cJSON_GetObjectItem(e, "repetition_index");
+		if (!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(e, "name")), name) &&
+		    (rep < 0 ? !ri : ri && ri->valueint == rep))
+			return e;
+	}
+	return NULL;
+}
+
+/* Google Benchmark's schema (src/json_reporter.cc, tools/gbench/report.py): names with
+ * /threads:N, family and instance indices, each repetition its own values, aggregates
+ * over the repetitions, process CPU time, load average and MHz in the context. */
+Test(interchange, gbench_threads_repetitions_and_context)
+{
+	char dir[256], db[300];
+	fx_tmpdir(dir, sizeof dir, "gbt");
+	snprintf(db, sizeof db, "%s/x.db", dir);
+	int64_t r = threads_run(db, "hostA", "aaaa1111", 1.0);
+	char *text = export_text(db, r, OCB_EXPORT_GBENCH);
+	cJSON *j = cJSON_Parse(text);
+	cr_assert_not_null(j);
+	cJSON *ctx = cJSON_GetObjectItem(j, "context"), *b = cJSON_GetObjectItem(j, "benchmarks");
+	cJSON *load = cJSON_GetObjectItem(ctx, "load_avg");
+	cr_assert_eq(cJSON_GetArraySize(load), 3);
+	cr_expect_float_eq(cJSON_GetArrayItem(load, 2)->valuedouble, 0.75, 1e-12);
+	cr_expect_eq(cJSON_GetObjectItem(ctx, "mhz_per_cpu")->valuedouble, 2600);
+	const char *date = cJSON_GetStringValue(cJSON_GetObjectItem(ctx, "date"));
+	cr_expect(date && strlen(date) == 25 && !strcmp(date + 19, "+00:00"), "date %s", date);
+
+	const char *n1 = "sgemv/{\"m\":1024,\"n\":1024}/threads:1";
+	const char *n2 = "sgemv/{\"m\":1024,\"n\":1024}/threads:2";
+	const char *n3 = "sgemv/{\"m\":256,\"n\":4096}/threads:2";
+	cJSON *a = entry(b, n1, 0), *c = entry(b, n2, 0), *d = entry(b, n3, 0);
+	cr_assert(a && c && d, "%s", text);
+	cr_expect_eq(cJSON_GetObjectItem(a, "family_index")->valueint, 0);
+	cr_expect_eq(cJSON_GetObjectItem(c, "family_index")->valueint, 0);
+	cr_expect_eq(cJSON_GetObjectItem(a, "per_family_instance_index")->valueint, 0);
+	cr_expect_eq(cJSON_GetObjectItem(c, "per_family_instance_index")->valueint, 1);
+	cr_expect_eq(cJSON_GetObjectItem(d, "per_family_instance_index")->valueint, 2);
+	cr_expect_eq(cJSON_GetObjectItem(c, "threads")->valueint, 2);
+	/* repetition k carries its own time and rate, not the case's mean */
+	for (int k = 0; k < 9; k++) {
+		cJSON *e = entry(b, n2, k);
+		cr_assert_not_null(e);
+		double real = cJSON_GetObjectItem(e, "real_time")->valuedouble;
+		cr_expect_float_eq(real, 0.6e-3 * (1 + 0.01 * k) * 1e9, 1e-3);
+		cr_expect_float_eq(cJSON_GetObjectItem(e, "cpu_time")->valuedouble, 2 * 0.97 * real,
+				   1e-3);
+		cr_expect_float_eq(cJSON_GetObjectItem(e, "bytes_per_second")->valuedouble,
+				   4.2e6 / (real * 1e-9), 1e-3);
+		cr_expect_null(cJSON_GetObjectItem(e, "perf::TASK-CLOCK"), "counter on a repetition");
+	}
+	/* no CPU time recorded: cpu_time = real_time */
+	cr_expect_float_eq(cJSON_GetObjectItem(a, "cpu_time")->valuedouble,
+			   cJSON_GetObjectItem(a, "real_time")->valuedouble, 1e-9);
+	cJSON *mean = entry(b, "sgemv/{\"m\":1024,\"n\":1024}/threads:2_mean", -1);
+	cJSON *cv = entry(b, "sgemv/{\"m\":1024,\"n\":1024}/threads:2_cv", -1);
+	cr_assert(mean && cv);
+	cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(mean, "run_name")), n2);
+	cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(cv, "aggregate_unit")),
+			 "percentage");
+	cr_expect_float_eq(cJSON_GetObjectItem(mean, "real_time")->valuedouble,
+			   0.6e-3 * 1.04 * 1e9, 1e-3);
+	cr_expect_float_eq(cJSON_GetObjectItem(mean, "perf::TASK-CLOCK")->valuedouble, 1234.5,
+			   1e-9);
+	cr_expect_eq(cJSON_GetObjectItem(mean, "iterations")->valueint, 9);
+	cJSON_Delete(j);
+	free(text);
+	fx_rmdir(dir);
+}
+
+/* import of our own export: every case comes back with its thread count, samples, work
+ * (bytes from bytes_per_second) and the file's date as the run's start. */
+Test(interchange, import_keeps_threads_rates_and_date)
+{
+	char dir[256], db[300], gb[300];
+	fx_tmpdir(dir, sizeof dir, "gbi");
+	snprintf(db, sizeof db, "%s/x.db", dir);
+	snprintf(gb, sizeof gb, "%s/gb.json", dir);
+	int64_t r = threads_run(db, "hostA", "aaaa1111", 1.0);
+	char *text = export_text(db, r, OCB_EXPORT_GBENCH);
+	/* a date from elsewhere, in local time with an offset as Google Benchmark writes */
+	char *at = strstr(text, "\"date\":");
+	cr_assert_not_null(at);
+	char *q1 = strchr(at + 7, '"'), *q2 = q1 ? strchr(q1 + 1, '"') : NULL;
+	cr_assert(q2 && q2 - q1 - 1 == 25);
+	memcpy(q1 + 1, "2024-03-05T10:20:30+02:00", 25);
+	FILE *f = fopen(gb, "w");
+	fputs(text, f);
+	fclose(f);
+	free(text);
+
+	struct ocb_store *s = fx_open(db);
+	sqlite3 *h = ocb_store_handle(s);
+	struct ocb_import_opts io = {.machine_id = 1, .version = "0.1.0"};
+	int64_t rid = 0;
+	size_t n = 0;
+	cr_assert_eq(ocb_import_gbench(s, gb, &io, &rid, &n), OCB_OK, "%s", ocb_lasterr());
+	cr_assert_eq(n, 3);
+	char sql[512], t[64];
+	snprintf(sql, sizeof sql, "SELECT started_at FROM run WHERE id = %lld", (long long)rid);
+	sqlite3_stmt *st = NULL;
+	cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
+	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+	snprintf(t, sizeof t, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	cr_expect_str_eq(t, "2024-03-05T08:20:30Z");
+	/* every case pairs with its original by (bench, params, threads) */
+	cr_assert_eq(sqlite3_prepare_v2(
+			     h,
+			     "SELECT a.threads, a.median, b.median, a.bytes, b.bytes, a.n, b.n,"
+			     " (SELECT value FROM counter WHERE result_id = b.id AND"
+			     " event = 'perf::TASK-CLOCK') FROM result a JOIN result b"
+			     " ON b.bench = a.bench AND b.params_json = a.params_json"
+			     " AND b.threads = a.threads WHERE a.run_id = ?1 AND b.run_id = ?2"
+			     " ORDER BY a.id",
+			     -1, &st, NULL),
+		     SQLITE_OK);
+	sqlite3_bind_int64(st, 1, r);
+	sqlite3_bind_int64(st, 2, rid);
+	int rows = 0, threads_seen = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		rows++;
+		threads_seen |= 1 << sqlite3_column_int(st, 0);
+		cr_expect_float_eq(sqlite3_column_double(st, 2), sqlite3_column_double(st, 1), 1e-12);
+		cr_expect_float_eq(sqlite3_column_double(st, 4), sqlite3_column_double(st, 3), 1e-3);
+		cr_expect_eq(sqlite3_column_int(st, 6), sqlite3_column_int(st, 5));
+		cr_expect_float_eq(sqlite3_column_double(st, 7), 1234.5, 1e-9);
+	}
+	sqlite3_finalize(st);
+	cr_expect_eq(rows, 3);
+	cr_expect_eq(threads_seen, (1 << 1) | (1 << 2));
+	ocb_store_close(s);
 	fx_rmdir(dir);
 }
