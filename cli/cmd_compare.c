@@ -20,7 +20,11 @@ static void help(void)
 	       "  faster  significant and more than the threshold better\n"
 	       "BASE and CAND are run ids, uuids, labels, 'latest', or machines (hostname or\n"
 	       "fingerprint prefix: that machine's newest complete run). Runs on different\n"
-	       "machines also show each case's fraction of its machine's roofline bound.\n\n"
+	       "machines also show each case's fraction of its machine's roofline bound.\n"
+	       "Parameters are shown whole; one longer than the column ends in ...[k] and is\n"
+	       "written in full under the table. Cases present (ok) in one run only are\n"
+	       "listed as 'in base only' / 'in cand only'. A warning says when a quick run is\n"
+	       "compared with a full one, or a run with itself.\n\n"
 	       "  --threshold X  relative change that matters: 0.05 or 5%% (default 5%%)\n"
 	       "  --alpha A      significance level (default 0.01)\n"
 	       "  --json         machine-readable output\n\n"
@@ -70,10 +74,14 @@ int cmd_compare(const struct ocb_global *g, int argc, char **argv)
 		goto out;
 	}
 	if (cmp.n == 0) {
-		rc = cli_usage_error("compare", "runs %lld and %lld have no case in common",
-				     (long long)base, (long long)cand);
+		rc = cli_usage_error("compare",
+				     "runs %lld and %lld have no case in common (%zu in base only, "
+				     "%zu in cand only)",
+				     (long long)base, (long long)cand, cmp.nonly[0], cmp.nonly[1]);
 		goto out;
 	}
+	for (int i = 0; json && i < cmp.nwarn; i++) /* the text output carries them itself */
+		fprintf(stderr, "ocbench: compare: warning: %s\n", cmp.warn[i]);
 	if (json) {
 		cJSON *j = ocb_cmp_json(&cmp);
 		char *t = j ? cJSON_Print(j) : NULL;

@@ -36,7 +36,8 @@ static const char result_sql[] =
 	 * bytes are not modelled): no rate, shown as "-" */
 	" CASE WHEN unit = 's' AND median > 0 AND flops > 0 THEN flops / median / 1e9 END AS gflops,"
 	" CASE WHEN unit = 's' AND median > 0 AND bytes > 0 THEN bytes / median / 1e9 END AS gbs"
-	" FROM result WHERE run_id = ?1 ORDER BY id";
+	" FROM result WHERE run_id = ?1"
+	" ORDER BY suite, bench, params_json COLLATE ocb_params, threads, variant, id";
 
 /* Last value written of each (workload, key), with how many points the key has. */
 static const char metric_sql[] =

@@ -63,6 +63,80 @@ void ocb_cmp_release(struct ocb_cmp *c)
 	free(c->c);
 	c->c = NULL;
 	c->n = 0;
+	for (int side = 0; side < 2; side++) {
+		for (size_t i = 0; i < c->nonly[side]; i++)
+			free(c->only[side][i].params);
+		free(c->only[side]);
+		c->only[side] = NULL;
+		c->nonly[side] = 0;
+	}
+}
+
+/* The cases of run `a` with no ok counterpart (bench, params, threads) in run `b`. */
+static int load_only(sqlite3 *db, int64_t a, int64_t b, struct ocb_cmp_only **out, size_t *n)
+{
+	sqlite3_stmt *st = NULL;
+	size_t cap = 0;
+	int rc = OCB_OK, s;
+	if (sqlite3_prepare_v2(db,
+			       "SELECT r.bench, r.params_json, r.threads, r.variant, r.status"
+			       " FROM result r WHERE r.run_id = ?1 AND NOT (r.status = 'ok' AND"
+			       " EXISTS (SELECT 1 FROM result o WHERE o.run_id = ?2 AND o.status = 'ok'"
+			       " AND o.bench = r.bench AND o.params_json = r.params_json"
+			       " AND o.threads IS r.threads))"
+			       " ORDER BY r.bench, r.params_json COLLATE ocb_params, r.threads, r.id",
+			       -1, &st, NULL) != SQLITE_OK)
+		return ocb_seterr(OCB_EDB, "compare: %s", sqlite3_errmsg(db));
+	sqlite3_bind_int64(st, 1, a);
+	sqlite3_bind_int64(st, 2, b);
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 16;
+			struct ocb_cmp_only *no = realloc(*out, cap * sizeof *no);
+			if (!no) {
+				rc = ocb_seterr(OCB_ENOMEM, "compare");
+				goto out;
+			}
+			*out = no;
+		}
+		struct ocb_cmp_only *o = &(*out)[*n];
+		memset(o, 0, sizeof *o);
+		ocb_col_text(o->bench, sizeof o->bench, st, 0);
+		const unsigned char *p = sqlite3_column_text(st, 1);
+		if (!(o->params = strdup(p ? (const char *)p : ""))) {
+			rc = ocb_seterr(OCB_ENOMEM, "compare");
+			goto out;
+		}
+		(*n)++;
+		o->threads = sqlite3_column_int(st, 2);
+		ocb_col_text(o->variant, sizeof o->variant, st, 3);
+		ocb_col_text(o->status, sizeof o->status, st, 4);
+	}
+	if (s != SQLITE_DONE)
+		rc = ocb_seterr(OCB_EDB, "compare: %s", sqlite3_errmsg(db));
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* Warnings about what is being compared: the same run twice, quick against full. */
+static void add_warnings(struct ocb_cmp *c)
+{
+	if (c->base_run == c->cand_run)
+		snprintf(c->warn[c->nwarn++], sizeof c->warn[0],
+			 "comparing run %lld with itself: every case is 'same' by construction",
+			 (long long)c->base_run);
+	if (c->base.quick >= 0 && c->cand.quick >= 0 && c->base.quick != c->cand.quick)
+		snprintf(c->warn[c->nwarn++], sizeof c->warn[0],
+			 "base run %lld is %s, cand run %lld is %s: their sizes and budgets differ "
+			 "(%zu + %zu cases not compared)",
+			 (long long)c->base_run, ocb_run_mode(&c->base), (long long)c->cand_run,
+			 ocb_run_mode(&c->cand), c->nonly[0], c->nonly[1]);
+	if (c->nonly[0] + c->nonly[1] && c->nwarn < OCB_CMP_MAXWARN)
+		snprintf(c->warn[c->nwarn++], sizeof c->warn[0],
+			 "%zu case(s) in base only and %zu in cand only were not compared (listed "
+			 "below)",
+			 c->nonly[0], c->nonly[1]);
 }
 
 /* samples of one result, in rep order, into a growing buffer */
@@ -174,7 +248,8 @@ int ocb_cmp_runs(sqlite3 *db, int64_t base, int64_t cand, const struct ocb_cmp_o
 	out->cand_run = cand;
 	out->geomean = NAN;
 	if ((rc = run_info(db, base, &bm, out->base_host, out->base_label)) ||
-	    (rc = run_info(db, cand, &cm, out->cand_host, out->cand_label)))
+	    (rc = run_info(db, cand, &cm, out->cand_host, out->cand_label)) ||
+	    (rc = ocb_run_load(db, base, &out->base)) || (rc = ocb_run_load(db, cand, &out->cand)))
 		return rc;
 	out->cross_machine = bm != cm;
 	int64_t ids[2] = {bm, cm};
@@ -191,7 +266,8 @@ int ocb_cmp_runs(sqlite3 *db, int64_t base, int64_t cand, const struct ocb_cmp_o
 			       " AND c.params_json = b.params_json AND c.threads IS b.threads"
 			       " WHERE b.run_id = ?1 AND c.run_id = ?2 AND b.status = 'ok'"
 			       " AND c.status = 'ok'"
-			       " ORDER BY b.bench, b.params_json, b.threads, b.variant, b.id,"
+			       " ORDER BY b.bench, b.params_json COLLATE ocb_params, b.threads, b.variant,"
+			       " b.id,"
 			       " (c.variant IS b.variant) DESC, c.id",
 			       -1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "SELECT value FROM sample WHERE result_id = ? ORDER BY rep", -1,
@@ -313,6 +389,10 @@ int ocb_cmp_runs(sqlite3 *db, int64_t base, int64_t cand, const struct ocb_cmp_o
 		goto out;
 	}
 	out->geomean = nlog ? exp(logsum / (double)nlog) : NAN;
+	if ((rc = load_only(db, base, cand, &out->only[0], &out->nonly[0])) ||
+	    (rc = load_only(db, cand, base, &out->only[1], &out->nonly[1])))
+		goto out;
+	add_warnings(out);
 out:
 	if (rc)
 		ocb_cmp_release(out);
@@ -327,19 +407,66 @@ out:
 	return rc;
 }
 
+#define PARAMS_MAX 40 /* widest params column; longer params are cut visibly */
+
+/* params as shown in the table: whole when it fits, else its head + "...[k]" where [k]
+ * is its line in the legend under the table (*nlegend counts them). */
+static const char *params_cell(const char *p, size_t width, int *nlegend, char *buf, size_t len)
+{
+	if (strlen(p) <= width)
+		return p;
+	char mark[16];
+	int m = snprintf(mark, sizeof mark, "...[%d]", ++*nlegend);
+	snprintf(buf, len, "%.*s%s", (int)(width - (size_t)m), p, mark);
+	return buf;
+}
+
+static void print_run(FILE *f, const char *side, const struct ocb_run *r)
+{
+	fprintf(f, "%s: run %lld %.8s on %s%s%s%s, %s, %s, commit %s\n", side, (long long)r->id,
+		r->uuid, r->machine_host, r->label[0] ? " (label " : "", r->label,
+		r->label[0] ? ")" : "", r->shown, ocb_run_mode(r),
+		r->git_sha[0] ? r->git_sha : "-");
+}
+
+static void print_only(const struct ocb_cmp *c, FILE *f)
+{
+	for (int side = 0; side < 2; side++) {
+		if (!c->nonly[side])
+			continue;
+		fprintf(f, "\nin %s only (run %lld; no ok result of the case in the other run), "
+			   "not compared: %zu\n",
+			side ? "cand" : "base", (long long)(side ? c->cand_run : c->base_run),
+			c->nonly[side]);
+		for (size_t i = 0; i < c->nonly[side]; i++) {
+			const struct ocb_cmp_only *o = &c->only[side][i];
+			fprintf(f, "  %s %s threads=%d %s%s\n", o->bench, o->params, o->threads,
+				o->variant, strcmp(o->status, "ok") ? o->status : "");
+		}
+	}
+}
+
 int ocb_cmp_print(const struct ocb_cmp *c, FILE *f)
 {
-	fprintf(f, "base: run %lld on %s%s%s%s\ncand: run %lld on %s%s%s%s\n",
-		(long long)c->base_run, c->base_host, c->base_label[0] ? " (label " : "",
-		c->base_label, c->base_label[0] ? ")" : "", (long long)c->cand_run, c->cand_host,
-		c->cand_label[0] ? " (label " : "", c->cand_label, c->cand_label[0] ? ")" : "");
+	size_t pw = strlen("params"), bw = strlen("case");
+	int nleg = 0;
+	char cut[PARAMS_MAX + 1];
+	for (size_t i = 0; i < c->n; i++) {
+		size_t l = strlen(c->c[i].params), b = strlen(c->c[i].bench);
+		pw = l > pw ? (l < PARAMS_MAX ? l : PARAMS_MAX) : pw;
+		bw = b > bw ? b : bw;
+	}
+	for (int i = 0; i < c->nwarn; i++)
+		fprintf(f, "warning: %s\n", c->warn[i]);
+	print_run(f, "base", &c->base);
+	print_run(f, "cand", &c->cand);
 	fprintf(f, "threshold %.1f%%, alpha %g, Mann-Whitney U on raw samples; ratio = cand/base "
 		   "median, CI from the medians' 95%% CIs;\nband = max(threshold, 1%% floor%s): the "
 		   "whole ratio CI must clear it\n\n",
 		100 * c->opts.threshold, c->opts.alpha,
 		c->opts.history && !c->cross_machine ? ", 3 sigma of the case's earlier runs here" : "");
-	fprintf(f, "%-28s %-24s %3s %11s %11s %7s %17s %9s %6s %-7s", "case", "params", "thr",
-		"base", "cand", "ratio", "ratio CI", "p", "band", "verdict");
+	fprintf(f, "%-*s %-*s %3s %11s %11s %7s %17s %9s %6s %-7s", (int)bw, "case", (int)pw,
+		"params", "thr", "base", "cand", "ratio", "ratio CI", "p", "band", "verdict");
 	if (c->cross_machine)
 		fprintf(f, " %9s %9s", "roof base", "roof cand");
 	fputc('\n', f);
@@ -347,17 +474,25 @@ int ocb_cmp_print(const struct ocb_cmp *c, FILE *f)
 		const struct ocb_cmp_case *k = &c->c[i];
 		char ci[40];
 		snprintf(ci, sizeof ci, "[%.3f, %.3f]", k->ratio_lo, k->ratio_hi);
-		fprintf(f, "%-28.28s %-24.24s %3d %9.4g%-2.2s %9.4g%-2.2s %7.3f %17s %9.2g %5.1f%% %-7s",
-			k->bench, k->params, k->threads, k->base_median, k->unit, k->cand_median,
-			k->unit, k->ratio, ci, k->p, 100 * k->band, ocb_verdict_name(k->verdict));
+		fprintf(f, "%-*s %-*s %3d %9.4g%-2.2s %9.4g%-2.2s %7.3f %17s %9.2g %5.1f%% %-7s",
+			(int)bw, k->bench, (int)pw, params_cell(k->params, pw, &nleg, cut, sizeof cut),
+			k->threads, k->base_median, k->unit, k->cand_median, k->unit, k->ratio, ci, k->p,
+			100 * k->band, ocb_verdict_name(k->verdict));
 		if (c->cross_machine)
 			fprintf(f, " %8.1f%% %8.1f%%", 100 * k->base_roof, 100 * k->cand_roof);
 		fputc('\n', f);
+	}
+	if (nleg) { /* the full parameters of every cut cell, in the order of the marks */
+		fputs("\nparams cut above ([k]: in full):\n", f);
+		for (size_t i = 0, k = 0; i < c->n; i++)
+			if (strlen(c->c[i].params) > pw)
+				fprintf(f, "  [%zu] %s\n", ++k, c->c[i].params);
 	}
 	fprintf(f, "\n%zu cases: %zu slower, %zu faster, %zu same, %zu noise, %zu n/a; "
 		   "geometric mean of ratios %.4f\n",
 		c->n, c->count[OCB_V_SLOWER], c->count[OCB_V_FASTER], c->count[OCB_V_SAME],
 		c->count[OCB_V_NOISE], c->count[OCB_V_NA], c->geomean);
+	print_only(c, f);
 	return ferror(f) ? ocb_seterr(OCB_EIO, "compare: write failed") : OCB_OK;
 }
 
@@ -385,6 +520,29 @@ cJSON *ocb_cmp_json(const struct ocb_cmp *c)
 	cJSON *cnt = cJSON_AddObjectToObject(o, "counts");
 	for (int v = 0; cnt && v <= OCB_V_NA; v++)
 		cJSON_AddNumberToObject(cnt, ocb_verdict_name(v), (double)c->count[v]);
+	cJSON *w = cJSON_AddArrayToObject(o, "warnings");
+	for (int i = 0; w && i < c->nwarn; i++)
+		cJSON_AddItemToArray(w, cJSON_CreateString(c->warn[i]));
+	cJSON_AddStringToObject(o, "base_mode", ocb_run_mode(&c->base));
+	cJSON_AddStringToObject(o, "cand_mode", ocb_run_mode(&c->cand));
+	cJSON_AddStringToObject(o, "base_status", c->base.shown);
+	cJSON_AddStringToObject(o, "cand_status", c->cand.shown);
+	for (int side = 0; side < 2; side++) {
+		cJSON *a = cJSON_AddArrayToObject(o, side ? "cand_only" : "base_only");
+		for (size_t i = 0; a && i < c->nonly[side]; i++) {
+			const struct ocb_cmp_only *x = &c->only[side][i];
+			cJSON *e = cJSON_CreateObject();
+			if (!e || !cJSON_AddItemToArray(a, e)) {
+				cJSON_Delete(e);
+				break;
+			}
+			cJSON_AddStringToObject(e, "bench", x->bench);
+			cJSON_AddStringToObject(e, "params", x->params);
+			cJSON_AddNumberToObject(e, "threads", x->threads);
+			cJSON_AddStringToObject(e, "variant", x->variant);
+			cJSON_AddStringToObject(e, "status", x->status);
+		}
+	}
 	if (!(arr = cJSON_AddArrayToObject(o, "cases"))) {
 		cJSON_Delete(o);
 		return NULL;

@@ -20,7 +20,9 @@
  * noise level from earlier runs the same way); with fewer runs the band is the
  * threshold alone.
  *               n/a     a side has no samples
- * and the geometric mean of the ratios over all cases. When BASE and CAND ran on
+ * and the geometric mean of the ratios over all cases. Cases without an ok counterpart
+ * are listed per side (in base only / in cand only), never dropped silently; comparing
+ * a quick run with a full one, or a run with itself, gives a warning. When BASE and CAND ran on
  * different machines, each case also carries its fraction of its own machine's
  * roofline bound, so hardware differences can be told from code differences. */
 #ifndef OCB_COMPARE_H
@@ -30,6 +32,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../db/records.h"
 #include "../db/store.h"
 
 enum ocb_verdict { OCB_V_SAME = 0, OCB_V_NOISE, OCB_V_FASTER, OCB_V_SLOWER, OCB_V_NA };
@@ -56,8 +59,22 @@ struct ocb_cmp_case {
 	enum ocb_verdict verdict;
 };
 
+/* A case of one run with no ok counterpart in the other: not compared. */
+struct ocb_cmp_only {
+	char bench[64], variant[32], status[16];
+	char *params;                   /* owned */
+	int threads;
+};
+
+#define OCB_CMP_MAXWARN 4
+
 struct ocb_cmp {
 	int64_t base_run, cand_run;
+	struct ocb_run base, cand;      /* the runs as readers show them (db/records.h) */
+	struct ocb_cmp_only *only[2];   /* [0] in base only, [1] in cand only */
+	size_t nonly[2];
+	char warn[OCB_CMP_MAXWARN][256]; /* quick vs full, a run with itself, ... */
+	int nwarn;
 	char base_host[64], cand_host[64];
 	char base_label[64], cand_label[64];
 	int cross_machine;

@@ -73,7 +73,7 @@ int ocb_hist_load(sqlite3 *db, const char *case_spec, const struct ocb_sel *sel,
 		     " JOIN machine m ON m.id = r.machine_id"
 		     " WHERE res.bench = ?1 AND (?2 IS NULL OR res.params_json = ?2)"
 		     " AND res.status = 'ok' AND r.status = 'complete'%s"
-		     " ORDER BY res.params_json, res.variant, res.threads, r.machine_id,"
+		     " ORDER BY res.params_json COLLATE ocb_params, res.variant, res.threads, r.machine_id,"
 		     " r.started_at, r.id, res.id",
 		     mfilter) < 0) {
 		sql = NULL;

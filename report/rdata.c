@@ -158,7 +158,8 @@ int ocb_rset_load(sqlite3 *db, const struct ocb_sel *sel, int ok_only, struct oc
 		     " res.status, m.hostname"
 		     " FROM result res JOIN sel ON sel.run_id = res.run_id AND sel.suite = res.suite"
 		     " JOIN run r ON r.id = res.run_id JOIN machine m ON m.id = r.machine_id"
-		     " %s ORDER BY res.suite, res.bench, res.params_json, res.variant, res.threads,"
+		     " %s ORDER BY res.suite, res.bench, res.params_json COLLATE ocb_params, res.variant,"
+		     " res.threads,"
 		     " m.hostname, res.id",
 		     cte, ok_only ? "WHERE res.status = 'ok'" : "") < 0) {
 		sql = NULL;
