@@ -199,7 +199,7 @@ Test(compare, quick_vs_full_lists_unmatched_and_keeps_params_whole)
 	cr_expect_null(strstr(buf, "...[2]"), "%s", buf);
 	cr_expect_not_null(strstr(buf, "[1] {\"fmt\":\"f32\",\"k\":16384,\"m\":16384,\"n\":128}"));
 	cr_expect_not_null(strstr(buf, "warning: base run"), "%s", buf);
-	char *bo = strstr(buf, "in base only"), *co = strstr(buf, "in cand only");
+	char *bo = strstr(buf, "\nin base only"), *co = strstr(buf, "\nin cand only");
 	cr_assert(bo && co, "%s", buf);
 	char *n512 = strstr(bo, "{\"n\":512}"), *n2048 = strstr(bo, "{\"n\":2048}");
 	cr_expect(n512 && n2048 && n512 < n2048 && n2048 < co, "%s", buf);
