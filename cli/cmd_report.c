@@ -11,7 +11,7 @@
 static void help(void)
 {
 	printf("usage: ocbench report [--run ID | --latest | --machine M[,M2]] [--out DIR]\n"
-	       "                      [--format md,latex,csv,html,json]\n\n"
+	       "                      [--format md,latex,csv,html,json] [--allow-mixed]\n\n"
 	       "Writes the report of the database into DIR (default ./ocbench-report/):\n"
 	       "  index.html         one self-contained page: every table, the SVG plots inline\n"
 	       "  report.md          Markdown tables (best per column in bold) + plot links\n"
@@ -29,6 +29,10 @@ static void help(void)
 	       "  (default)       the newest complete run of each suite\n"
 	       "  --out DIR       output directory (created)\n"
 	       "  --format LIST   some of md,latex,csv,html,json (default all)\n"
+	       "  --allow-mixed   cover quick and full runs together (refused otherwise:\n"
+	       "                  their sizes and budgets differ; exit 2 naming the runs)\n"
+	       "The report begins with the runs it covers: uuid, label, suite, status, mode\n"
+	       "(quick/full), machine and commit.\n"
 	       "Plots need gnuplot; without it the tables are written and the plots listed\n"
 	       "as skipped.\n");
 }
@@ -40,6 +44,7 @@ int cmd_report(const struct ocb_global *g, int argc, char **argv)
 					     {"machine", required_argument, NULL, 'm'},
 					     {"out", required_argument, NULL, 'o'},
 					     {"format", required_argument, NULL, 'f'},
+					     {"allow-mixed", no_argument, NULL, 'x'},
 					     {"help", no_argument, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
 	struct ocb_report_opts o;
@@ -53,7 +58,7 @@ int cmd_report(const struct ocb_global *g, int argc, char **argv)
 	o.version = OCB_VERSION;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":r:lm:o:f:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":r:lm:o:f:xh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r': run = optarg; break;
 		case 'l': latest = 1; break;
@@ -67,6 +72,7 @@ int cmd_report(const struct ocb_global *g, int argc, char **argv)
 			if (ocb_report_formats(optarg, &o.formats))
 				return cli_usage_error("report", "%s", ocb_lasterr());
 			break;
+		case 'x': o.allow_mixed = 1; break;
 		case 'h': help(); return 0;
 		default: return cli_bad_option("report", argc, argv);
 		}

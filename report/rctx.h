@@ -28,6 +28,9 @@ struct ocb_rctx {
 	size_t ntables;
 	struct ocb_rplot *plots;
 	size_t nplots;
+	struct ocb_run *runs;        /* the runs the report covers (sec_runs.c) */
+	size_t nruns;
+	char covers[1024];           /* one line: how many runs, machines, commits, modes */
 };
 
 /* Appends a table (zeroed) and returns it in *t; ocb_table_init() it next. */
@@ -38,7 +41,17 @@ void ocb_rctx_table_drop(struct ocb_rctx *x);
 int ocb_rctx_plot(struct ocb_rctx *x, const char *base, const char *title, int drawn,
 		  const char *why);
 
+/* The runs whose data the sections of selection `sel` use: *out (malloc'd, *n long) in
+ * id order. */
+int ocb_runs_covered(sqlite3 *db, const struct ocb_sel *sel, struct ocb_run **out, size_t *n);
+/* OCB_EINVAL naming every run when r[0..n) holds both quick and full runs and
+ * !allow_mixed; else OCB_OK. */
+int ocb_runs_check_mixed(const struct ocb_run *r, size_t n, int allow_mixed);
+/* "N run(s) on M machine(s) (hosts); commits ...; modes ..." into buf. */
+void ocb_runs_summary(const struct ocb_run *r, size_t n, char *buf, size_t len);
+
 /* Sections, each adds tables and plots to x. */
+int ocb_rsec_runs(struct ocb_rctx *x);
 int ocb_rsec_results(struct ocb_rctx *x);
 int ocb_rsec_quant(struct ocb_rctx *x);
 int ocb_rsec_curves(struct ocb_rctx *x);

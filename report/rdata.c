@@ -94,7 +94,7 @@ int ocb_sel_cte(const struct ocb_sel *sel, char *buf, size_t len)
 			     "WITH sel(suite, run_id) AS (SELECT DISTINCT suite, run_id FROM result"
 			     " WHERE run_id = %lld),"
 			     " msel(workload, run_id) AS (SELECT DISTINCT workload, run_id FROM metric"
-			     " WHERE run_id = %lld) ",
+			     " WHERE run_id = %lld AND workload != 'run_context') ",
 			     (long long)sel->run_id, (long long)sel->run_id);
 		break;
 	case OCB_SEL_LATEST:
@@ -104,7 +104,7 @@ int ocb_sel_cte(const struct ocb_sel *sel, char *buf, size_t len)
 			     " sel(suite, run_id) AS (SELECT DISTINCT suite, run_id FROM result"
 			     " WHERE run_id = (SELECT id FROM lr)),"
 			     " msel(workload, run_id) AS (SELECT DISTINCT workload, run_id FROM metric"
-			     " WHERE run_id = (SELECT id FROM lr)) ");
+			     " WHERE run_id = (SELECT id FROM lr) AND workload != 'run_context') ");
 		break;
 	default:
 		/* Newest complete run per suite (per machine when machines are named). */
@@ -118,7 +118,8 @@ int ocb_sel_cte(const struct ocb_sel *sel, char *buf, size_t len)
 			     " msel(workload, run_id) AS (SELECT workload, run_id FROM ("
 			     "SELECT x.workload, x.run_id, ROW_NUMBER() OVER (PARTITION BY %sx.workload"
 			     " ORDER BY r.started_at DESC, r.id DESC) AS rn"
-			     " FROM (SELECT DISTINCT workload, run_id FROM metric) x"
+			     " FROM (SELECT DISTINCT workload, run_id FROM metric"
+			     " WHERE workload != 'run_context') x"
 			     " JOIN run r ON r.id = x.run_id WHERE r.status = 'complete'%s)"
 			     " WHERE rn = 1) ",
 			     sel->nmachines ? "r.machine_id, " : "", mfilter,

@@ -89,6 +89,7 @@ static void ctx_release(struct ocb_rctx *x)
 		free(x->plots[i].why);
 	}
 	free(x->plots);
+	free(x->runs);
 	for (size_t i = 0; i < x->nmc; i++)
 		ocb_mceil_release(&x->mc[i]);
 	free(x->mc);
@@ -380,7 +381,7 @@ int ocb_report_write(sqlite3 *db, const struct ocb_report_opts *o,
 {
 	struct ocb_rctx x;
 	int64_t *ids = NULL;
-	char when[32], what[128];
+	char when[32], what[1280], sel[128];
 	int rc;
 
 	memset(&x, 0, sizeof x);
@@ -391,7 +392,14 @@ int ocb_report_write(sqlite3 *db, const struct ocb_report_opts *o,
 	if (sum)
 		memset(sum, 0, sizeof *sum);
 	ocb_utc_now(when, sizeof when);
-	sel_text(&o->sel, what, sizeof what);
+	sel_text(&o->sel, sel, sizeof sel);
+	/* which runs: stated in the report, and refused before anything is written when
+	 * quick and full runs would share its tables */
+	if ((rc = ocb_runs_covered(db, &o->sel, &x.runs, &x.nruns)) ||
+	    (rc = ocb_runs_check_mixed(x.runs, x.nruns, o->allow_mixed)))
+		goto out;
+	ocb_runs_summary(x.runs, x.nruns, x.covers, sizeof x.covers);
+	snprintf(what, sizeof what, "%s: %s", sel, x.covers);
 
 	if ((rc = make_dir(x.out)))
 		goto out;
@@ -419,7 +427,7 @@ int ocb_report_write(sqlite3 *db, const struct ocb_report_opts *o,
 		goto out;
 	x.nmc = nid;
 
-	if ((rc = ocb_rsec_results(&x)) || (rc = ocb_rsec_quant(&x)) ||
+	if ((rc = ocb_rsec_runs(&x)) || (rc = ocb_rsec_results(&x)) || (rc = ocb_rsec_quant(&x)) ||
 	    (rc = ocb_rsec_mlperf(&x)) || (rc = ocb_rsec_roofline(&x)) ||
 	    (rc = ocb_rsec_curves(&x)))
 		goto out;

@@ -7,7 +7,9 @@
  *   report.json        every table, the plots drawn and skipped, the selection
  *   index.html         one self-contained page: tables + the SVG plots inline
  *   roofline.{png,svg}, curve_<n>_{step,time,acc}.{png,svg}  (gnuplot)
- * Sections: per-suite result tables (median, CI, GFLOP/s, GB/s, fraction of the
+ * Sections: the runs covered (uuid, label, suite, status, mode, machine, commit; a
+ * selection mixing quick and full runs is refused, OCB_EINVAL, unless allow_mixed),
+ * per-suite result tables (median, CI, GFLOP/s, GB/s, fraction of the
  * roofline bound, counters), compression-vs-accuracy tables (metric rows of workloads
  * "quant_acc:<model>:<method>:<bits>:<group>"), training curves, an MLPerf-style
  * time-to-train summary, and the roofline plot with the machines' measured ceilings.
@@ -33,6 +35,7 @@ struct ocb_report_opts {
 	const char *out_dir;    /* default "ocbench-report" */
 	unsigned formats;       /* OCB_FMT_*; 0 means all */
 	const char *version;    /* ocbench version for the MLPerf "framework" column */
+	int allow_mixed;        /* cover quick and full runs together (else refused) */
 };
 
 struct ocb_report_summary {

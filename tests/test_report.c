@@ -40,7 +40,8 @@ static void fill(struct ocb_store *s, const char *evil)
 	for (long step = 0; step < 10; step++)
 		ocb_store_metric(s, r2, "zz_lm", step, "train_loss", 5.5 - 0.3 * step, "nats");
 	ocb_store_metric(s, r2, "zz_lm", 1, "test_loss", 3.0, "nats");
-	ocb_store_metric(s, r2, "zz_lm", -1, "train_step_time", 0.2, "s");
+	ocb_store_metric(s, r2, "zz_lm", -1, "train_step_time", 2.0, "s"); /* sum of 10 steps */
+	ocb_store_metric(s, r2, "zz_lm", -1, "train_steps", 10, "steps");
 	ocb_store_metric(s, r2, "mlp_fashion", -1, "train_time", 95.0, "s");
 	ocb_store_metric(s, r2, "mlp_fashion", -1, "global_batch_size", 128, "1");
 	ocb_store_metric(s, r2, "mlp_fashion", -1, "train_samples", 240000, "1");
@@ -290,5 +291,139 @@ Test(report, empty_database_still_writes)
 	char *html = fx_slurp(p);
 	cr_assert_not_null(strstr(html, "No results"));
 	free(html);
+	fx_rmdir(dir);
+}
+
+/* The x values of the first datablock after the plot titled `title` in a captured
+ * gnuplot script; their count in *n, the largest returned. */
+static double block_max_x(const char *script, const char *title, int *n)
+{
+	const char *p = strstr(script, title);
+	double mx = -1;
+	*n = 0;
+	if (!p || !(p = strstr(p, "<< EOD\n")))
+		return mx;
+	p += 7;
+	while (*p && strncmp(p, "EOD", 3)) {
+		double xv = strtod(p, NULL);
+		mx = xv > mx ? xv : mx;
+		(*n)++;
+		p = strchr(p, '\n');
+		if (!p)
+			break;
+		p++;
+	}
+	return mx;
+}
+
+/* Loss vs wall time: train_step_time is the SUM of the steps' time (25 s for 1000
+ * steps), so step k sits at k x 25 ms, not k x 25 s; a per-step elapsed_s wins. */
+Test(report, loss_vs_time_axis)
+{
+	char dir[256], db[300], out[300], gp[300], log[300], env[400];
+	fx_tmpdir(dir, sizeof dir, "curves");
+	snprintf(db, sizeof db, "%s/x.db", dir);
+	snprintf(out, sizeof out, "%s/rep", dir);
+	snprintf(gp, sizeof gp, "%s/fake-gnuplot", dir);
+	snprintf(log, sizeof log, "%s/gp.log", dir);
+	FILE *f = fopen(gp, "w"); /* records what it is fed; draws nothing */
+	cr_assert_not_null(f);
+	fprintf(f, "#!/bin/sh\n[ \"$1\" = -e ] && exit 0\ncat >> '%s'\nexit 0\n", log);
+	fclose(f);
+	cr_assert_eq(chmod(gp, 0755), 0);
+	snprintf(env, sizeof env, "%s", gp);
+	setenv("OCB_GNUPLOT", env, 1);
+
+	struct ocb_store *s = fx_open(db);
+	int64_t m = fx_machine(s, "hostA", "aaaa1111");
+	int64_t r = fx_run(s, m, "train", NULL);
+	cr_assert_eq(ocb_store_begin(s), OCB_OK);
+	for (long step = 0; step < 1000; step++)
+		ocb_store_metric(s, r, "mlp_sum", step, "train_loss", 2.0 - 1e-3 * step, "nats");
+	ocb_store_metric(s, r, "mlp_sum", -1, "train_step_time", 25.0, "s");
+	ocb_store_metric(s, r, "mlp_sum", -1, "train_steps", 1000, "steps");
+	for (long step = 0; step < 50; step++) {
+		ocb_store_metric(s, r, "mlp_wall", step, "train_loss", 2.0 - 1e-2 * step, "nats");
+		ocb_store_metric(s, r, "mlp_wall", step, "elapsed_s", 0.1 * (step + 1), "s");
+	}
+	ocb_store_metric(s, r, "mlp_wall", -1, "train_step_time", 4.0, "s");
+	ocb_store_metric(s, r, "mlp_wall", -1, "train_steps", 50, "steps");
+	cr_assert_eq(ocb_store_commit(s), OCB_OK);
+	ocb_store_run_finish(s, r, "complete");
+	struct ocb_report_opts o = {.out_dir = out, .formats = OCB_FMT_JSON};
+	cr_assert_eq(ocb_report_write(ocb_store_handle(s), &o, NULL), OCB_OK, "%s", ocb_lasterr());
+	ocb_store_close(s);
+
+	char *script = fx_slurp(log);
+	int n = 0;
+	double mx = block_max_x(script, "mlp_sum: loss vs wall time", &n);
+	cr_expect_eq(n, 1000);
+	cr_expect(mx > 24.9 && mx < 25.0, "last step at %g s, the training took 25 s", mx);
+	mx = block_max_x(script, "mlp_wall: loss vs wall time", &n);
+	cr_expect_eq(n, 50);
+	cr_expect_float_eq(mx, 5.0, 1e-9, "elapsed_s is the axis: %g", mx);
+	free(script);
+	fx_rmdir(dir);
+}
+
+static int64_t moded_run(struct ocb_store *s, int64_t m, const char *suite, const char *uuid,
+			 int quick)
+{
+	struct ocb_run_info ri = {.uuid = uuid, .machine_id = m, .suite = suite,
+				  .ocbench_version = "0.1.0", .git_sha = "c0ffee",
+				  .config_json = quick ? "{\"quick\":true}" : "{\"quick\":false}",
+				  .seed = 1};
+	int64_t id;
+	cr_assert_eq(ocb_store_run_begin(s, &ri, &id), OCB_OK, "%s", ocb_lasterr());
+	return id;
+}
+
+/* The report names the runs it covers (uuid, suite, mode, machine, commit) and refuses
+ * a quick baseline next to a full training run unless --allow-mixed (exit 2, one line
+ * naming both runs). */
+Test(report, states_runs_and_refuses_mixed_modes)
+{
+	char dir[256], db[300], out[300], p[400];
+	fx_tmpdir(dir, sizeof dir, "mixed");
+	snprintf(db, sizeof db, "%s/x.db", dir);
+	snprintf(out, sizeof out, "%s/rep", dir);
+	struct ocb_store *s = fx_open(db);
+	int64_t m = fx_machine(s, "hostA", "aaaa1111");
+	int64_t q = moded_run(s, m, "baseline", "11111111-0000-4000-8000-000000000001", 1);
+	fx_result(s, q, "baseline", "sgemm", "{\"n\":256}", 1e-3, 0.01, 9, 1, 3.4e7, 8e5);
+	ocb_store_run_finish(s, q, "complete");
+	int64_t f = moded_run(s, m, "train", "22222222-0000-4000-8000-000000000002", 0);
+	ocb_store_metric(s, f, "mlp", 0, "train_loss", 2.0, "nats");
+	ocb_store_metric(s, f, "mlp", -1, "train_time", 60.0, "s");
+	ocb_store_run_finish(s, f, "complete");
+	ocb_store_close(s);
+
+	cr_assert_eq(ocb_store_open(db, OCB_STORE_READ, &s), OCB_OK);
+	struct ocb_report_opts o = {.out_dir = out, .formats = OCB_FMT_MD};
+	cr_assert_eq(ocb_report_write(ocb_store_handle(s), &o, NULL), OCB_EINVAL);
+	const char *e = ocb_lasterr();
+	cr_expect(strstr(e, "quick runs 1 (11111111)") && strstr(e, "full runs 2 (22222222)") &&
+			  strstr(e, "--allow-mixed") && !strchr(e, '\n'),
+		  "%s", e);
+	snprintf(p, sizeof p, "%s/report.md", out);
+	cr_expect_neq(access(p, F_OK), 0, "a refused report wrote %s", p);
+	o.allow_mixed = 1;
+	cr_assert_eq(ocb_report_write(ocb_store_handle(s), &o, NULL), OCB_OK, "%s", ocb_lasterr());
+	ocb_store_close(s);
+	char *md = fx_slurp(p);
+	cr_expect_not_null(strstr(md, "Runs covered by this report"), "%s", md);
+	cr_expect_not_null(strstr(md, "11111111-0000-4000-8000-000000000001"));
+	cr_expect_not_null(strstr(md, "| quick |"), "%s", md);
+	cr_expect_not_null(strstr(md, "| full |"));
+	cr_expect_not_null(strstr(md, "2 run(s) on 1 machine(s) (hostA); commits c0ffee; modes "),
+			   "%s", md);
+	free(md);
+
+	/* the CLI: exit 2 and one line; --allow-mixed writes it */
+	struct ocb_global g = {.db_path = db, .quiet = 1};
+	char *argv[] = {"report", "--out", out, "--format", "md", NULL};
+	cr_expect_eq(cmd_report(&g, 5, argv), 2);
+	char *argv2[] = {"report", "--out", out, "--format", "md", "--allow-mixed", NULL};
+	cr_expect_eq(cmd_report(&g, 6, argv2), 0);
 	fx_rmdir(dir);
 }
