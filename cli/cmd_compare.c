@@ -75,9 +75,10 @@ int cmd_compare(const struct ocb_global *g, int argc, char **argv)
 	}
 	if (cmp.n == 0) {
 		rc = cli_usage_error("compare",
-				     "runs %lld and %lld have no case in common (%zu in base only, "
-				     "%zu in cand only)",
-				     (long long)base, (long long)cand, cmp.nonly[0], cmp.nonly[1]);
+				     "runs %lld (%s) and %lld (%s) have no case in common (%zu in "
+				     "base only, %zu in cand only)",
+				     (long long)base, cmp.base.shown, (long long)cand, cmp.cand.shown,
+				     cmp.nonly[0], cmp.nonly[1]);
 		goto out;
 	}
 	for (int i = 0; json && i < cmp.nwarn; i++) /* the text output carries them itself */

@@ -43,13 +43,19 @@ int ocb_runs_covered(sqlite3 *db, const struct ocb_sel *sel, struct ocb_run **ou
 	if ((rc = ocb_sel_cte(sel, cte, sizeof cte)))
 		return rc;
 	mlperf_filter(sel, filter, sizeof filter);
+	/* a run named by --run / --latest is covered even when it holds nothing */
+	char named[64] = "";
+	if (sel->mode == OCB_SEL_RUN)
+		snprintf(named, sizeof named, " UNION SELECT %lld", (long long)sel->run_id);
+	else if (sel->mode == OCB_SEL_LATEST)
+		snprintf(named, sizeof named, " UNION SELECT id FROM lr");
 	if (asprintf(&sql,
-		     "%s SELECT run_id FROM sel UNION SELECT run_id FROM msel"
+		     "%s SELECT run_id FROM sel UNION SELECT run_id FROM msel%s"
 		     " UNION SELECT mt.run_id FROM metric mt JOIN run r ON r.id = mt.run_id"
 		     " WHERE r.status = 'complete' AND mt.step IS NULL AND mt.value IS NOT NULL"
 		     " AND mt.key IN ('time_to_target', 'train_time')"
 		     " AND mt.workload NOT LIKE 'quant\\_acc:%%' ESCAPE '\\'%s ORDER BY 1",
-		     cte, filter) < 0)
+		     cte, named, filter) < 0)
 		return ocb_seterr(OCB_ENOMEM, "covered runs");
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
 		rc = ocb_seterr(OCB_EDB, "covered runs: %s", sqlite3_errmsg(db));
