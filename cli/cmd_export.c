@@ -13,9 +13,12 @@ static void help(void)
 {
 	printf("usage: ocbench export [--run ID] --format gbench|csv|json [--out FILE]\n\n"
 	       "Writes one run (default: the newest complete run) to FILE or stdout:\n"
-	       "  gbench  Google Benchmark JSON (context + benchmarks: one 'iteration' entry\n"
-	       "          per sample, 'aggregate' mean/median/stddev, name \"bench/params\"),\n"
-	       "          readable by Google Benchmark's tools/compare.py\n"
+	       "  gbench  Google Benchmark JSON: name \"bench/params/threads:N\" with\n"
+	       "          family_index and per_family_instance_index, one 'iteration' entry\n"
+	       "          per repetition with its own real_time, cpu_time (process CPU time)\n"
+	       "          and rates, aggregates mean/median/stddev/cv, context with load_avg\n"
+	       "          and mhz_per_cpu at run start; Google Benchmark's tools/compare.py\n"
+	       "          reads it (1- and 2-thread cases stay separate benchmarks)\n"
 	       "  csv     one row per result (statistics, GFLOP/s, GB/s, roofline fraction)\n"
 	       "  json    the run, its machine, results with samples and counters, metrics\n");
 }

@@ -9,6 +9,7 @@
 
 #include "../common/ocb_error.h"
 #include "../common/ocb_time.h"
+#include "../db/run_live.h"
 #include "escape.h"
 #include "rdata.h"
 #include "../db/column.h"
@@ -102,6 +103,15 @@ static cJSON *row_object(sqlite3_stmt *st)
 	return o;
 }
 
+/* The index of the column named `name` in st's result, or -1. */
+static int col_index(sqlite3_stmt *st, const char *name)
+{
+	for (int c = 0; c < sqlite3_column_count(st); c++)
+		if (!strcmp(sqlite3_column_name(st, c), name))
+			return c;
+	return -1;
+}
+
 static int db_fail(sqlite3 *db, const char *what)
 {
 	return ocb_seterr(OCB_EDB, "export %s: %s", what, sqlite3_errmsg(db));
@@ -154,6 +164,15 @@ static int xrun_load(sqlite3 *db, int64_t run_id, struct xrun *x)
 	}
 	x->run = row_object(st);
 	x->machine_id = (int64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(x->run, "machine_id"));
+	/* the status a reader shows: a 'running' run whose process is gone is aborted */
+	const char *shown = ocb_live_status(
+		(const char *)sqlite3_column_text(st, col_index(st, "status")),
+		sqlite3_column_int64(st, col_index(st, "pid")),
+		(const char *)sqlite3_column_text(st, col_index(st, "hostname")),
+		(const char *)sqlite3_column_text(st, col_index(st, "boot_id")),
+		(const char *)sqlite3_column_text(st, col_index(st, "started_at")));
+	if (x->run && shown)
+		cJSON_ReplaceItemInObject(x->run, "status", cJSON_CreateString(shown));
 	sqlite3_finalize(st);
 	st = NULL;
 	if (sqlite3_prepare_v2(db, "SELECT * FROM machine WHERE id = ?", -1, &st, NULL) != SQLITE_OK) {

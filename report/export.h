@@ -1,16 +1,24 @@
 /* export: one run out of the store in formats other tools read.
- *   gbench  Google Benchmark JSON (REFERENCE.md §4) so its tools/compare.py can read
- *           ocbench runs: "context" {date, host_name, executable, num_cpus,
- *           mhz_per_cpu, cpu_scaling_enabled, caches[], load_avg, library_build_type}
- *           and "benchmarks": per result one run_type "iteration" entry per sample and
- *           "aggregate" entries mean/median/stddev; name "bench/params" (just "bench"
- *           when params are {}), real_time = cpu_time = the sample in time_unit "ns"
- *           (ocbench times wall clock only), iterations 1 (a sample is one repetition),
- *           available counters flattened as numeric fields, plus bytes_per_second and
- *           flops_per_second from the static work model. Results whose unit is not a
- *           time are left out (gbench has only time units).
+ *   gbench  Google Benchmark JSON as its src/json_reporter.cc writes it and its
+ *           tools/compare.py reads it (REFERENCE.md §4). "context": date (run start,
+ *           RFC 3339 "+00:00"), host_name, executable, num_cpus, mhz_per_cpu and load_avg
+ *           (recorded at run start, metrics of workload "run_context"), cpu_scaling_enabled,
+ *           caches[], library_build_type, json_schema_version 1, and ocbench_* notes
+ *           saying what cpu_time and the counters are. "benchmarks": per ok result with a
+ *           time unit, name = run_name = "bench/<params JSON>/threads:N" ("bench/threads:N"
+ *           when params are {}), family_index = the bench's index, per_family_instance_index
+ *           = the case's index within it; one run_type "iteration" entry per repetition
+ *           (repetition_index k, iterations 1) with that repetition's own real_time,
+ *           cpu_time (process CPU time of all threads, or real_time where the run did not
+ *           record it), bytes_per_second and flops_per_second (static work model / its
+ *           time); then, with >= 2 repetitions, the aggregates mean, median, stddev
+ *           (aggregate_unit "time") and cv ("percentage") over the repetitions' values,
+ *           named "<run_name>_<aggregate>"; PAPI counters (per call, averaged over all
+ *           repetitions) on the mean aggregate only. time_unit "ns"; label = variant.
+ *           Results whose unit is not a time are left out (gbench has only time units).
  *   csv     one row per result with statistics, throughput and roofline fraction.
- *   json    the run, its machine, every result with samples and counters, metrics.
+ *   json    the run (status as readers show it), its machine, every result with samples
+ *           and counters, metrics.
  * Four set-based queries per export. */
 #ifndef OCB_EXPORT_H
 #define OCB_EXPORT_H
