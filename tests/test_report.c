@@ -427,3 +427,40 @@ Test(report, states_runs_and_refuses_mixed_modes)
 	cr_expect_eq(cmd_report(&g, 6, argv2), 0);
 	fx_rmdir(dir);
 }
+
+#include "../common/ocb_natcmp.h"
+
+Test(report, params_order_by_value)
+{
+	cr_expect_lt(ocb_natcmp("{\"n\":256}", "{\"n\":2048}"), 0);
+	cr_expect_gt(ocb_natcmp("{\"n\":2048}", "{\"n\":256}"), 0);
+	cr_expect_lt(ocb_natcmp("{\"k\":-8}", "{\"k\":4}"), 0);
+	cr_expect_lt(ocb_natcmp("{\"x\":0.25}", "{\"x\":0.5}"), 0);
+	cr_expect_lt(ocb_natcmp("q4_0", "q16_0"), 0);
+	cr_expect_lt(ocb_natcmp("{\"m\":4096,\"n\":8}", "{\"m\":4096,\"n\":32}"), 0);
+	cr_expect_neq(ocb_natcmp("{\"n\":1.0}", "{\"n\":1}"), 0, "only identical strings tie");
+	cr_expect_eq(ocb_natcmp("{\"n\":7}", "{\"n\":7}"), 0);
+
+	/* the report's result table lists n = 256, 512, 2048 in that order */
+	char dir[256], db[300], out[300], p[400];
+	fx_tmpdir(dir, sizeof dir, "order");
+	snprintf(db, sizeof db, "%s/x.db", dir);
+	snprintf(out, sizeof out, "%s/rep", dir);
+	struct ocb_store *s = fx_open(db);
+	int64_t m = fx_machine(s, "hostA", "aaaa1111");
+	int64_t r = fx_run(s, m, "baseline", NULL);
+	fx_result(s, r, "baseline", "sgemm", "{\"n\":2048}", 1e-1, 0.01, 9, 1, 1.7e10, 5e7);
+	fx_result(s, r, "baseline", "sgemm", "{\"n\":256}", 1e-3, 0.01, 9, 2, 3.4e7, 8e5);
+	fx_result(s, r, "baseline", "sgemm", "{\"n\":512}", 4e-3, 0.01, 9, 3, 2.7e8, 3e6);
+	ocb_store_run_finish(s, r, "complete");
+	struct ocb_report_opts o = {.out_dir = out, .formats = OCB_FMT_MD};
+	cr_assert_eq(ocb_report_write(ocb_store_handle(s), &o, NULL), OCB_OK, "%s", ocb_lasterr());
+	ocb_store_close(s);
+	snprintf(p, sizeof p, "%s/report.md", out);
+	char *md = fx_slurp(p);
+	char *a = strstr(md, "{\"n\":256}"), *b = strstr(md, "{\"n\":512}"),
+	     *c = strstr(md, "{\"n\":2048}");
+	cr_expect(a && b && c && a < b && b < c, "%s", md);
+	free(md);
+	fx_rmdir(dir);
+}

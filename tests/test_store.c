@@ -827,3 +827,36 @@ Test(store, migrates_v1_forward_keeping_rows)
 	cr_expect_eq(q_int(db, "SELECT count(*) FROM result WHERE suspect IS NULL"), 0);
 	ocb_store_close(s);
 }
+
+/* show prints "-" for a rate that has no work model behind it (flops unknown, bytes not
+ * modelled = 0), never 0.00; a small real rate keeps its digits. */
+Test(store, show_prints_dash_for_missing_values)
+{
+	const char *p = tpath("dash.db");
+	struct ocb_store *s = open_ok(p, OCB_STORE_WRITE);
+	struct ocb_machine m = machine("abcd0000");
+	int64_t mid = 0;
+	cr_assert_eq(ocb_store_machine(s, &m, &mid), OCB_OK);
+	int64_t run = new_run(s, mid, "dddd0000-0000-4000-8000-000000000001", "dash");
+	struct ocb_result r = make_result();
+	snprintf(r.bench, sizeof r.bench, "train_mlp");
+	r.flops = NAN;
+	r.bytes = 0; /* a trainer: bytes not modelled */
+	cr_assert_eq(ocb_store_result(s, run, &r, NULL), OCB_OK);
+	snprintf(r.bench, sizeof r.bench, "tiny");
+	r.flops = 3e3; /* 3e3 / 1.5e-3 s = 2 MFLOP/s = 0.002 GFLOP/s */
+	r.bytes = NAN;
+	cr_assert_eq(ocb_store_result(s, run, &r, NULL), OCB_OK);
+	ocb_result_release(&r);
+	ocb_store_close(s);
+	char *out = NULL;
+	cr_assert_eq(capture(cmd_show, p, 0, &out, 2, "show", "dash"), 0);
+	const char *line = strstr(out, "train_mlp");
+	cr_assert_not_null(line, "%s", out);
+	char row[512];
+	snprintf(row, sizeof row, "%.*s", (int)strcspn(line, "\n"), line);
+	cr_expect_not_null(strstr(row, " -  "), "no '-' for the missing rates: %s", row);
+	cr_expect_null(strstr(row, "0.00"), "%s", row);
+	cr_expect_not_null(strstr(out, "0.002"), "%s", out);
+	free(out);
+}
