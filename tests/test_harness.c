@@ -106,6 +106,7 @@ static void release(struct ocb_result *r)
 {
 	free(r->params_json);
 	free(r->samples);
+	free(r->cpu_samples);
 	free(r->counters);
 	memset(r, 0, sizeof *r);
 }
@@ -623,5 +624,31 @@ Test(harness, merge_of_real_passes)
 	cr_expect_eq(acc.st.n, 12);
 	cr_expect_float_eq(acc.st.median, ocb_median(acc.samples, 12), 0);
 	cr_expect_str_eq(acc.variant, "spin");
+	cr_assert_not_null(acc.cpu_samples, "CPU times follow the merged samples");
+	for (size_t i = 0; i < 12; i++)
+		cr_expect(acc.cpu_samples[i] > 0, "cpu %zu = %g", i, acc.cpu_samples[i]);
 	ocb_result_release(&acc);
+}
+
+/* Each sample carries the process CPU time of its calls (Google Benchmark's cpu_time):
+ * a spinning kernel burns CPU for most of its wall time, never more than a few times it
+ * (one thread here). */
+Test(harness, cpu_time_per_sample)
+{
+	reset(200000);
+	struct ocb_harness_opts o = quick_opts();
+	o.max_reps = 20;
+	struct ocb_result r;
+	cr_assert_eq(ocb_harness_case(&spin_bench, NULL, &ctx1, &o, NULL, &r), 0);
+	cr_assert_str_eq(r.status, "ok", "%s", r.error);
+	cr_assert_not_null(r.cpu_samples);
+	size_t busy = 0;
+	for (size_t i = 0; i < r.nsamples; i++) {
+		cr_expect(r.cpu_samples[i] > 0 && r.cpu_samples[i] <= 4 * r.samples[i] + 1e-3,
+			  "sample %zu: cpu %g s, wall %g s", i, r.cpu_samples[i], r.samples[i]);
+		busy += r.cpu_samples[i] > 0.3 * r.samples[i];
+	}
+	cr_expect_geq(2 * busy, r.nsamples, "the spin burned CPU in %zu of %zu samples", busy,
+		      r.nsamples);
+	release(&r);
 }

@@ -825,6 +825,37 @@ Test(store, migrates_v1_forward_keeping_rows)
 	cr_expect_eq(q_int(db, "SELECT count(*) FROM ceiling WHERE value = 12.5 AND suspect IS NULL"
 			       " AND trials IS NULL AND spread IS NULL"), 1);
 	cr_expect_eq(q_int(db, "SELECT count(*) FROM result WHERE suspect IS NULL"), 0);
+	cr_expect_eq(q_int(db, "SELECT count(*) FROM sample WHERE cpu_s IS NOT NULL"), 0); /* v3 */
+	ocb_store_close(s);
+}
+
+/* Per-sample CPU times go in and come back with their samples (schema 3). */
+Test(store, cpu_samples_roundtrip)
+{
+	const char *p = tpath("cpu.db");
+	struct ocb_store *s = open_ok(p, OCB_STORE_WRITE);
+	struct ocb_machine m = machine("cccc7777");
+	int64_t mid = 0, rid = 0;
+	cr_assert_eq(ocb_store_machine(s, &m, &mid), OCB_OK);
+	int64_t run = new_run(s, mid, "cccc0000-0000-4000-8000-000000000001", NULL);
+	struct ocb_result r = make_result(), back;
+	r.cpu_samples = malloc(3 * sizeof(double));
+	for (int i = 0; i < 3; i++)
+		r.cpu_samples[i] = 2 * r.samples[i];
+	cr_assert_eq(ocb_store_result(s, run, &r, &rid), OCB_OK);
+	cr_assert_eq(ocb_store_result_load(s, rid, &back), OCB_OK, "%s", ocb_lasterr());
+	cr_assert_not_null(back.cpu_samples);
+	for (int i = 0; i < 3; i++)
+		cr_expect_eq(back.cpu_samples[i], 2 * r.samples[i]);
+	ocb_result_release(&back);
+	free(r.cpu_samples); /* without CPU times: none come back */
+	r.cpu_samples = NULL;
+	cr_assert_eq(ocb_store_result(s, run, &r, &rid), OCB_OK);
+	cr_assert_eq(ocb_store_result_load(s, rid, &back), OCB_OK);
+	cr_expect_null(back.cpu_samples);
+	cr_expect_eq(back.nsamples, 3);
+	ocb_result_release(&back);
+	ocb_result_release(&r);
 	ocb_store_close(s);
 }
 
