@@ -450,6 +450,17 @@ static cJSON *gb_entry(cJSON *benches, const char *name, const struct ocb_rrow *
  * writes them (name "<run_name>_<aggregate>", statistics of the repetitions' values,
  * cv with aggregate_unit "percentage"). PAPI counters are per call averaged over every
  * repetition, so they go on the mean aggregate only. */
+/* 1 if an earlier exported result of x has e's bench, params and threads (another
+ * variant of the same case): its name then also carries "/variant:X". */
+static int gb_dup(const struct xrun *x, const struct xres *e)
+{
+	for (const struct xres *o = x->res; o < e; o++)
+		if (!strcmp(o->r.bench, e->r.bench) && !strcmp(o->r.params, e->r.params) &&
+		    o->r.threads == e->r.threads && !strcmp(o->r.status, "ok"))
+			return 1;
+	return 0;
+}
+
 static int gb_case(const struct xrun *x, const struct xres *e, int family, int instance,
 		   cJSON *benches, int *have_cpu)
 {
@@ -458,8 +469,10 @@ static int gb_case(const struct xrun *x, const struct xres *e, int family, int i
 	double *v = gb_series(x, e, have_cpu);
 	int rc = OCB_ENOMEM;
 	int has_params = strcmp(r->params, "{}") != 0;
-	if (!v || asprintf(&name, "%s%s%s/threads:%d", r->bench, has_params ? "/" : "",
-			   has_params ? r->params : "", r->threads > 0 ? r->threads : 1) < 0) {
+	int dup = gb_dup(x, e);
+	if (!v || asprintf(&name, "%s%s%s/threads:%d%s%s", r->bench, has_params ? "/" : "",
+			   has_params ? r->params : "", r->threads > 0 ? r->threads : 1,
+			   dup ? "/variant:" : "", dup ? r->variant : "") < 0) {
 		name = NULL;
 		goto out;
 	}

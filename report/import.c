@@ -99,9 +99,14 @@ static int name_split(const char *path, struct group *g)
 	if (slash && !rest)
 		return ocb_seterr(OCB_ENOMEM, "import");
 	char *thr = rest ? strstr(rest, "threads:") : NULL;
-	while (thr && !((thr == rest || thr[-1] == '/') &&
-			strspn(thr + 8, "0123456789") == strlen(thr + 8) && thr[8]))
+	/* a whole component "threads:<digits>"; what follows it ("/variant:X", GB's
+	 * "/real_time" ...) names the same case's runs, not parameters */
+	while (thr) {
+		size_t d = strspn(thr + 8, "0123456789");
+		if ((thr == rest || thr[-1] == '/') && d && (thr[8 + d] == '\0' || thr[8 + d] == '/'))
+			break;
 		thr = strstr(thr + 1, "threads:");
+	}
 	if (thr)
 		*(thr > rest ? thr - 1 : thr) = '\0';
 	if (rest && *rest) {

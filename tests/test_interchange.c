@@ -226,7 +226,8 @@ static void case_at(struct ocb_store *s, int64_t run, const char *params, int th
 	snprintf(r.suite, sizeof r.suite, "baseline");
 	snprintf(r.bench, sizeof r.bench, "sgemv");
 	r.params_json = (char *)params;
-	snprintf(r.variant, sizeof r.variant, "openblas");
+	static int calls;
+	snprintf(r.variant, sizeof r.variant, "%s", ++calls % 4 == 0 ? "ref" : "openblas");
 	r.threads = threads;
 	snprintf(r.unit, sizeof r.unit, "s");
 	r.samples = calloc(n, sizeof *r.samples);
@@ -264,6 +265,7 @@ static int64_t threads_run(const char *db, const char *host, const char *fp, dou
 	case_at(s, r, "{\"m\":1024,\"n\":1024}", 1, 1e-3 * scale, 9, 0, 4.2e6);
 	case_at(s, r, "{\"m\":1024,\"n\":1024}", 2, 0.6e-3 * scale, 9, 1, 4.2e6);
 	case_at(s, r, "{\"m\":256,\"n\":4096}", 2, 0.2e-3 * scale, 9, 1, 4.2e6);
+	case_at(s, r, "{\"m\":256,\"n\":4096}", 2, 0.25e-3 * scale, 9, 1, 4.2e6);
 	ocb_store_metric(s, r, "run_context", -1, "load_avg_1m", 0.25, "1");
 	ocb_store_metric(s, r, "run_context", -1, "load_avg_5m", 0.5, "1");
 	ocb_store_metric(s, r, "run_context", -1, "load_avg_15m", 0.75, "1");
@@ -343,6 +345,9 @@ Test(interchange, gbench_threads_repetitions_and_context)
 	cr_expect_float_eq(cJSON_GetObjectItem(mean, "perf::TASK-CLOCK")->valuedouble, 1234.5,
 			   1e-9);
 	cr_expect_eq(cJSON_GetObjectItem(mean, "iterations")->valueint, 9);
+	/* a second variant of one case gets a name of its own */
+	cr_expect_not_null(entry(b, "sgemv/{\"m\":256,\"n\":4096}/threads:2/variant:ref", 0),
+			   "%s", text);
 	cJSON_Delete(j);
 	free(text);
 	fx_rmdir(dir);
@@ -375,7 +380,7 @@ Test(interchange, import_keeps_threads_rates_and_date)
 	int64_t rid = 0;
 	size_t n = 0;
 	cr_assert_eq(ocb_import_gbench(s, gb, &io, &rid, &n), OCB_OK, "%s", ocb_lasterr());
-	cr_assert_eq(n, 3);
+	cr_assert_eq(n, 4);
 	char sql[512], t[64];
 	snprintf(sql, sizeof sql, "SELECT started_at FROM run WHERE id = %lld", (long long)rid);
 	sqlite3_stmt *st = NULL;
@@ -391,7 +396,8 @@ Test(interchange, import_keeps_threads_rates_and_date)
 			     " (SELECT value FROM counter WHERE result_id = b.id AND"
 			     " event = 'perf::TASK-CLOCK') FROM result a JOIN result b"
 			     " ON b.bench = a.bench AND b.params_json = a.params_json"
-			     " AND b.threads = a.threads WHERE a.run_id = ?1 AND b.run_id = ?2"
+			     " AND b.threads = a.threads AND b.variant = a.variant"
+			     " WHERE a.run_id = ?1 AND b.run_id = ?2"
 			     " ORDER BY a.id",
 			     -1, &st, NULL),
 		     SQLITE_OK);
@@ -407,7 +413,7 @@ Test(interchange, import_keeps_threads_rates_and_date)
 		cr_expect_float_eq(sqlite3_column_double(st, 7), 1234.5, 1e-9);
 	}
 	sqlite3_finalize(st);
-	cr_expect_eq(rows, 3);
+	cr_expect_eq(rows, 4);
 	cr_expect_eq(threads_seen, (1 << 1) | (1 << 2));
 	ocb_store_close(s);
 	fx_rmdir(dir);
