@@ -12,6 +12,9 @@
  *
  * Determinism: the driver adds nothing random; a trainer whose step is a function of its
  * seed and the step index gives bit-identical losses for the same seed and thread count.
+ * Distributed trainers (one state per rank) return from step and evaluate the global
+ * values (reduced over ranks), so every rank's driver takes the same decisions (cadence,
+ * divergence); only rank 0's caller should write metrics and checkpoints.
  *
  *   const struct ocb_trainer *t = &ocb_trainer_mlp;
  *   void *st;
