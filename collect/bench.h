@@ -77,6 +77,12 @@ struct ocb_bench {
 	/* KERNEL: 1 to run each case at 1 thread and at all threads by default (scaling),
 	 * 0 to run at the default thread count only. `--threads LIST` overrides both. */
 	int sweep_threads;
+	/* Artifacts this bench writes into / reads from ctx->out_dir (names for
+	 * ocb_artifact_path in artifact.h, e.g. "mlp_fp32"): NULL-terminated lists, NULL for
+	 * none. The runner runs every producer of an artifact before its consumers, so each
+	 * model trains once per run; a consumer that finds no artifact makes it itself. */
+	const char *const *produces;
+	const char *const *consumes;
 };
 
 /* A suite: a named list of benches. */

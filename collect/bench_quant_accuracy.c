@@ -4,9 +4,10 @@
  * perplexity, effective bits per weight, model bytes, quantization time, errors.
  *
  * Procedure (one case per model):
- *   1. Load the fp32 checkpoint from ctx->out_dir (mlp_fp32.ckpt, lm_fp32.ckpt; with
- *      --quick: mlp_fp32_quick.ckpt); if it is missing, train it with the reference
- *      trainer and the run's seed and save it there.
+ *   1. Load the fp32 checkpoint from ctx->out_dir (artifacts mlp_fp32, lm_fp32: the train
+ *      suite's train_mlp / train_lm write them and the runner runs those first; with
+ *      --quick: mlp_fp32_quick.ckpt); if it is missing (the train suite did not run),
+ *      train it through the trainer interface with the run's seed and save it there.
  *   2. Calibration: run the fp32 model over calibration inputs from the TRAINING data
  *      (MLP: `calib` random training images; LM: `calib_windows` random training windows
  *      of `window` bytes) and accumulate, for every linear, H = 2 X^T X of its inputs.
@@ -99,8 +100,9 @@
 #include "../reference/model_lm.h"
 #include "../reference/model_mlp.h"
 #include "../reference/quant_apply.h"
-#include "../reference/train_lm.h"
-#include "../reference/train_mlp.h"
+#include "../reference/trainer_lm.h"
+#include "../reference/trainer_mlp.h"
+#include "artifact.h"
 
 #define QA_MLP_BATCH 1000
 
@@ -186,59 +188,59 @@ static cJSON *qa_cases(const struct ocb_ctx *ctx)
 
 /* ---------------------------------------------------------------- models */
 
-/* Trains the fp32 MLP baseline when its checkpoint is missing (reference trainer,
- * its default recipe, the run's seed; --quick: 2 epochs on 10,000 images) and saves it. */
-static int qa_train_mlp(struct qa_state *st, const char *path, const struct ocb_ctx *ctx)
+/* Trains a model through the trainer interface (no callbacks) and saves it at path. */
+static int qa_train(const struct ocb_trainer *t, const void *spec,
+		    const struct ocb_train_cfg *cfg, const char *path)
 {
-	struct ocb_mlp m;
-	struct ocb_mlp_cfg mc;
-	struct ocb_mlp_train_cfg tc;
-	struct ocb_mlp_train_result res;
-	int rc;
-	ocb_mlp_default_cfg(&mc);
-	ocb_mlp_train_defaults(&tc);
-	tc.seed = st->seed;
-	tc.threads = ctx->threads;
-	tc.eval_every_epoch = 0;
-	if (st->quick) {
-		tc.epochs = 2;
-		tc.max_train = 10000;
-	}
-	if ((rc = ocb_mlp_init(&m, &mc, tc.batch)))
-		return rc;
-	ocb_mlp_init_weights(&m, st->seed);
-	ocb_info("quant_accuracy: %s missing: training the fp32 MLP (%d epochs)", path,
-		 tc.epochs);
-	rc = ocb_mlp_train(&m, &st->train, &st->test, &tc, NULL, &res);
+	struct ocb_train_result res;
+	void *tr = NULL;
+	int rc = t->create(spec, cfg, &tr);
 	if (rc == OCB_OK)
-		rc = ocb_mlp_save(&m, path);
-	ocb_mlp_release(&m);
+		rc = ocb_trainer_run(t, tr, cfg, NULL, &res);
+	if (rc == OCB_OK)
+		rc = t->save(tr, path);
+	t->free(tr);
 	return rc;
 }
 
-/* Trains the fp32 LM baseline when its checkpoint is missing: the reference trainer with
- * its default recipe (lm_train_defaults: 600 steps of 16 x 128) and the run's seed, no
- * validation passes (the sweep evaluates), then saves it. */
-static int qa_train_lm(struct qa_state *st, const char *path, const struct ocb_ctx *ctx)
+/* Trains the fp32 MLP baseline when its checkpoint is missing (the default recipe, the
+ * run's seed, evaluation after the last epoch only; --quick: 2 epochs on 10,000 images). */
+static int qa_train_mlp(struct qa_state *st, const char *path, const struct ocb_ctx *ctx)
 {
-	struct lm_config mc;
-	struct lm_train_cfg tc;
-	struct lm_train_result res;
-	struct lm_model *m = NULL;
-	int rc;
-	lm_config_default(&mc);
-	lm_train_defaults(&tc, &mc);
+	struct ocb_mlp_spec sp = {.train = &st->train, .test = &st->test};
+	struct ocb_train_cfg tc;
+	ocb_mlp_default_cfg(&sp.model);
+	ocb_mlp_train_defaults(&tc);
 	tc.seed = st->seed;
 	tc.threads = ctx->threads;
 	tc.eval_every = 0;
-	if ((rc = lm_create(&mc, 1, st->seed, &m)))
-		return rc;
+	if (st->quick) {
+		tc.epochs = 2;
+		sp.max_train = 10000;
+	}
+	ocb_info("quant_accuracy: %s missing: training the fp32 MLP (%d epochs)", path,
+		 tc.epochs);
+	return qa_train(&ocb_trainer_mlp, &sp, &tc, path);
+}
+
+/* Trains the fp32 LM baseline when its checkpoint is missing: the default recipe
+ * (lm_train_defaults: 700 steps of 16 x 128) and the run's seed, no validation passes
+ * (the sweep evaluates). */
+static int qa_train_lm(struct qa_state *st, const char *path, const struct ocb_ctx *ctx)
+{
+	struct lm_config mc;
+	struct lm_train_spec sp;
+	struct ocb_train_cfg tc;
+	lm_config_default(&mc);
+	lm_train_spec_defaults(&sp, &mc);
+	sp.train = st->text.train;
+	sp.ntrain = st->text.ntrain;
+	lm_train_defaults(&tc);
+	tc.seed = st->seed;
+	tc.threads = ctx->threads;
+	tc.eval_every = 0;
 	ocb_info("quant_accuracy: %s missing: training the fp32 LM (%ld steps)", path, tc.steps);
-	rc = lm_train(m, &tc, st->text.train, st->text.ntrain, NULL, 0, NULL, &res);
-	if (rc == OCB_OK)
-		rc = lm_save(m, path);
-	lm_free(m);
-	return rc;
+	return qa_train(&lm_trainer, &sp, &tc, path);
 }
 
 static int file_exists(const char *p)
@@ -286,8 +288,8 @@ static int qa_setup_mlp(struct qa_state *st, const struct ocb_ctx *ctx)
 {
 	char path[600];
 	int rc;
-	snprintf(path, sizeof path, "%s/%s", st->out_dir,
-		 st->quick ? "mlp_fp32_quick.ckpt" : "mlp_fp32.ckpt");
+	if ((rc = ocb_artifact_path(ctx, OCB_ARTIFACT_MLP_FP32, path, sizeof path)))
+		return rc;
 	if ((rc = ocb_fmnist_load(ctx->data_dir, 1, &st->train)) ||
 	    (rc = ocb_fmnist_load(ctx->data_dir, 0, &st->test)))
 		return rc;
@@ -347,8 +349,8 @@ static int qa_setup_lm(struct qa_state *st, const struct ocb_ctx *ctx)
 {
 	char path[600];
 	int rc;
-	snprintf(path, sizeof path, "%s/%s", st->out_dir,
-		 st->quick ? "lm_fp32_quick.ckpt" : "lm_fp32.ckpt");
+	if ((rc = ocb_artifact_path(ctx, OCB_ARTIFACT_LM_FP32, path, sizeof path)))
+		return rc;
 	if ((rc = ocb_text_load(NULL, &st->text))) /* fortunes (data_dir is for images) */
 		return rc;
 	double t0 = ocb_now_s();
@@ -1064,4 +1066,5 @@ const struct ocb_bench ocb_bench_quant_accuracy = {
 	.setup = qa_setup,
 	.workload = qa_workload,
 	.teardown = qa_teardown,
+	.consumes = (const char *const[]){OCB_ARTIFACT_MLP_FP32, OCB_ARTIFACT_LM_FP32, NULL},
 };

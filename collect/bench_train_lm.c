@@ -1,14 +1,14 @@
-/* bench_train_lm: the fp32 byte-level LM baseline (reference/model_lm, train_lm) as a
+/* bench_train_lm: the fp32 byte-level LM baseline (reference/model_lm, trainer_lm) as a
  * workload of suite `train` (issue 3).
  *
  * setup    : MLLOG file, data staging (the text corpus through reference/data_text: the
  *            `corpus` parameter if given, else ctx->data_dir when it names a regular file
  *            or a fortunes-style directory (holding a file named `fortunes`), else the
- *            Debian `fortunes` package), model init from the seed.
- * workload : run_start .. run_stop around training (periodic validation on the first
- *            eval_windows windows, final validation on the whole split), metrics through
- *            ctx->metrics, then the fp32 checkpoint `lm_fp32.ckpt` in out_dir (the
- *            quantization suites load it with lm_load).
+ *            Debian `fortunes` package), the trainer (model init from the seed, optimizer).
+ * workload : run_start .. run_stop around ocb_trainer_run (periodic validation on the
+ *            first eval_windows windows, final validation on the whole split), metrics
+ *            through ctx->metrics, then the fp32 checkpoint `lm_fp32.ckpt` in out_dir
+ *            (artifact "lm_fp32": the quantization suites load it with lm_load).
  * Metrics (workload "train_lm"): train_loss per step (step = global step), val_loss per
  * periodic evaluation (step = steps done) and final (step -1), val_ppl, unigram_entropy
  * (train-split byte frequencies applied to the val split, add-one smoothed), eval_window,
@@ -26,51 +26,48 @@
 
 #include "../common/ocb_error.h"
 #include "../common/ocb_json.h"
+#include "../common/ocb_log.h"
 #include "../common/ocb_time.h"
 #include "../reference/data_text.h"
 #include "../reference/model_lm.h"
-#include "../reference/train_lm.h"
+#include "../reference/trainer_lm.h"
+#include "artifact.h"
 #include "bench.h"
 #include "mllog.h"
 
 #define WORKLOAD "train_lm"
-/* --quick trains a smaller or shorter model: it gets a name of its own so that a later
- * full run (which loads the fp32 baseline, e.g. the quant suite) never takes it. */
-#define CKPT_NAME "lm_fp32.ckpt"
-#define CKPT_NAME_QUICK "lm_fp32_quick.ckpt"
 #define MLLOG_NAME "mllog_" WORKLOAD ".txt"
 
 struct state {
-	struct lm_config mcfg;
-	struct lm_train_cfg tcfg;
-	struct lm_model *model;
+	struct lm_train_spec spec; /* model config, corpus (text below), eval protocol */
+	struct ocb_train_cfg tcfg;
+	void *trainer;             /* lm_trainer state */
 	struct ocb_text text;
 	struct ocb_mllog *log;
 	const struct ocb_ctx *ctx; /* during workload() only */
 	double data_load_time;
 	double train_t0;           /* ocb_now_s() when training began: elapsed_s per step */
 	char corpus[4096];
-	char out_dir[4096];
 };
 
-/* A float parameter as the short decimal it was written as (0.005, not 0.004999999888),
- * so params_json reads cleanly: 7 significant digits round-trip any float. */
 /* Default: d 128, 4 layers, 4 heads, ctx 128, SwiGLU 344; 16 x 128 tokens a step.
  * --quick: d 64, 2 layers, ctx 64, 50 steps of 16 x 64, validation on 64 windows
  * (periodic) and 256 windows (final). */
 static cJSON *cases(const struct ocb_ctx *ctx)
 {
 	struct lm_config m;
-	struct lm_train_cfg t;
+	struct lm_train_spec sp;
+	struct ocb_train_cfg t;
 	lm_config_default(&m);
 	if (ctx->quick) {
 		m.d_model = 64, m.n_layers = 2, m.n_heads = 2, m.ctx = 64;
 		m.ffn = lm_ffn_width(64);
 	}
-	lm_train_defaults(&t, &m);
+	lm_train_spec_defaults(&sp, &m);
+	lm_train_defaults(&t);
 	if (ctx->quick) {
-		t.batch = 16, t.steps = 50, t.warmup = 5, t.lr = 5e-3f;
-		t.eval_every = 25, t.eval_windows = 64;
+		t.batch = 16, t.steps = 50, t.warmup_steps = 5, t.lr = 5e-3f;
+		t.eval_every = 25, sp.eval_windows = 64;
 	}
 	cJSON *a = cJSON_CreateArray(), *o = cJSON_CreateObject();
 	if (!a || !o) {
@@ -85,24 +82,25 @@ static cJSON *cases(const struct ocb_ctx *ctx)
 	cJSON_AddNumberToObject(o, "ffn", m.ffn);
 	cJSON_AddNumberToObject(o, "batch", t.batch);
 	cJSON_AddNumberToObject(o, "steps", (double)t.steps);
-	cJSON_AddNumberToObject(o, "warmup", (double)t.warmup);
+	cJSON_AddNumberToObject(o, "warmup", (double)t.warmup_steps);
 	cJSON_AddNumberToObject(o, "lr", ocb_json_f32(t.lr));
 	cJSON_AddNumberToObject(o, "min_lr", ocb_json_f32(t.min_lr));
 	cJSON_AddNumberToObject(o, "weight_decay", ocb_json_f32(t.weight_decay));
-	cJSON_AddNumberToObject(o, "eval_window", t.eval_window);
-	cJSON_AddNumberToObject(o, "eval_stride", t.eval_stride);
+	cJSON_AddNumberToObject(o, "eval_window", sp.eval_window);
+	cJSON_AddNumberToObject(o, "eval_stride", sp.eval_stride);
 	cJSON_AddNumberToObject(o, "eval_every", (double)t.eval_every);
-	cJSON_AddNumberToObject(o, "eval_windows", (double)t.eval_windows);
+	cJSON_AddNumberToObject(o, "eval_windows", (double)sp.eval_windows);
 	if (ctx->quick) /* the final validation too: a CI-sized slice of the split */
 		cJSON_AddNumberToObject(o, "final_eval_windows", 256);
 	cJSON_AddItemToArray(a, o);
 	return a;
 }
 
-/* Fills the configs from params (missing keys: defaults). OCB_EINVAL on bad values. */
-static int parse_params(const cJSON *p, struct lm_config *m, struct lm_train_cfg *t,
-			long *final_windows)
+/* Fills the spec (model, protocol; corpus left NULL) and the config from params (missing
+ * keys: defaults). OCB_EINVAL on bad values. */
+static int parse_params(const cJSON *p, struct lm_train_spec *sp, struct ocb_train_cfg *t)
 {
+	struct lm_config mc, *m = &mc;
 	lm_config_default(m);
 	m->d_model = (int)ocb_json_num(p, "d_model", m->d_model);
 	m->n_layers = (int)ocb_json_num(p, "n_layers", m->n_layers);
@@ -112,23 +110,24 @@ static int parse_params(const cJSON *p, struct lm_config *m, struct lm_train_cfg
 	int rc = lm_config_check(m);
 	if (rc)
 		return ocb_seterr(rc, WORKLOAD ": %s", ocb_lasterr());
-	lm_train_defaults(t, m);
+	lm_train_spec_defaults(sp, m);
+	lm_train_defaults(t);
 	t->batch = (int)ocb_json_num(p, "batch", t->batch);
-	t->seq = (int)ocb_json_num(p, "seq", m->ctx);
+	sp->seq = (int)ocb_json_num(p, "seq", m->ctx);
 	t->steps = (long)ocb_json_num(p, "steps", (double)t->steps);
-	t->warmup = (long)ocb_json_num(p, "warmup", (double)t->warmup);
+	t->warmup_steps = (long)ocb_json_num(p, "warmup", (double)t->warmup_steps);
 	t->lr = (float)ocb_json_num(p, "lr", t->lr);
 	t->min_lr = (float)ocb_json_num(p, "min_lr", t->min_lr);
 	t->weight_decay = (float)ocb_json_num(p, "weight_decay", t->weight_decay);
-	t->eval_window = (int)ocb_json_num(p, "eval_window", m->ctx);
-	t->eval_stride = (int)ocb_json_num(p, "eval_stride", t->eval_window);
+	sp->eval_window = (int)ocb_json_num(p, "eval_window", m->ctx);
+	sp->eval_stride = (int)ocb_json_num(p, "eval_stride", sp->eval_window);
 	t->eval_every = (long)ocb_json_num(p, "eval_every", (double)t->eval_every);
-	t->eval_windows = (long)ocb_json_num(p, "eval_windows", (double)t->eval_windows);
-	*final_windows = (long)ocb_json_num(p, "final_eval_windows", 0);
-	t->final_eval_windows = *final_windows;
-	if (t->batch < 1 || t->seq < 1 || t->seq > m->ctx || t->steps < 1 || t->warmup < 0 ||
-	    !(t->lr > 0) || t->eval_window < 1 || t->eval_window > m->ctx ||
-	    t->eval_stride < 1 || t->eval_stride > t->eval_window || *final_windows < 0)
+	sp->eval_windows = (long)ocb_json_num(p, "eval_windows", (double)sp->eval_windows);
+	sp->final_eval_windows = (long)ocb_json_num(p, "final_eval_windows", 0);
+	if (t->batch < 1 || sp->seq < 1 || sp->seq > m->ctx || t->steps < 1 ||
+	    t->warmup_steps < 0 || !(t->lr > 0) || sp->eval_window < 1 ||
+	    sp->eval_window > m->ctx || sp->eval_stride < 1 ||
+	    sp->eval_stride > sp->eval_window || sp->final_eval_windows < 0)
 		return ocb_seterr(OCB_EINVAL, WORKLOAD ": need batch, steps, lr > 0, seq and "
 						      "eval_window in 1..ctx (%d), eval_stride in "
 						      "1..eval_window",
@@ -141,18 +140,18 @@ static int parse_params(const cJSON *p, struct lm_config *m, struct lm_train_cfg
  * fortunes split; the stored metric eval_bytes says what was scored). */
 static int work(const cJSON *params, struct ocb_work *w)
 {
-	struct lm_config m;
-	struct lm_train_cfg t;
-	long fw;
-	int rc = parse_params(params, &m, &t, &fw);
+	struct lm_train_spec sp;
+	struct ocb_train_cfg t;
+	int rc = parse_params(params, &sp, &t);
 	if (rc)
 		return rc;
-	double step = 3.0 * lm_forward_flops(&m, t.batch, t.seq);
-	double per_window = lm_forward_flops(&m, 1, t.eval_window);
+	long fw = sp.final_eval_windows;
+	double step = 3.0 * lm_forward_flops(&sp.model, t.batch, sp.seq);
+	double per_window = lm_forward_flops(&sp.model, 1, sp.eval_window);
 	double periodic = t.eval_every > 0 ? (double)(t.steps / t.eval_every) : 0.0;
-	double final_windows = fw > 0 ? (double)fw : 257000.0 / t.eval_stride;
+	double final_windows = fw > 0 ? (double)fw : 257000.0 / sp.eval_stride;
 	w->flops = (double)t.steps * step +
-		   per_window * (periodic * (double)t.eval_windows + final_windows);
+		   per_window * (periodic * (double)sp.eval_windows + final_windows);
 	w->bytes = 0; /* compute-bound: the sgemm ceiling is the bound */
 	w->bound = "flops_sgemm";
 	return OCB_OK;
@@ -163,7 +162,7 @@ static void teardown(void *st)
 	struct state *s = st;
 	if (!s)
 		return;
-	lm_free(s->model);
+	lm_trainer.free(s->trainer);
 	ocb_text_release(&s->text);
 	ocb_mllog_close(s->log);
 	free(s);
@@ -235,20 +234,18 @@ static int setup(const cJSON *params, const struct ocb_ctx *ctx, void **out)
 {
 	struct state *s = calloc(1, sizeof *s);
 	char path[4200];
-	long fw = 0;
 	int rc;
 
 	*out = NULL;
 	if (!s)
 		return ocb_seterr(OCB_ENOMEM, WORKLOAD ": state");
-	rc = parse_params(params, &s->mcfg, &s->tcfg, &fw);
+	rc = parse_params(params, &s->spec, &s->tcfg);
 	if (rc)
 		goto out;
 	s->tcfg.seed = ctx->seed;
 	s->tcfg.threads = ctx->threads;
-	snprintf(s->out_dir, sizeof s->out_dir, "%s", ctx->out_dir ? ctx->out_dir : ".");
 	peak_rss_reset();
-	snprintf(path, sizeof path, "%s/%s", s->out_dir, MLLOG_NAME);
+	snprintf(path, sizeof path, "%s/%s", ctx->out_dir ? ctx->out_dir : ".", MLLOG_NAME);
 	rc = ocb_mllog_open(path, &s->log);
 	if (rc)
 		goto out;
@@ -264,10 +261,10 @@ static int setup(const cJSON *params, const struct ocb_ctx *ctx, void **out)
 	double t0 = ocb_now_s();
 	const char *corpus = pick_corpus(params, ctx, s->corpus, sizeof s->corpus);
 	rc = ocb_text_load(corpus, &s->text);
-	if (rc == OCB_OK && s->text.ntrain < (size_t)s->tcfg.seq + 2)
+	if (rc == OCB_OK && s->text.ntrain < (size_t)s->spec.seq + 2)
 		rc = ocb_seterr(OCB_EINVAL, "%s: train split of %zu bytes is shorter than one "
 					    "window of %d", s->text.source, s->text.ntrain,
-				s->tcfg.seq + 1);
+				s->spec.seq + 1);
 	if (rc == OCB_OK && s->text.nval < 2)
 		rc = ocb_seterr(OCB_EINVAL, "%s: validation split of %zu bytes", s->text.source,
 				s->text.nval);
@@ -278,21 +275,24 @@ static int setup(const cJSON *params, const struct ocb_ctx *ctx, void **out)
 
 	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "seed", cJSON_CreateNumber((double)ctx->seed), NULL);
 	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "global_batch_size", cJSON_CreateNumber(s->tcfg.batch), NULL);
-	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "max_sequence_length", cJSON_CreateNumber(s->tcfg.seq), NULL);
+	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "max_sequence_length", cJSON_CreateNumber(s->spec.seq), NULL);
 	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "opt_name", cJSON_CreateString("adamw"), NULL);
 	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "opt_base_learning_rate", cJSON_CreateNumber(s->tcfg.lr), NULL);
 	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "opt_learning_rate_warmup_steps",
-		  cJSON_CreateNumber((double)s->tcfg.warmup), NULL);
+		  cJSON_CreateNumber((double)s->tcfg.warmup_steps), NULL);
 	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "opt_learning_rate_training_steps",
 		  cJSON_CreateNumber((double)s->tcfg.steps), NULL);
 	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "opt_adamw_weight_decay", cJSON_CreateNumber(s->tcfg.weight_decay), NULL);
 	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "train_samples", cJSON_CreateNumber((double)s->text.ntrain), NULL);
 	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "eval_samples", cJSON_CreateNumber((double)s->text.nval), NULL);
 
-	rc = lm_create(&s->mcfg, 1, ctx->seed, &s->model);
+	s->spec.train = s->text.train;
+	s->spec.ntrain = s->text.ntrain;
+	s->spec.val = s->text.val;
+	s->spec.nval = s->text.nval;
+	rc = lm_trainer.create(&s->spec, &s->tcfg, &s->trainer);
 	if (rc)
 		goto out;
-	s->tcfg.final_eval_windows = fw;
 	OCB_MLLOG(s->log, OCB_MLLOG_END, "init_stop", NULL, NULL);
 	*out = s;
 	s = NULL;
@@ -313,7 +313,7 @@ static cJSON *meta_step(long step, long tokens)
 	return m;
 }
 
-static int cb_step(void *c, long step, double loss, float lr)
+static int cb_step(void *c, long step, double loss, double lr)
 {
 	struct state *s = c;
 	(void)lr;
@@ -326,48 +326,53 @@ static int cb_step(void *c, long step, double loss, float lr)
 	return rc;
 }
 
-static int cb_eval_start(void *c, long step)
+/* Step schedule: only the evaluation events come (no epochs). */
+static int cb_event(void *c, enum ocb_train_event ev, long step, int epoch)
 {
 	struct state *s = c;
-	long tok = step * s->tcfg.batch * s->tcfg.seq;
-	OCB_MLLOG(s->log, OCB_MLLOG_START, "eval_start", NULL, meta_step(step, tok));
+	long tok = step * s->tcfg.batch * s->spec.seq;
+	(void)epoch;
+	if (ev == OCB_TRAIN_EVAL_START)
+		OCB_MLLOG(s->log, OCB_MLLOG_START, "eval_start", NULL, meta_step(step, tok));
+	else if (ev == OCB_TRAIN_EVAL_STOP)
+		OCB_MLLOG(s->log, OCB_MLLOG_END, "eval_stop", NULL, meta_step(step, tok));
 	return OCB_OK;
 }
 
-static int cb_eval(void *c, long step, double vl, double vp, long scored)
+static int cb_eval(void *c, const struct ocb_eval *ev)
 {
 	struct state *s = c;
-	long tok = step * s->tcfg.batch * s->tcfg.seq;
-	(void)vp;
-	OCB_MLLOG(s->log, OCB_MLLOG_END, "eval_stop", NULL, meta_step(step, tok));
+	cJSON *m = meta_step(ev->step, ev->step * s->tcfg.batch * s->spec.seq);
 	/* an LM has no accuracy: the MLPerf-style quality event is the loss (nats/byte) */
-	cJSON *m = meta_step(step, tok);
 	if (m) {
-		cJSON_AddNumberToObject(m, "eval_bytes", (double)scored);
+		cJSON_AddNumberToObject(m, "eval_bytes", (double)ev->scored);
 		cJSON_AddStringToObject(m, "unit", "nats/byte");
 	}
-	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "eval_loss", cJSON_CreateNumber(vl), m);
-	if (step < s->tcfg.steps) /* the final one is stored as step -1 by workload() */
-		return ocb_metric(&s->ctx->metrics, WORKLOAD, step, "val_loss", vl, "nats");
+	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "eval_loss", cJSON_CreateNumber(ev->loss), m);
+	if (!ev->final) /* the final one is stored as step -1 by workload() */
+		return ocb_metric(&s->ctx->metrics, WORKLOAD, ev->step, "val_loss", ev->loss,
+				  "nats");
 	return OCB_OK;
 }
 
 static int workload(void *st, const struct ocb_ctx *ctx)
 {
 	struct state *s = st;
-	struct lm_train_result r;
+	struct ocb_train_result r;
 	const struct ocb_metric_sink *ms = &ctx->metrics;
 	char path[4200];
 	int rc;
 
 	s->ctx = ctx;
-	struct lm_train_cb cb = {.ctx = s, .on_step = cb_step, .on_eval_start = cb_eval_start,
-				 .on_eval = cb_eval};
+	if ((rc = ocb_artifact_path(ctx, OCB_ARTIFACT_LM_FP32, path, sizeof path)))
+		goto out;
+	struct ocb_train_cb cb = {.ctx = s, .on_event = cb_event, .on_step = cb_step,
+				  .on_eval = cb_eval};
+	ocb_info(WORKLOAD ": training the fp32 LM (%ld steps) for %s", s->tcfg.steps, path);
 	OCB_MLLOG(s->log, OCB_MLLOG_START, "run_start", NULL, NULL);
 	OCB_MLLOG(s->log, OCB_MLLOG_START, "block_start", NULL, NULL);
 	s->train_t0 = ocb_now_s();
-	rc = lm_train(s->model, &s->tcfg, s->text.train, s->text.ntrain, s->text.val,
-		      s->text.nval, &cb, &r);
+	rc = ocb_trainer_run(&lm_trainer, s->trainer, &s->tcfg, &cb, &r);
 	OCB_MLLOG(s->log, OCB_MLLOG_END, "block_stop", NULL, NULL);
 	OCB_MLLOG(s->log, OCB_MLLOG_END, "run_stop", NULL, meta_status(rc == OCB_OK));
 	if (rc)
@@ -375,30 +380,30 @@ static int workload(void *st, const struct ocb_ctx *ctx)
 
 	double uni = ocb_text_unigram_xent(s->text.train, s->text.ntrain, s->text.val,
 					   s->text.nval);
-	double flops = 3.0 * lm_forward_flops(&s->mcfg, s->tcfg.batch, s->tcfg.seq) *
-		       (double)r.steps;
 	double rss = peak_rss_bytes();
+	/* train_time is the optimizer steps only (evaluation excluded), as before the
+	 * trainer interface; the tokens are r.samples */
 	struct { const char *key; double v; const char *unit; } m[] = {
-		{"val_loss", r.val_loss, "nats"},
-		{"val_ppl", r.val_ppl, "ppl"},
+		{"val_loss", r.final_eval.loss, "nats"},
+		{"val_ppl", r.final_eval.ppl, "ppl"},
 		{"unigram_entropy", uni, "nats"},
-		{"eval_window", s->tcfg.eval_window, "tokens"},
-		{"eval_stride", s->tcfg.eval_stride, "tokens"},
-		{"eval_bytes", (double)r.val_scored, "tokens"},
+		{"eval_window", s->spec.eval_window, "tokens"},
+		{"eval_stride", s->spec.eval_stride, "tokens"},
+		{"eval_bytes", (double)r.final_eval.scored, "tokens"},
 		{"train_loss", r.final_train_loss, "nats"},
-		{"train_time", r.train_time, "s"},
+		{"train_time", r.step_time, "s"},
 		{"eval_time", r.eval_time, "s"},
 		{"data_load_time", s->data_load_time, "s"},
 		{"train_steps", (double)r.steps, "steps"},
-		{"train_tokens", (double)r.tokens, "tokens"},
-		{"tokens_per_s", r.tokens_per_s, "tokens/s"},
-		{"train_gflops", r.train_time > 0 ? flops / r.train_time * 1e-9 : NAN, "GFLOP/s"},
+		{"train_tokens", (double)r.samples, "tokens"},
+		{"tokens_per_s", r.samples_per_s, "tokens/s"},
+		{"train_gflops", r.step_time > 0 ? r.flops / r.step_time * 1e-9 : NAN, "GFLOP/s"},
 		{"peak_rss", rss, "bytes"},
-		{"param_count", (double)s->model->nparams, "params"},
-		{"weight_bytes", (double)r.weight_bytes, "bytes"},
-		{"grad_bytes", (double)r.grad_bytes, "bytes"},
-		{"optimizer_bytes", (double)r.optimizer_bytes, "bytes"},
-		{"activation_bytes", (double)r.activation_bytes, "bytes"},
+		{"param_count", (double)r.info.nparams, "params"},
+		{"weight_bytes", (double)r.info.weight_bytes, "bytes"},
+		{"grad_bytes", (double)r.info.grad_bytes, "bytes"},
+		{"optimizer_bytes", (double)r.info.optimizer_bytes, "bytes"},
+		{"activation_bytes", (double)r.info.activation_bytes, "bytes"},
 		/* for the MLPerf-style summary (REFERENCE.md §4): a sample is one window */
 		{"threads", (double)(ctx->threads > 0 ? ctx->threads : 1), "threads"},
 		{"global_batch_size", (double)s->tcfg.batch, "sequences"},
@@ -407,10 +412,8 @@ static int workload(void *st, const struct ocb_ctx *ctx)
 	for (size_t i = 0; i < sizeof m / sizeof m[0] && rc == OCB_OK; i++)
 		if (!isnan(m[i].v))
 			rc = ocb_metric(ms, WORKLOAD, -1, m[i].key, m[i].v, m[i].unit);
-	if (rc)
-		goto out;
-	snprintf(path, sizeof path, "%s/%s", s->out_dir, ctx->quick ? CKPT_NAME_QUICK : CKPT_NAME);
-	rc = lm_save(s->model, path);
+	if (rc == OCB_OK)
+		rc = lm_trainer.save(s->trainer, path);
 out:
 	s->ctx = NULL;
 	return rc;
@@ -428,4 +431,5 @@ const struct ocb_bench ocb_bench_train_lm = {
 	.work = work,
 	.workload = workload,
 	.teardown = teardown,
+	.produces = (const char *const[]){OCB_ARTIFACT_LM_FP32, NULL},
 };

@@ -1,10 +1,11 @@
 /* bench_train_mlp: the fp32 MLP baseline as a workload of suite `train` (issue 3).
  *
  * setup    : MLLOG file, data staging (Fashion-MNIST through reference/data_idx; a bad or
- *            missing file fails the case with the loader's one-line error), model init.
- * workload : run_start .. run_stop around training (epochs, eval after each), metrics
- *            through ctx->metrics, then the fp32 checkpoint `mlp_fp32.ckpt` in out_dir
- *            (the quantized / sparse suites load it).
+ *            missing file fails the case with the loader's one-line error), the trainer
+ *            (reference/trainer_mlp: model init, optimizer).
+ * workload : run_start .. run_stop around ocb_trainer_run (epochs, eval after each),
+ *            metrics through ctx->metrics, then the fp32 checkpoint `mlp_fp32.ckpt` in
+ *            out_dir (artifact "mlp_fp32": the quantized / sparse suites load it).
  * Metrics (workload "train_mlp"): train_loss per logged step (step = global step),
  * test_accuracy and test_loss per epoch (step = epoch) and final (step -1), train_time,
  * data_load_time, samples_per_s, train_gflops, sgemm_fraction (train_gflops over the
@@ -20,37 +21,34 @@
 #include "../common/ocb_error.h"
 #include "../common/ocb_json.h"
 #include "../common/ocb_time.h"
+#include "../common/ocb_log.h"
 #include "../reference/data_idx.h"
 #include "../reference/model_mlp.h"
-#include "../reference/train_mlp.h"
+#include "../reference/trainer_mlp.h"
+#include "artifact.h"
 #include "bench.h"
 #include "ceilings.h"
 #include "mllog.h"
 
 #define WORKLOAD "train_mlp"
-/* --quick trains a smaller or shorter model: it gets a name of its own so that a later
- * full run (which loads the fp32 baseline, e.g. the quant suite) never takes it. */
-#define CKPT_NAME "mlp_fp32.ckpt"
-#define CKPT_NAME_QUICK "mlp_fp32_quick.ckpt"
 #define MLLOG_NAME "mllog_" WORKLOAD ".txt"
 
 struct state {
-	struct ocb_mlp_cfg mcfg;
-	struct ocb_mlp_train_cfg tcfg;
-	struct ocb_mlp model;
+	struct ocb_mlp_spec spec; /* model config, data (train, test below), max_train */
+	struct ocb_train_cfg tcfg;
+	void *trainer;            /* ocb_trainer_mlp state */
 	struct ocb_idx_set train, test;
 	struct ocb_mllog *log;
 	const struct ocb_ctx *ctx; /* during workload() only */
 	double data_load_time;
 	double train_t0;           /* ocb_now_s() when training began: elapsed_s per step */
-	char out_dir[4096];
 };
 
 /* Default: the settings that reach >= 0.885 on Fashion-MNIST (ocb_mlp_train_defaults).
  * --quick: one epoch on the first 10,000 training examples. */
 static cJSON *cases(const struct ocb_ctx *ctx)
 {
-	struct ocb_mlp_train_cfg t;
+	struct ocb_train_cfg t;
 	ocb_mlp_train_defaults(&t);
 	cJSON *a = cJSON_CreateArray(), *o = cJSON_CreateObject();
 	if (!a || !o) {
@@ -72,18 +70,20 @@ static cJSON *cases(const struct ocb_ctx *ctx)
 	return a;
 }
 
-/* Fills the configs from params (missing keys: defaults). OCB_EINVAL on bad values. */
-static int parse_params(const cJSON *p, struct ocb_mlp_cfg *m, struct ocb_mlp_train_cfg *t)
+/* Fills the spec's model and max_train and the config from params (missing keys:
+ * defaults). OCB_EINVAL on bad values. */
+static int parse_params(const cJSON *p, struct ocb_mlp_spec *sp, struct ocb_train_cfg *t)
 {
-	ocb_mlp_default_cfg(m);
+	memset(sp, 0, sizeof *sp);
+	ocb_mlp_default_cfg(&sp->model);
 	ocb_mlp_train_defaults(t);
 	if (cJSON_GetObjectItemCaseSensitive(p, "dims")) {
-		int rc = ocb_mlp_cfg_from_json(p, m);
+		int rc = ocb_mlp_cfg_from_json(p, &sp->model);
 		if (rc)
 			return rc;
 	}
 	t->epochs = (int)ocb_json_num(p, "epochs", t->epochs);
-	t->max_train = (int)ocb_json_num(p, "max_train", t->max_train);
+	sp->max_train = (int)ocb_json_num(p, "max_train", sp->max_train);
 	t->batch = (int)ocb_json_num(p, "batch", t->batch);
 	t->lr = (float)ocb_json_num(p, "lr", t->lr);
 	t->min_lr = (float)ocb_json_num(p, "min_lr", t->min_lr);
@@ -97,7 +97,7 @@ static int parse_params(const cJSON *p, struct ocb_mlp_cfg *m, struct ocb_mlp_tr
 		t->opt = OCB_OPTIM_SGD;
 	else
 		return ocb_seterr(OCB_EINVAL, WORKLOAD ": opt \"%s\" is not adamw or sgd", opt);
-	if (t->epochs < 1 || t->batch < 1 || t->max_train < 0 || !(t->lr > 0))
+	if (t->epochs < 1 || t->batch < 1 || sp->max_train < 0 || !(t->lr > 0))
 		return ocb_seterr(OCB_EINVAL, WORKLOAD ": epochs, batch, lr must be > 0");
 	return OCB_OK;
 }
@@ -107,12 +107,13 @@ static int parse_params(const cJSON *p, struct ocb_mlp_cfg *m, struct ocb_mlp_tr
  * over the test set per epoch. */
 static int work(const cJSON *params, struct ocb_work *w)
 {
-	struct ocb_mlp_cfg m;
-	struct ocb_mlp_train_cfg t;
-	int rc = parse_params(params, &m, &t);
+	struct ocb_mlp_spec sp;
+	struct ocb_train_cfg t;
+	int rc = parse_params(params, &sp, &t);
 	if (rc)
 		return rc;
-	double ntr = t.max_train > 0 && t.max_train < 60000 ? t.max_train : 60000;
+	const struct ocb_mlp_cfg m = sp.model;
+	double ntr = sp.max_train > 0 && sp.max_train < 60000 ? sp.max_train : 60000;
 	double steps = floor(ntr / t.batch) * t.epochs, fwd = 0, step = 0;
 	for (int i = 0; i < m.nlayers; i++) {
 		double mm = 2.0 * m.dims[i] * m.dims[i + 1], b = m.dims[i + 1];
@@ -130,7 +131,7 @@ static void teardown(void *st)
 	struct state *s = st;
 	if (!s)
 		return;
-	ocb_mlp_release(&s->model);
+	ocb_trainer_mlp.free(s->trainer);
 	ocb_idx_release(&s->train);
 	ocb_idx_release(&s->test);
 	ocb_mllog_close(s->log);
@@ -154,13 +155,12 @@ static int setup(const cJSON *params, const struct ocb_ctx *ctx, void **out)
 	*out = NULL;
 	if (!s)
 		return ocb_seterr(OCB_ENOMEM, WORKLOAD ": state");
-	rc = parse_params(params, &s->mcfg, &s->tcfg);
+	rc = parse_params(params, &s->spec, &s->tcfg);
 	if (rc)
 		goto out;
 	s->tcfg.seed = ctx->seed;
 	s->tcfg.threads = ctx->threads;
-	snprintf(s->out_dir, sizeof s->out_dir, "%s", ctx->out_dir ? ctx->out_dir : ".");
-	snprintf(path, sizeof path, "%s/%s", s->out_dir, MLLOG_NAME);
+	snprintf(path, sizeof path, "%s/%s", ctx->out_dir ? ctx->out_dir : ".", MLLOG_NAME);
 	rc = ocb_mllog_open(path, &s->log);
 	if (rc)
 		goto out;
@@ -187,8 +187,7 @@ static int setup(const cJSON *params, const struct ocb_ctx *ctx, void **out)
 	s->data_load_time = ocb_now_s() - t0;
 	OCB_MLLOG(s->log, OCB_MLLOG_END, "staging_stop", NULL, NULL);
 
-	int ntr = s->tcfg.max_train > 0 && s->tcfg.max_train < s->train.n ? s->tcfg.max_train
-									    : s->train.n;
+	int mt = s->spec.max_train, ntr = mt > 0 && mt < s->train.n ? mt : s->train.n;
 	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "seed", cJSON_CreateNumber((double)ctx->seed), NULL);
 	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "global_batch_size", cJSON_CreateNumber(s->tcfg.batch), NULL);
 	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "opt_name", cJSON_CreateString(ocb_optim_name(s->tcfg.opt)), NULL);
@@ -199,10 +198,11 @@ static int setup(const cJSON *params, const struct ocb_ctx *ctx, void **out)
 	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "train_samples", cJSON_CreateNumber(ntr), NULL);
 	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "eval_samples", cJSON_CreateNumber(s->test.n), NULL);
 
-	rc = ocb_mlp_init(&s->model, &s->mcfg, s->tcfg.batch);
+	s->spec.train = &s->train;
+	s->spec.test = &s->test;
+	rc = ocb_trainer_mlp.create(&s->spec, &s->tcfg, &s->trainer);
 	if (rc)
 		goto out;
-	ocb_mlp_init_weights(&s->model, ctx->seed);
 	OCB_MLLOG(s->log, OCB_MLLOG_END, "init_stop", NULL, NULL);
 	*out = s;
 	s = NULL;
@@ -213,9 +213,10 @@ out:
 
 /* ---- training callbacks -> metrics + MLLOG ---- */
 
-static int cb_event(void *c, enum ocb_train_event ev, int epoch)
+static int cb_event(void *c, enum ocb_train_event ev, long step, int epoch)
 {
 	struct state *s = c;
+	(void)step;
 	switch (ev) {
 	case OCB_TRAIN_EPOCH_START:
 		OCB_MLLOG(s->log, OCB_MLLOG_START, "epoch_start", NULL, meta_epoch(epoch));
@@ -246,31 +247,36 @@ static int cb_step(void *c, long step, double loss, double lr)
 	return rc;
 }
 
-static int cb_eval(void *c, int epoch, double acc, double loss)
+static int cb_eval(void *c, const struct ocb_eval *ev)
 {
 	struct state *s = c;
-	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "eval_accuracy", cJSON_CreateNumber(acc),
-		  meta_epoch(epoch));
-	int rc = ocb_metric(&s->ctx->metrics, WORKLOAD, epoch, "test_accuracy", acc, "ratio");
+	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "eval_accuracy", cJSON_CreateNumber(ev->accuracy),
+		  meta_epoch(ev->epoch));
+	int rc = ocb_metric(&s->ctx->metrics, WORKLOAD, ev->epoch, "test_accuracy",
+			    ev->accuracy, "ratio");
 	if (rc == OCB_OK)
-		rc = ocb_metric(&s->ctx->metrics, WORKLOAD, epoch, "test_loss", loss, "nats");
+		rc = ocb_metric(&s->ctx->metrics, WORKLOAD, ev->epoch, "test_loss", ev->loss,
+				"nats");
 	return rc;
 }
 
 static int workload(void *st, const struct ocb_ctx *ctx)
 {
 	struct state *s = st;
-	struct ocb_mlp_train_result r;
+	struct ocb_train_result r;
 	const struct ocb_metric_sink *ms = &ctx->metrics;
 	char path[4200];
 	int rc;
 
 	s->ctx = ctx;
+	if ((rc = ocb_artifact_path(ctx, OCB_ARTIFACT_MLP_FP32, path, sizeof path)))
+		goto out;
 	struct ocb_train_cb cb = {.ctx = s, .on_event = cb_event, .on_step = cb_step,
 				  .on_eval = cb_eval};
+	ocb_info(WORKLOAD ": training the fp32 MLP (%d epoch(s)) for %s", s->tcfg.epochs, path);
 	OCB_MLLOG(s->log, OCB_MLLOG_START, "run_start", NULL, NULL);
 	s->train_t0 = ocb_now_s();
-	rc = ocb_mlp_train(&s->model, &s->train, &s->test, &s->tcfg, &cb, &r);
+	rc = ocb_trainer_run(&ocb_trainer_mlp, s->trainer, &s->tcfg, &cb, &r);
 	cJSON *meta = cJSON_CreateObject();
 	if (meta)
 		cJSON_AddStringToObject(meta, "status", rc == OCB_OK ? "success" : "aborted");
@@ -285,10 +291,10 @@ static int workload(void *st, const struct ocb_ctx *ctx)
 	struct rusage ru;
 	double rss = getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss * 1024.0 : NAN;
 	struct { const char *key; double v; const char *unit; } m[] = {
-		{"test_accuracy", r.final_accuracy, "ratio"},
-		{"test_loss", r.final_test_loss, "nats"},
+		{"test_accuracy", r.final_eval.accuracy, "ratio"},
+		{"test_loss", r.final_eval.loss, "nats"},
 		{"train_loss", r.final_train_loss, "nats"},
-		{"train_time", r.train_time, "s"},
+		{"train_time", r.wall_time, "s"},
 		{"train_step_time", r.step_time, "s"},
 		{"data_load_time", s->data_load_time, "s"},
 		{"train_steps", (double)r.steps, "steps"},
@@ -296,22 +302,20 @@ static int workload(void *st, const struct ocb_ctx *ctx)
 		{"train_gflops", r.gflops, "GFLOP/s"},
 		{"sgemm_fraction", r.gflops / ceil, "ratio"},
 		{"peak_rss", rss, "bytes"},
-		{"weight_bytes", (double)ocb_mlp_weight_bytes(&s->model), "bytes"},
-		{"grad_bytes", (double)ocb_mlp_grad_bytes(&s->model), "bytes"},
-		{"optimizer_bytes", (double)r.optimizer_bytes, "bytes"},
+		{"weight_bytes", (double)r.info.weight_bytes, "bytes"},
+		{"grad_bytes", (double)r.info.grad_bytes, "bytes"},
+		{"optimizer_bytes", (double)r.info.optimizer_bytes, "bytes"},
 		/* for the MLPerf-style summary (REFERENCE.md §4) */
 		{"threads", (double)threads, "threads"},
 		{"global_batch_size", (double)s->tcfg.batch, "samples"},
 		{"train_samples", (double)r.steps * s->tcfg.batch, "samples"},
-		{"activation_bytes", (double)s->model.act_bytes, "bytes"},
+		{"activation_bytes", (double)r.info.activation_bytes, "bytes"},
 	};
 	for (size_t i = 0; i < sizeof m / sizeof m[0] && rc == OCB_OK; i++)
 		if (!isnan(m[i].v)) /* no ceiling stored: no fraction, rather than a fake one */
 			rc = ocb_metric(ms, WORKLOAD, -1, m[i].key, m[i].v, m[i].unit);
-	if (rc)
-		goto out;
-	snprintf(path, sizeof path, "%s/%s", s->out_dir, ctx->quick ? CKPT_NAME_QUICK : CKPT_NAME);
-	rc = ocb_mlp_save(&s->model, path);
+	if (rc == OCB_OK)
+		rc = ocb_trainer_mlp.save(s->trainer, path);
 out:
 	s->ctx = NULL;
 	return rc;
@@ -328,4 +332,5 @@ const struct ocb_bench ocb_bench_train_mlp = {
 	.work = work,
 	.workload = workload,
 	.teardown = teardown,
+	.produces = (const char *const[]){OCB_ARTIFACT_MLP_FP32, NULL},
 };

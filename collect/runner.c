@@ -14,6 +14,7 @@
 #include "../common/ocb_log.h"
 #include "../common/ocb_rng.h"
 #include "../common/ocb_time.h"
+#include "artifact.h"
 #include "ceilings.h"
 #include "counters.h"
 #include "host.h"
@@ -315,6 +316,7 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 	struct ocb_progress prog;
 	struct ocb_result *acc = NULL; /* interleaved: each case's merged passes */
 	size_t *order = NULL;
+	const struct ocb_bench **bench_of = NULL; /* plan[i].bench, for the prerequisite order */
 	int npass = 1;
 	char *cfg = NULL, uuid[37];
 	int64_t machine_id = 0, run_id = 0;
@@ -381,14 +383,15 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 	long nkernel = 0;
 	for (size_t i = 0; i < np; i++)
 		nkernel += plan[i].bench->kind == OCB_KERNEL;
-	if (npass > 1) {
-		acc = calloc(np, sizeof *acc);
-		order = malloc(np * sizeof *order);
-		if (!acc || !order) {
-			rc = ocb_seterr(OCB_ENOMEM, "run: %zu cases", np);
-			goto fail;
-		}
+	acc = npass > 1 ? calloc(np, sizeof *acc) : NULL;
+	order = malloc(np * sizeof *order);
+	bench_of = malloc(np * sizeof *bench_of);
+	if ((npass > 1 && !acc) || !order || !bench_of) {
+		rc = ocb_seterr(OCB_ENOMEM, "run: %zu cases", np);
+		goto fail;
 	}
+	for (size_t i = 0; i < np; i++)
+		bench_of[i] = plan[i].bench;
 	struct ocb_harness_opts hp = o->harness;
 	if (npass > 1) {
 		/* Each pass gets its share: ceil(x / passes), at least 2 repetitions. */
@@ -418,9 +421,14 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 				order[i - 1] = order[j];
 				order[j] = t;
 			}
+		} else {
+			for (size_t i = 0; i < np; i++)
+				order[i] = i;
 		}
+		/* producers of an artifact (a trained model) before its consumers */
+		ocb_order_prerequisites(bench_of, order, nord);
 		for (size_t k = 0; k < nord && !ocb_runner_stop; k++) {
-			size_t i = npass > 1 ? order[k] : k;
+			size_t i = order[k];
 			int interleaved = npass > 1 && plan[i].bench->kind == OCB_KERNEL;
 			struct ocb_result r;
 			char *pj = ocb_json_canonical(plan[i].params);
@@ -486,6 +494,7 @@ out:
 		ocb_result_release(&acc[i]);
 	free(acc);
 	free(order);
+	free(bench_of);
 	ocb_counters_free(ctr);
 	cJSON_Delete(case_sets);
 	free(plan);

@@ -34,7 +34,8 @@ struct ocb_run_opts {
 	 * the pass number, each with budget_s / passes, min_reps / passes (>= 2) and
 	 * max_reps / passes (both rounded up); their samples are merged into one result per
 	 * case, stored after the last pass. Workloads run once, in the first pass. 1: every
-	 * case once, in plan order, stored as it is measured. */
+	 * case once, in plan order, stored as it is measured. Either way a case runs after
+	 * the cases producing what it consumes (struct ocb_bench .produces/.consumes). */
 	int passes;
 	struct ocb_harness_opts harness;
 };

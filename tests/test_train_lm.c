@@ -1,17 +1,19 @@
-/* Tests of reference/train_lm: determinism, that training learns, the unigram baseline,
- * refusal of bad configurations. Corpora are generated here (no packages needed). */
+/* Tests of reference/trainer_lm through the trainer interface: determinism (losses and
+ * weights), that training learns, the unigram baseline, save/load, refusal of bad
+ * configurations. Corpora are generated here (no packages needed). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../collect/bench.h"
 #include "../common/ocb_error.h"
 #include "../common/ocb_json.h"
 #include "../common/ocb_rng.h"
 #include "../reference/data_text.h"
-#include "../reference/train_lm.h"
+#include "../reference/trainer_lm.h"
 
 /* Text of words drawn from a small vocabulary: predictable within words, random across. */
 static uint8_t *synth_text(size_t n, uint64_t seed)
@@ -42,9 +44,11 @@ struct trace {
 	long n;
 	double val[8];
 	long nval;
+	char events[32]; /* E/e eval start/stop */
+	int nev;
 };
 
-static int rec_step(void *ctx, long step, double loss, float lr)
+static int rec_step(void *ctx, long step, double loss, double lr)
 {
 	struct trace *t = ctx;
 	(void)lr;
@@ -54,69 +58,106 @@ static int rec_step(void *ctx, long step, double loss, float lr)
 	return 0;
 }
 
-static int rec_eval(void *ctx, long step, double vl, double vp, long scored)
+static int rec_event(void *ctx, enum ocb_train_event ev, long step, int epoch)
 {
 	struct trace *t = ctx;
-	(void)step, (void)vp, (void)scored;
-	if (t->nval < 8)
-		t->val[t->nval++] = vl;
+	cr_assert(ev == OCB_TRAIN_EVAL_START || ev == OCB_TRAIN_EVAL_STOP, "no epochs");
+	cr_assert_eq(epoch, 0);
+	cr_assert(step > 0);
+	if (t->nev < 31)
+		t->events[t->nev++] = ev == OCB_TRAIN_EVAL_START ? 'E' : 'e';
 	return 0;
 }
 
-static void run(uint64_t seed, int threads, long steps, struct trace *tr,
-		struct lm_train_result *res, float **params, size_t *np)
+static int rec_eval(void *ctx, const struct ocb_eval *ev)
 {
-	enum { N = 20000 };
-	uint8_t *text = synth_text(N, 5);
+	struct trace *t = ctx;
+	cr_assert(isnan(ev->accuracy));
+	cr_assert(fabs(ev->ppl - exp(ev->loss)) < 1e-9 * ev->ppl);
+	if (t->nval < 8)
+		t->val[t->nval++] = ev->loss;
+	return 0;
+}
+
+enum { N = 20000 };
+
+static void tiny_spec(struct lm_train_spec *sp, const uint8_t *text)
+{
 	struct lm_config mc;
 	tiny(&mc);
-	struct lm_model *m = NULL;
-	cr_assert(lm_create(&mc, 1, 3, &m) == OCB_OK, "%s", ocb_lasterr());
-	struct lm_train_cfg tc;
-	lm_train_defaults(&tc, &mc);
-	tc.batch = 8, tc.steps = steps, tc.warmup = 5, tc.seed = seed, tc.threads = threads;
-	tc.lr = 5e-3f, tc.eval_every = 10, tc.eval_windows = 8;
+	lm_train_spec_defaults(sp, &mc);
+	sp->train = text, sp->ntrain = N * 9 / 10;
+	sp->val = text + N * 9 / 10, sp->nval = N / 10;
+	sp->eval_windows = 8;
+}
+
+/* Trains the tiny model on the synthetic text; saves it at `save` if not NULL. */
+static void run(uint64_t seed, int threads, long steps, struct trace *tr,
+		struct ocb_train_result *res, const char *save)
+{
+	uint8_t *text = synth_text(N, 5);
+	struct lm_train_spec sp;
+	struct ocb_train_cfg tc;
+	void *st = NULL;
+	tiny_spec(&sp, text);
+	lm_train_defaults(&tc);
+	tc.batch = 8, tc.steps = steps, tc.warmup_steps = 5, tc.seed = seed;
+	tc.threads = threads, tc.lr = 5e-3f, tc.eval_every = 10;
+	cr_assert(lm_trainer.create(&sp, &tc, &st) == OCB_OK, "%s", ocb_lasterr());
 	memset(tr, 0, sizeof *tr);
-	struct lm_train_cb cb = {tr, rec_step, NULL, rec_eval};
-	int rc = lm_train(m, &tc, text, N * 9 / 10, text + N * 9 / 10, N / 10, &cb, res);
+	struct ocb_train_cb cb = {tr, rec_event, rec_step, rec_eval};
+	int rc = ocb_trainer_run(&lm_trainer, st, &tc, &cb, res);
 	cr_assert(rc == OCB_OK, "%s", ocb_lasterr());
-	if (params) {
-		*np = m->nparams;
-		*params = malloc(m->nparams * sizeof(float));
-		memcpy(*params, m->params, m->nparams * sizeof(float));
-	}
-	lm_free(m);
+	if (save)
+		cr_assert_eq(lm_trainer.save(st, save), OCB_OK, "%s", ocb_lasterr());
+	lm_trainer.free(st);
 	free(text);
+}
+
+static unsigned char *slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	cr_assert_not_null(f, "%s", path);
+	fseek(f, 0, SEEK_END);
+	*n = (size_t)ftell(f);
+	rewind(f);
+	unsigned char *b = malloc(*n);
+	cr_assert_eq(fread(b, 1, *n, f), *n);
+	fclose(f);
+	return b;
 }
 
 Test(lm_train, deterministic_for_seed_and_threads)
 {
 	struct trace a, b, c;
-	struct lm_train_result ra, rb, rc;
-	float *pa, *pb;
-	size_t na, nb;
+	struct ocb_train_result ra, rb, rc;
+	char pa[] = "/tmp/ocb_lmdet_a_XXXXXX", pb[] = "/tmp/ocb_lmdet_b_XXXXXX";
+	close(mkstemp(pa));
+	close(mkstemp(pb));
 	for (int threads = 1; threads <= 2; threads++) {
-		run(11, threads, 12, &a, &ra, &pa, &na);
-		run(11, threads, 12, &b, &rb, &pb, &nb);
+		run(11, threads, 12, &a, &ra, pa);
+		run(11, threads, 12, &b, &rb, pb);
 		cr_assert_eq(a.n, 12);
 		cr_expect(memcmp(a.loss, b.loss, sizeof a.loss) == 0,
 			  "losses differ between two runs with %d threads", threads);
 		cr_expect(memcmp(a.val, b.val, sizeof a.val) == 0);
-		cr_expect(ra.val_loss == rb.val_loss);
-		cr_assert_eq(na, nb);
-		cr_expect(memcmp(pa, pb, na * sizeof(float)) == 0, "weights differ");
-		free(pa), free(pb);
+		cr_expect(ra.final_eval.loss == rb.final_eval.loss);
+		size_t na, nb;
+		unsigned char *fa = slurp(pa, &na), *fb = slurp(pb, &nb);
+		cr_expect(na == nb && memcmp(fa, fb, na) == 0, "weights differ");
+		free(fa), free(fb);
 	}
 	/* another seed draws other batches */
-	run(12, 1, 12, &c, &rc, NULL, NULL);
+	run(12, 1, 12, &c, &rc, NULL);
 	cr_expect(memcmp(a.loss, c.loss, sizeof a.loss) != 0);
+	unlink(pa), unlink(pb);
 }
 
 Test(lm_train, learns_below_unigram)
 {
 	struct trace t;
-	struct lm_train_result r;
-	run(1, 1, 60, &t, &r, NULL, NULL);
+	struct ocb_train_result r;
+	run(1, 1, 60, &t, &r, NULL);
 	uint8_t *text = synth_text(20000, 5);
 	double uni = ocb_text_unigram_xent(text, 18000, text + 18000, 2000);
 	free(text);
@@ -124,18 +165,52 @@ Test(lm_train, learns_below_unigram)
 	 * the unigram baseline is ~2.2 nats/byte */
 	cr_expect(uni > 1.8 && uni < 2.6, "unigram %g", uni);
 	cr_expect(r.first_loss > 5.0, "first loss %g (log 256 = 5.55)", r.first_loss);
-	cr_expect(r.val_loss < 0.75 * uni, "val loss %g not clearly below unigram %g",
-		  r.val_loss, uni);
-	cr_expect(r.val_scored == 1999);
-	cr_expect(fabs(r.val_ppl - exp(r.val_loss)) < 1e-9 * r.val_ppl);
-	cr_expect_eq(r.tokens, 60L * 8 * 32);
-	cr_expect(r.tokens_per_s > 0.0 && r.train_time > 0.0);
-	cr_expect(r.optimizer_bytes >= 2 * r.grad_bytes);
-	cr_expect(r.weight_bytes == r.grad_bytes);
+	cr_expect(r.final_eval.loss < 0.75 * uni, "val loss %g not clearly below unigram %g",
+		  r.final_eval.loss, uni);
+	cr_expect(r.final_eval.scored == 1999);
+	cr_expect(r.final_eval.final && r.final_eval.step == 60);
+	cr_expect(fabs(r.final_eval.ppl - exp(r.final_eval.loss)) < 1e-9 * r.final_eval.ppl);
+	cr_expect_eq(r.samples, 60L * 8 * 32);
+	cr_expect(r.samples_per_s > 0.0 && r.step_time > 0.0);
+	cr_expect(r.info.optimizer_bytes >= 2 * r.info.grad_bytes);
+	cr_expect(r.info.weight_bytes == r.info.grad_bytes);
 	cr_expect_eq(t.nval, 6); /* 5 periodic + the final */
+	t.events[t.nev] = '\0';
+	cr_expect_str_eq(t.events, "EeEeEeEeEeEe");
 }
 
-static int stop_at_3(void *ctx, long step, double loss, float lr)
+Test(lm_train, save_load_round_trip)
+{
+	char path[] = "/tmp/ocb_lmrt_XXXXXX";
+	close(mkstemp(path));
+	struct trace t;
+	struct ocb_train_result r;
+	run(4, 1, 20, &t, &r, path);
+	uint8_t *text = synth_text(N, 5);
+	struct lm_train_spec sp;
+	struct ocb_train_cfg tc;
+	struct ocb_eval ev;
+	void *st = NULL;
+	tiny_spec(&sp, text);
+	lm_train_defaults(&tc);
+	tc.batch = 8, tc.seed = 77;
+	cr_assert_eq(lm_trainer.create(&sp, &tc, &st), OCB_OK);
+	cr_assert_eq(lm_trainer.load(st, path), OCB_OK, "%s", ocb_lasterr());
+	cr_assert_eq(lm_trainer.evaluate(st, 1, &ev), OCB_OK);
+	/* the final protocol of the same code on the same weights and thread count */
+	cr_expect_eq(ev.loss, r.final_eval.loss);
+	cr_expect_eq(ev.scored, r.final_eval.scored);
+	lm_trainer.free(st);
+	sp.model.n_layers = 1; /* another shape: refused, naming the file */
+	cr_assert_eq(lm_trainer.create(&sp, &tc, &st), OCB_OK);
+	cr_expect_eq(lm_trainer.load(st, path), OCB_EFORMAT);
+	cr_expect(strstr(ocb_lasterr(), path) != NULL, "%s", ocb_lasterr());
+	lm_trainer.free(st);
+	free(text);
+	unlink(path);
+}
+
+static int stop_at_3(void *ctx, long step, double loss, double lr)
 {
 	(void)ctx, (void)loss, (void)lr;
 	return step == 3 ? OCB_ERUNTIME : 0;
@@ -144,43 +219,53 @@ static int stop_at_3(void *ctx, long step, double loss, float lr)
 Test(lm_train, callback_stops_training)
 {
 	struct lm_config mc;
+	struct lm_train_spec sp;
+	struct ocb_train_cfg tc;
+	struct ocb_train_result r;
+	void *st = NULL;
 	tiny(&mc);
-	struct lm_model *m = NULL;
-	cr_assert(lm_create(&mc, 1, 1, &m) == OCB_OK);
 	uint8_t *text = synth_text(2000, 1);
-	struct lm_train_cfg tc;
-	struct lm_train_result r;
-	lm_train_defaults(&tc, &mc);
+	lm_train_spec_defaults(&sp, &mc);
+	sp.train = text, sp.ntrain = 2000;
+	lm_train_defaults(&tc);
 	tc.steps = 10, tc.batch = 2, tc.threads = 1;
-	struct lm_train_cb cb = {NULL, stop_at_3, NULL, NULL};
-	cr_expect(lm_train(m, &tc, text, 2000, NULL, 0, &cb, &r) == OCB_ERUNTIME);
-	cr_expect_null(m->in, "no dangling batch pointer left in the model");
+	cr_assert_eq(lm_trainer.create(&sp, &tc, &st), OCB_OK);
+	struct ocb_train_cb cb = {NULL, NULL, stop_at_3, NULL};
+	cr_expect(ocb_trainer_run(&lm_trainer, st, &tc, &cb, &r) == OCB_ERUNTIME);
+	cr_expect_eq(r.steps, 4);
+	lm_trainer.free(st);
 	free(text);
-	lm_free(m);
 }
 
 Test(lm_train, refuses_bad_config)
 {
 	struct lm_config mc;
+	struct lm_train_spec sp;
+	struct ocb_train_cfg tc;
+	struct ocb_train_result r;
+	void *st = NULL;
 	tiny(&mc);
-	struct lm_model *m = NULL, *inf = NULL;
-	cr_assert(lm_create(&mc, 1, 1, &m) == OCB_OK);
-	cr_assert(lm_create(&mc, 0, 1, &inf) == OCB_OK);
 	uint8_t *text = synth_text(1000, 1);
-	struct lm_train_cfg tc;
-	struct lm_train_result r;
-	lm_train_defaults(&tc, &mc);
+	lm_train_spec_defaults(&sp, &mc);
+	sp.train = text, sp.ntrain = 900;
+	lm_train_defaults(&tc);
 	tc.steps = 1;
-	cr_expect(lm_train(inf, &tc, text, 900, NULL, 0, NULL, &r) == OCB_EINVAL);
-	tc.seq = 33;
-	cr_expect(lm_train(m, &tc, text, 900, NULL, 0, NULL, &r) == OCB_EINVAL);
-	tc.seq = 32;
-	cr_expect(lm_train(m, &tc, text, 20, NULL, 0, NULL, &r) == OCB_EINVAL);
-	tc.eval_stride = 40;
-	cr_expect(lm_train(m, &tc, text, 900, text + 900, 100, NULL, &r) == OCB_EINVAL);
+	sp.seq = 33; /* > ctx */
+	cr_expect(lm_trainer.create(&sp, &tc, &st) == OCB_EINVAL);
+	sp.seq = 32;
+	sp.ntrain = 20; /* shorter than a window */
+	cr_expect(lm_trainer.create(&sp, &tc, &st) == OCB_EINVAL);
+	sp.ntrain = 900;
+	sp.val = text + 900, sp.nval = 100, sp.eval_stride = 40; /* > window */
+	cr_expect(lm_trainer.create(&sp, &tc, &st) == OCB_EINVAL);
+	cr_expect_null(st);
+	sp.eval_stride = 32;
+	cr_assert_eq(lm_trainer.create(&sp, &tc, &st), OCB_OK);
+	tc.steps = 0, tc.epochs = 1; /* the LM has no epochs */
+	cr_expect(ocb_trainer_run(&lm_trainer, st, &tc, NULL, &r) == OCB_EINVAL);
+	cr_expect(strstr(ocb_lasterr(), "no epochs") != NULL, "%s", ocb_lasterr());
+	lm_trainer.free(st);
 	free(text);
-	lm_free(m);
-	lm_free(inf);
 }
 
 /* ---- the suite bench train_lm, end to end on a generated corpus ---- */

@@ -1,6 +1,8 @@
-/* trainmlp: training on the synthetic 10-class set through the real IDX loader learns
- * (accuracy far above chance); the same seed gives a bit-identical loss sequence; the
- * callbacks arrive in MLPerf order; bad configurations are refused. */
+/* trainmlp: the MLP trainer through the trainer interface: training on the synthetic
+ * 10-class set through the real IDX loader learns (accuracy far above chance); the same
+ * seed gives a bit-identical loss sequence and weights; the callbacks arrive in MLPerf
+ * order; a step schedule of the same length takes the same steps; save/load round trip;
+ * bad configurations are refused. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,7 +13,7 @@
 #include "../common/ocb_error.h"
 #include "../common/ocb_json.h"
 #include "../reference/data_synth.h"
-#include "../reference/train_mlp.h"
+#include "../reference/trainer_mlp.h"
 
 static char dir[64];
 static struct ocb_idx_set tr, te;
@@ -60,113 +62,207 @@ static int on_step(void *c, long step, double loss, double lr)
 	return 0;
 }
 
-static int on_event(void *c, enum ocb_train_event ev, int epoch)
+static int on_event(void *c, enum ocb_train_event ev, long step, int epoch)
 {
 	struct rec *r = c;
 	static const char code[] = "SsEe"; /* epoch start/stop, eval start/stop */
 	if (r->nev < 255)
 		r->events[r->nev++] = code[ev];
 	cr_assert(epoch >= 1);
+	cr_assert_eq(step % 40, 0, "events fall on epoch boundaries (40 steps), not %ld", step);
 	return 0;
 }
 
-static int on_eval(void *c, int epoch, double acc, double loss)
+static int on_eval(void *c, const struct ocb_eval *ev)
 {
 	struct rec *r = c;
-	cr_assert(isfinite(loss));
+	cr_assert(isfinite(ev->loss));
+	cr_assert(isnan(ev->ppl));
+	cr_assert_eq(ev->scored, te.n);
 	if (r->nacc < 8)
-		r->acc[r->nacc++] = acc;
-	cr_assert_eq(epoch, r->nacc);
+		r->acc[r->nacc++] = ev->accuracy;
+	cr_assert_eq(ev->epoch, r->nacc);
+	cr_assert_eq(ev->final, ev->epoch == 2);
 	return 0;
 }
 
-static int train_small(uint64_t seed, struct rec *r, struct ocb_mlp_train_result *res)
+static void small_cfg(uint64_t seed, struct ocb_mlp_spec *sp, struct ocb_train_cfg *c)
 {
-	struct ocb_mlp_cfg mc = {.nlayers = 2, .dims = {784, 64, 10}};
-	struct ocb_mlp m;
-	struct ocb_mlp_train_cfg c;
-	cr_assert_eq(ocb_mlp_init(&m, &mc, 50), OCB_OK);
-	ocb_mlp_init_weights(&m, seed);
-	ocb_mlp_train_defaults(&c);
-	c.epochs = 2;
-	c.batch = 50;
-	c.seed = seed;
-	c.threads = 2;
-	c.log_every = 1;
-	c.warmup_epochs = 0.25f;
+	*sp = (struct ocb_mlp_spec){.model = {.nlayers = 2, .dims = {784, 64, 10}},
+				    .train = &tr, .test = &te};
+	ocb_mlp_train_defaults(c);
+	c->epochs = 2;
+	c->batch = 50;
+	c->seed = seed;
+	c->threads = 2;
+	c->log_every = 1;
+	c->warmup_epochs = 0.25f;
+}
+
+/* Trains the small model; saves it at `save` (NULL: not saved). */
+static int train_small(uint64_t seed, struct rec *r, struct ocb_train_result *res,
+		       const char *save)
+{
+	struct ocb_mlp_spec sp;
+	struct ocb_train_cfg c;
+	void *st = NULL;
+	small_cfg(seed, &sp, &c);
+	cr_assert_eq(ocb_trainer_mlp.create(&sp, &c, &st), OCB_OK, "%s", ocb_lasterr());
 	struct ocb_train_cb cb = {.ctx = r, .on_step = on_step, .on_event = on_event,
 				  .on_eval = on_eval};
-	int rc = ocb_mlp_train(&m, &tr, &te, &c, &cb, res);
-	ocb_mlp_release(&m);
+	int rc = ocb_trainer_run(&ocb_trainer_mlp, st, &c, r ? &cb : NULL, res);
+	if (rc == OCB_OK && save)
+		cr_assert_eq(ocb_trainer_mlp.save(st, save), OCB_OK, "%s", ocb_lasterr());
+	ocb_trainer_mlp.free(st);
 	return rc;
+}
+
+/* The whole file at path (malloc'd), *n its size. */
+static unsigned char *slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	cr_assert_not_null(f, "%s", path);
+	fseek(f, 0, SEEK_END);
+	*n = (size_t)ftell(f);
+	rewind(f);
+	unsigned char *b = malloc(*n);
+	cr_assert_eq(fread(b, 1, *n, f), *n);
+	fclose(f);
+	return b;
 }
 
 Test(trainmlp, learns_synthetic_classes)
 {
 	struct rec r = {.stop_at_step = -1};
-	struct ocb_mlp_train_result res;
-	cr_assert_eq(train_small(1, &r, &res), OCB_OK, "%s", ocb_lasterr());
+	struct ocb_train_result res;
+	cr_assert_eq(train_small(1, &r, &res, NULL), OCB_OK, "%s", ocb_lasterr());
 	cr_assert_eq(res.steps, 80); /* 2 epochs x 2000/50 */
+	cr_assert_eq(res.epochs, 2);
 	cr_assert_eq(res.samples, 4000);
-	cr_assert(res.final_accuracy > 0.9, "accuracy %g (chance 0.1)", res.final_accuracy);
+	cr_assert(res.final_eval.accuracy > 0.9, "accuracy %g (chance 0.1)",
+		  res.final_eval.accuracy);
 	cr_assert(r.loss[r.nloss - 1] < 0.5 * r.loss[0], "loss %g -> %g", r.loss[0],
 		  r.loss[r.nloss - 1]);
 	cr_assert_eq(r.nloss, 80);
 	cr_assert_eq(r.step[79], 79);
 	cr_assert_eq(r.nacc, 2);
+	cr_assert_eq(res.first_loss, r.loss[0]);
 	r.events[r.nev] = '\0';
 	cr_assert_str_eq(r.events, "SsEeSsEe");
-	cr_assert(res.step_flops > 0 && res.gflops > 0 && res.samples_per_s > 0);
-	cr_assert_eq(res.optimizer_bytes, (size_t)2 * 4 * (784 * 64 + 64 + 64 * 10 + 16));
+	cr_assert(res.flops > 0 && res.gflops > 0 && res.samples_per_s > 0);
+	cr_assert_eq(res.info.optimizer_bytes, (size_t)2 * 4 * (784 * 64 + 64 + 64 * 10 + 16));
+	cr_assert_eq(res.info.weight_bytes, (784 * 64 + 64 + 64 * 10 + 10) * 4);
 }
 
-Test(trainmlp, same_seed_same_losses_bitwise)
+Test(trainmlp, same_seed_same_losses_and_weights_bitwise)
 {
 	struct rec a = {.stop_at_step = -1}, b = {.stop_at_step = -1}, c = {.stop_at_step = -1};
-	struct ocb_mlp_train_result ra, rb, rc;
-	cr_assert_eq(train_small(7, &a, &ra), OCB_OK);
-	cr_assert_eq(train_small(7, &b, &rb), OCB_OK);
+	struct ocb_train_result ra, rb, rc;
+	char pa[128], pb[128];
+	snprintf(pa, sizeof pa, "%s/a.ckpt", dir);
+	snprintf(pb, sizeof pb, "%s/b.ckpt", dir);
+	cr_assert_eq(train_small(7, &a, &ra, pa), OCB_OK);
+	cr_assert_eq(train_small(7, &b, &rb, pb), OCB_OK);
 	cr_assert_eq(a.nloss, b.nloss);
 	cr_assert_eq(memcmp(a.loss, b.loss, sizeof(double) * a.nloss), 0,
 		     "same seed, same threads: identical loss sequence");
 	cr_assert_eq(memcmp(a.acc, b.acc, sizeof(double) * a.nacc), 0);
-	cr_assert_eq(ra.final_accuracy, rb.final_accuracy);
-	cr_assert_eq(train_small(8, &c, &rc), OCB_OK);
+	cr_assert_eq(ra.final_eval.accuracy, rb.final_eval.accuracy);
+	cr_assert_eq(ra.final_train_loss, rb.final_train_loss);
+	size_t na, nb;
+	unsigned char *fa = slurp(pa, &na), *fb = slurp(pb, &nb);
+	cr_assert(na == nb && memcmp(fa, fb, na) == 0, "same seed: identical checkpoints");
+	free(fa);
+	free(fb);
+	cr_assert_eq(train_small(8, &c, &rc, NULL), OCB_OK);
 	cr_assert_neq(memcmp(a.loss, c.loss, sizeof(double) * a.nloss), 0,
 		      "another seed, another run");
+}
+
+/* An epoch schedule and a step schedule of the same length and warm-up run the same
+ * steps (same lr, same reshuffle at each pass): the same code, so bit-identical. */
+Test(trainmlp, step_schedule_takes_the_same_steps)
+{
+	struct ocb_mlp_spec sp;
+	struct ocb_train_cfg ce, cs;
+	struct ocb_train_result re, rs;
+	struct rec a = {.stop_at_step = -1}, b = {.stop_at_step = -1};
+	void *st = NULL;
+	small_cfg(5, &sp, &ce);
+	cr_assert_eq(train_small(5, &a, &re, NULL), OCB_OK);
+	cs = ce;
+	cs.epochs = 0;
+	cs.steps = 80;
+	cs.warmup_steps = 10; /* 0.25 epochs of 40 steps */
+	cs.eval_every = 0;
+	cr_assert_eq(ocb_trainer_mlp.create(&sp, &cs, &st), OCB_OK);
+	struct ocb_train_cb cb = {.ctx = &b, .on_step = on_step};
+	cr_assert_eq(ocb_trainer_run(&ocb_trainer_mlp, st, &cs, &cb, &rs), OCB_OK);
+	ocb_trainer_mlp.free(st);
+	cr_assert_eq(rs.epochs, 0);
+	cr_assert_eq(b.nloss, a.nloss);
+	cr_assert_eq(memcmp(a.loss, b.loss, sizeof(double) * a.nloss), 0);
+	cr_assert_eq(rs.final_eval.accuracy, re.final_eval.accuracy);
 }
 
 Test(trainmlp, callback_error_stops_training)
 {
 	struct rec r = {.stop_at_step = 5};
-	struct ocb_mlp_train_result res;
-	cr_assert_eq(train_small(1, &r, &res), OCB_ERUNTIME);
+	struct ocb_train_result res;
+	cr_assert_eq(train_small(1, &r, &res, NULL), OCB_ERUNTIME);
 	cr_assert_eq(r.nloss, 6);
 	cr_assert_str_eq(ocb_lasterr(), "stopped by the test");
 }
 
+Test(trainmlp, save_load_round_trip)
+{
+	struct ocb_mlp_spec sp;
+	struct ocb_train_cfg c;
+	struct ocb_train_result res;
+	struct ocb_eval ev;
+	void *st = NULL;
+	char path[128];
+	snprintf(path, sizeof path, "%s/rt.ckpt", dir);
+	cr_assert_eq(train_small(2, NULL, &res, path), OCB_OK);
+	small_cfg(99, &sp, &c);
+	cr_assert_eq(ocb_trainer_mlp.create(&sp, &c, &st), OCB_OK);
+	cr_assert_eq(ocb_trainer_mlp.evaluate(st, 1, &ev), OCB_OK);
+	cr_assert(ev.accuracy < 0.5, "untrained: %g", ev.accuracy);
+	cr_assert_eq(ocb_trainer_mlp.load(st, path), OCB_OK, "%s", ocb_lasterr());
+	cr_assert_eq(ocb_trainer_mlp.evaluate(st, 1, &ev), OCB_OK);
+	cr_assert_eq(ev.accuracy, res.final_eval.accuracy);
+	cr_assert_eq(ev.loss, res.final_eval.loss);
+	ocb_trainer_mlp.free(st);
+
+	/* a checkpoint of another shape is refused, naming the file */
+	sp.model.dims[1] = 32;
+	cr_assert_eq(ocb_trainer_mlp.create(&sp, &c, &st), OCB_OK);
+	cr_assert_eq(ocb_trainer_mlp.load(st, path), OCB_EFORMAT);
+	cr_assert(strstr(ocb_lasterr(), path), "%s", ocb_lasterr());
+	ocb_trainer_mlp.free(st);
+}
+
 Test(trainmlp, bad_config_refused)
 {
-	struct ocb_mlp_cfg mc = {.nlayers = 2, .dims = {784, 16, 10}};
-	struct ocb_mlp m;
-	struct ocb_mlp_train_cfg c;
-	struct ocb_mlp_train_result res;
-	cr_assert_eq(ocb_mlp_init(&m, &mc, 32), OCB_OK);
+	struct ocb_mlp_spec sp = {.model = {.nlayers = 2, .dims = {784, 16, 10}},
+				  .train = &tr, .test = &te, .max_train = 20};
+	struct ocb_train_cfg c;
+	struct ocb_train_result res;
+	void *st = (void *)&sp;
 	ocb_mlp_train_defaults(&c);
-	c.batch = 64; /* > max_batch */
-	cr_assert_eq(ocb_mlp_train(&m, &tr, &te, &c, NULL, &res), OCB_EINVAL);
-	cr_assert(strstr(ocb_lasterr(), "max batch"));
-	c.batch = 32;
-	c.epochs = 0;
-	cr_assert_eq(ocb_mlp_train(&m, &tr, &te, &c, NULL, &res), OCB_EINVAL);
-	ocb_mlp_release(&m);
-	struct ocb_mlp_cfg mc2 = {.nlayers = 2, .dims = {100, 16, 10}};
-	cr_assert_eq(ocb_mlp_init(&m, &mc2, 32), OCB_OK);
-	ocb_mlp_train_defaults(&c);
-	c.batch = 32;
-	cr_assert_eq(ocb_mlp_train(&m, &tr, &te, &c, NULL, &res), OCB_EINVAL);
-	cr_assert(strstr(ocb_lasterr(), "784-dim"));
-	ocb_mlp_release(&m);
+	c.batch = 32; /* > max_train */
+	cr_assert_eq(ocb_trainer_mlp.create(&sp, &c, &st), OCB_EINVAL);
+	cr_assert_null(st);
+	cr_assert(strstr(ocb_lasterr(), "fewer than one batch"), "%s", ocb_lasterr());
+	sp.max_train = 0;
+	struct ocb_mlp_spec sp2 = {.model = {.nlayers = 2, .dims = {100, 16, 10}},
+				   .train = &tr, .test = &te};
+	cr_assert_eq(ocb_trainer_mlp.create(&sp2, &c, &st), OCB_EINVAL);
+	cr_assert(strstr(ocb_lasterr(), "784-dim"), "%s", ocb_lasterr());
+	cr_assert_eq(ocb_trainer_mlp.create(&sp, &c, &st), OCB_OK);
+	c.epochs = 0; /* and no steps */
+	cr_assert_eq(ocb_trainer_run(&ocb_trainer_mlp, st, &c, NULL, &res), OCB_EINVAL);
+	ocb_trainer_mlp.free(st);
 }
 
 Test(trainmlp, evaluate_counts)
