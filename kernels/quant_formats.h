@@ -34,13 +34,15 @@
  * Q4_1, TQ2_0 and TQ1_0: the scale is computed and inverted in fp32, the codes are chosen
  * against that fp32 scale (halves away from zero: roundf / lroundf, or up: truncation of
  * + 8.5 / + 0.5), and only then the scale (and Q4_1's min) is stored as fp16 (RNE, overflow
- * to inf, underflow to 0; the codes are written regardless). Q8_0 and TQ*: d = max|x| / 127
- * (resp. max|x|); Q4_0: d = -(the first signed value of largest magnitude) / 8 so that value
- * maps to q = 0; Q4_1: d = (max - min) / 15, m = min. QF_ROUND_FP16_AWARE rounds the scale
- * (and min) to fp16 first and quantizes against the stored value, halves to even, so
- * dequantize(quantize(x)) is the nearest point of the stored grid: slightly smaller error,
- * other bytes than ggml. Q3_G and Q2_G (ours, no ggml reference) have only that rounding:
- * min/max asymmetric, d = (max - min) / (2^bits - 1), m = min, both fp16 first.
+ * to inf, underflow to 0; the codes are written regardless). Where ggml's C is undefined
+ * (x*id infinite or NaN, see qi_cvt_i8 in quant_impl.h) its GCC x86-64 build is followed.
+ * Q8_0 and TQ*: d = max|x| / 127 (resp. max|x|); Q4_0: d = -(the first signed value of
+ * largest magnitude) / 8 so that value maps to q = 0; Q4_1: d = (max - min) / 15, m = min.
+ * QF_ROUND_FP16_AWARE rounds the scale (and min) to fp16 first and quantizes against the
+ * stored value, halves to even, so dequantize(quantize(x)) is the nearest point of the
+ * stored grid: slightly smaller error, other bytes than ggml. Q3_G and Q2_G (ours, no ggml
+ * reference) have only that rounding: min/max asymmetric, d = (max - min) / (2^bits - 1),
+ * m = min, both fp16 first.
  *
  * Ownership: the table is static and constant. Functions write into caller buffers. */
 #ifndef OCB_QUANT_FORMATS_H

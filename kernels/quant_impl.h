@@ -44,11 +44,14 @@ static inline float qi_mul_add(float a, float b, float c)
 	return p + c;
 }
 
-/* C's (int8_t)v for a float v as x86-64 computes it: cvttss2si (truncation toward zero;
- * NaN, +-inf and |v| >= 2^31 give 0x80000000), then the low byte. ggml converts x*id
- * (+ 8.5 / + 0.5) this way. The value leaves int8 range only as NaN or +-inf, when id = 1/d
- * is infinite (d < ~2^-128) or x - min overflows (Q4_1, |x| near FLT_MAX); C leaves the
- * conversion undefined there and x86 gives code 0. */
+/* C's (int8_t)v for a float v as GCC compiles it on x86-64: cvttss2si (truncation toward
+ * zero; NaN, +-inf and |v| >= 2^31 give 0x80000000), then the low byte. ggml converts x*id
+ * (+ 8.5 / + 0.5) this way. The value leaves int8 range only as NaN or +-inf: when id = 1/d
+ * is infinite (d < ~2^-128, so the stored fp16 d is 0 and every weight dequantizes to 0
+ * anyway), when Q4_1's x - min overflows (|x| near FLT_MAX), or for infinite inputs. C
+ * leaves that conversion undefined, so ggml's bytes there depend on its compiler: its GCC
+ * build (-O0 and -O3 alike) writes code 0, reproduced here; a clang 14 -O3 build writes
+ * -128 (0x80). Everywhere else the conversion is exact truncation. */
 static inline int qi_cvt_i8(float v)
 {
 	int32_t t = (v >= -0x1p31f && v < 0x1p31f) ? (int32_t)v : INT32_MIN;

@@ -17,8 +17,9 @@ static inline int nib(const uint8_t *qs, int i)
 /* ggml's quantize_row_q4_0_ref (ggml/src/ggml-quants.c), byte for byte: the first value of
  * largest magnitude, with its sign, is `max`; d = max / -8 (so max maps to q = 0), id = 1/d
  * in fp32, q = min(15, (int8)(x*id + 8.5f)) — truncation of x*id + 8.5 rounded to fp32,
- * i.e. halves round up (toward +inf), not away from zero — then d stored as fp16. x*id
- * lies in [-8, 8] (1 + 2^-21), so x*id + 8.5 in [0.5, 16.5]: only +8 needs the min. */
+ * i.e. halves round up (toward +inf), not away from zero — then d stored as fp16. |x*id|
+ * <= 8 (1 + 2^-21) while id is finite, so x*id + 8.5 is in [0.5, 16.5]: only +8 needs the
+ * min. */
 void q4_0_quantize_row_ref(const float *x, void *vy, int64_t k)
 {
 	block_q4_0 *y = vy;
