@@ -89,8 +89,9 @@ Test(qgolden, q8_0_scale_underflows_fp16)
 }
 
 /* amax = 1e-38: d32 = 7.9e-41 (fp32 subnormal) and 1/d32 = 1.27e40 overflows to inf, so
- * x*id is +-inf (x != 0) or NaN (x = 0). C leaves (int8_t) of those undefined; ggml's x86
- * build (cvttss2si) yields 0x80000000, low byte 0: all codes 0, and d -> fp16 0. */
+ * x*id is +-inf (x != 0) or NaN (x = 0). C leaves (int8_t) of those undefined; ggml's GCC
+ * x86-64 build (cvttss2si) yields 0x80000000, low byte 0: all codes 0, and d -> fp16 0.
+ * (A clang build of ggml writes -128 here; either way every weight dequantizes to 0.) */
 Test(qgolden, q8_0_inverse_scale_overflows)
 {
 	float x[32] = { 1e-38f, -5e-39f };
@@ -266,7 +267,7 @@ Test(qgolden, q4_1_beyond_fp16_range)
 /* |x| near FLT_MAX: min = -3e38, max = 3e38, max - min overflows to inf, d = inf
  * (0x7c00), m = -3e38 -> -inf (0xfc00), id = 1/inf = 0. Codes: (x - min) * 0 + 0.5 = 0.5
  * -> 0 for finite x - min; for x = max, x - min = inf and inf * 0 = NaN, whose conversion
- * is undefined in C and 0 on x86 (cvttss2si). All codes 0. */
+ * is undefined in C and 0 in ggml's GCC x86-64 build (cvttss2si). All codes 0. */
 Test(qgolden, q4_1_span_overflows)
 {
 	float x[32] = { -3e38f, 3e38f };
