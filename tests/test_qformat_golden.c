@@ -394,6 +394,10 @@ Test(qgolden, rounding_table)
 	uint8_t q[34];
 	cr_assert_eq(qformat_quantize_as(qformat_find("q8_0"), (enum qformat_rounding)7, x, q, 1,
 					 32), OCB_EINVAL);
+	/* qformat_quantize is the ggml rounding: amax 127, 2.5 -> 3 (fp16-aware: 2) */
+	x[0] = 127, x[1] = 2.5f;
+	cr_assert_eq(qformat_quantize(qformat_find("q8_0"), x, q, 1, 32), OCB_OK);
+	cr_assert_eq(q[3], 3);
 }
 
 /* ---- properties on random data ---- */
