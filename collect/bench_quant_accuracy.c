@@ -23,7 +23,12 @@
  *   gptq  b 4,3,2    x group 32,128,pc     same grid, act-order + static groups, damp 0.01,
  *                                           blocks of 128 (quant_gptq.h)
  *   q8_0 q4_0 q4_1 q3_g q2_g tq2_0 tq1_0   block formats of kernels/quant_formats.h,
- *                                           rows zero-padded to the block (quant_apply.h)
+ *                                           rows zero-padded to the block (quant_apply.h);
+ *                                           the ggml ones quantized as ggml does
+ *   <fmt>/fp16-aware                       the same five ggml formats (q8_0 only with
+ *                                           --quick) with QF_ROUND_FP16_AWARE: same
+ *                                           layout, the scale rounded to fp16 before the
+ *                                           codes are chosen (other bytes than ggml)
  *   ternary (per tensor), ternary_row      BitNet b1.58 absmean (quant_ternary.h)
  *   mixed_rtn, mixed_gptq                  per-layer bits in {2,3,4,8} at group 128, exact
  *                                           plan (mixed_precision.h) under the storage of
@@ -51,7 +56,8 @@
  *   workload = "quant_acc:<model>:<method>:<bits>:<group>", step = -1
  *     <model>  mlp | lm
  *     <method> fp32 | rtn | gptq | q8_0 | q4_0 | q4_1 | q3_g | q2_g | tq2_0 | tq1_0 |
- *              ternary | mixed_rtn | mixed_gptq
+ *              <fmt>/fp16-aware (q8_0, q4_0, q4_1, tq2_0, tq1_0) | ternary | mixed_rtn |
+ *              mixed_gptq
  *     <bits>   code bits: 32 (fp32), 8, 4, 3, 2, 1.58 (ternary formats/BitNet); for
  *              mixed_*: the uniform bit-width whose budget the plan meets (3)
  *     <group>  32 | 128 | pc (per output channel) for rtn/gptq/mixed; the block size
@@ -158,7 +164,7 @@ struct qa_state {
 
 /* One configuration of the sweep. */
 struct qa_conf {
-	char method[16], bits[16], group[16];
+	char method[24], bits[16], group[16];
 	struct quant_method m;
 	int mixed; /* 1: per-layer plan over qa_cand_bits of m.kind at group m.q.group */
 };
@@ -759,6 +765,9 @@ static int qa_confs(const struct qa_state *st, struct qa_conf *c)
 			 (struct quant_method){.kind = QA_GPTQ, .q = {3, 128, 0}, .act_order = 1}, 0);
 		add_conf(st->methods, c, &n, "q8_0", "8", "32",
 			 (struct quant_method){.kind = QA_FORMAT, .fmt = qformat_get(QF_Q8_0)}, 0);
+		add_conf(st->methods, c, &n, "q8_0/fp16-aware", "8", "32",
+			 (struct quant_method){.kind = QA_FORMAT, .fmt = qformat_get(QF_Q8_0),
+					       .rounding = QF_ROUND_FP16_AWARE}, 0);
 		add_conf(st->methods, c, &n, "mixed_gptq", "3", "128",
 			 (struct quant_method){.kind = QA_GPTQ, .q = {3, 128, 0}, .act_order = 1}, 1);
 		return n;
@@ -787,6 +796,14 @@ static int qa_confs(const struct qa_state *st, struct qa_conf *c)
 		snprintf(g, sizeof g, "%d", fmt->block);
 		add_conf(st->methods, c, &n, fmt->name, format_bits(fmt->type), g,
 			 (struct quant_method){.kind = QA_FORMAT, .fmt = fmt}, 0);
+		if (qformat_has_fp16aware(fmt)) {
+			char m16[24];
+			snprintf(m16, sizeof m16, "%s/%s", fmt->name,
+				 qformat_rounding_name(QF_ROUND_FP16_AWARE));
+			add_conf(st->methods, c, &n, m16, format_bits(fmt->type), g,
+				 (struct quant_method){.kind = QA_FORMAT, .fmt = fmt,
+						       .rounding = QF_ROUND_FP16_AWARE}, 0);
+		}
 	}
 	add_conf(st->methods, c, &n, "ternary", "1.58", "tensor",
 		 (struct quant_method){.kind = QA_TERNARY, .per_row = 0}, 0);

@@ -88,21 +88,23 @@ void qi_quantize_minmax(const float *x, int n, int qmax, uint16_t *d, uint16_t *
 
 /* ---- the table ---- */
 
-#define QF_ENTRY(T, fmt, nm, blk, B, ab)                                                      \
+/* quant16 is the QF_ROUND_FP16_AWARE quantizer */
+#define QF_ENTRY(T, fmt, nm, blk, B, ab, quant16)                                             \
 	[T] = { .name = nm, .type = T, .block = blk, .block_bytes = sizeof(B),                 \
 		.bpw = 8.0 * (double)sizeof(B) / (double)(blk), .act_block = ab,                \
-		.quantize_row_ref = fmt##_quantize_row_ref, .dequantize_row = fmt##_dequantize_row, \
+		.quantize_row_ref = fmt##_quantize_row_ref, .quantize_row_fp16aware = quant16,  \
+		.dequantize_row = fmt##_dequantize_row,                                         \
 		.vec_dot_ref = fmt##_vec_dot_ref, .vec_dot_avx2 = fmt##_vec_dot_avx2,           \
 		.decode_row_ref = fmt##_decode_row_ref, .decode_row_avx2 = fmt##_decode_row_avx2 }
 
 static const struct qformat qformat_table[QF_COUNT] = {
-	QF_ENTRY(QF_Q8_0, q8_0, "q8_0", QK8_0, block_q8_0, 32),
-	QF_ENTRY(QF_Q4_0, q4_0, "q4_0", QK4_0, block_q4_0, 32),
-	QF_ENTRY(QF_Q4_1, q4_1, "q4_1", QK4_1, block_q4_1, 32),
-	QF_ENTRY(QF_Q3_G, q3_g, "q3_g", QK3_G, block_q3_g, 32),
-	QF_ENTRY(QF_Q2_G, q2_g, "q2_g", QK2_G, block_q2_g, 32),
-	QF_ENTRY(QF_TQ2_0, tq2_0, "tq2_0", QK_TQ, block_tq2_0, 256),
-	QF_ENTRY(QF_TQ1_0, tq1_0, "tq1_0", QK_TQ, block_tq1_0, 256),
+	QF_ENTRY(QF_Q8_0, q8_0, "q8_0", QK8_0, block_q8_0, 32, q8_0_quantize_row_fp16aware),
+	QF_ENTRY(QF_Q4_0, q4_0, "q4_0", QK4_0, block_q4_0, 32, q4_0_quantize_row_fp16aware),
+	QF_ENTRY(QF_Q4_1, q4_1, "q4_1", QK4_1, block_q4_1, 32, q4_1_quantize_row_fp16aware),
+	QF_ENTRY(QF_Q3_G, q3_g, "q3_g", QK3_G, block_q3_g, 32, q3_g_quantize_row_ref),
+	QF_ENTRY(QF_Q2_G, q2_g, "q2_g", QK2_G, block_q2_g, 32, q2_g_quantize_row_ref),
+	QF_ENTRY(QF_TQ2_0, tq2_0, "tq2_0", QK_TQ, block_tq2_0, 256, tq2_0_quantize_row_fp16aware),
+	QF_ENTRY(QF_TQ1_0, tq1_0, "tq1_0", QK_TQ, block_tq1_0, 256, tq1_0_quantize_row_fp16aware),
 };
 
 const struct qformat *qformat_find(const char *name)
@@ -143,15 +145,41 @@ static int check_shape(const struct qformat *f, const void *a, const void *b, in
 	return OCB_OK;
 }
 
-int qformat_quantize(const struct qformat *f, const float *x, void *q, int64_t rows, int64_t k)
+int qformat_quantize_as(const struct qformat *f, enum qformat_rounding r, const float *x,
+			void *q, int64_t rows, int64_t k)
 {
 	int rc = check_shape(f, x, q, rows, k, f ? f->block : 1, "quantize");
 	if (rc)
 		return rc;
+	if (!qformat_rounding_name(r))
+		return ocb_seterr(OCB_EINVAL, "quantize %s: unknown rounding %d", f->name, (int)r);
+	void (*row)(const float *, void *, int64_t) =
+		r == QF_ROUND_GGML ? f->quantize_row_ref : f->quantize_row_fp16aware;
 	size_t rb = qformat_row_bytes(f, k);
-	for (int64_t r = 0; r < rows; r++)
-		f->quantize_row_ref(x + r * k, (char *)q + (size_t)r * rb, k);
+	for (int64_t i = 0; i < rows; i++)
+		row(x + i * k, (char *)q + (size_t)i * rb, k);
 	return OCB_OK;
+}
+
+int qformat_quantize(const struct qformat *f, const float *x, void *q, int64_t rows, int64_t k)
+{
+	return qformat_quantize_as(f, QF_ROUND_GGML, x, q, rows, k);
+}
+
+int qformat_has_fp16aware(const struct qformat *f)
+{
+	return f && f->quantize_row_fp16aware != f->quantize_row_ref;
+}
+
+const char *qformat_rounding_name(enum qformat_rounding r)
+{
+	switch (r) {
+	case QF_ROUND_GGML:
+		return "ggml";
+	case QF_ROUND_FP16_AWARE:
+		return "fp16-aware";
+	}
+	return NULL;
 }
 
 int qformat_dequantize(const struct qformat *f, const void *q, float *x, int64_t rows,

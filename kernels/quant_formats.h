@@ -29,11 +29,20 @@
  *                   qh[0..4):   byte j holds elements 240 + j + 4n, n = 0..3, as trits
  *                               t0..t3 with t4 = 0 (240..255)
  *
- * Scales: every quantize_row_ref rounds the scale (and min) to fp16 first and quantizes
- * against the rounded value, so dequantize(quantize(x)) is the nearest grid point of the
- * stored grid. Q8_0 and TQ*: d = max|x| / 127 (resp. max|x|); Q4_0: d = -(the signed value
- * of largest magnitude) / 8 so that value maps to q = 0 (ggml); Q4_1, Q3_G, Q2_G: min/max
- * asymmetric, d = (max - min) / (2^bits - 1), m = min. Rounding is to nearest.
+ * Rounding (enum qformat_rounding). The default, QF_ROUND_GGML, is ggml's reference
+ * quantizer (quantize_row_*_ref in ggml/src/ggml-quants.c) byte for byte for Q8_0, Q4_0,
+ * Q4_1, TQ2_0 and TQ1_0: the scale is computed and inverted in fp32, the codes are chosen
+ * against that fp32 scale (halves away from zero: roundf / lroundf, or up: truncation of
+ * + 8.5 / + 0.5), and only then the scale (and Q4_1's min) is stored as fp16 (RNE, overflow
+ * to inf, underflow to 0; the codes are written regardless). Where ggml's C is undefined
+ * (x*id infinite or NaN, see qi_cvt_i8 in quant_impl.h) its GCC x86-64 build is followed.
+ * Q8_0 and TQ*: d = max|x| / 127 (resp. max|x|); Q4_0: d = -(the first signed value of
+ * largest magnitude) / 8 so that value maps to q = 0; Q4_1: d = (max - min) / 15, m = min.
+ * QF_ROUND_FP16_AWARE rounds the scale (and min) to fp16 first and quantizes against the
+ * stored value, halves to even, so dequantize(quantize(x)) is the nearest point of the
+ * stored grid: slightly smaller error, other bytes than ggml. Q3_G and Q2_G (ours, no ggml
+ * reference) have only that rounding: min/max asymmetric, d = (max - min) / (2^bits - 1),
+ * m = min, both fp16 first.
  *
  * Ownership: the table is static and constant. Functions write into caller buffers. */
 #ifndef OCB_QUANT_FORMATS_H
@@ -87,6 +96,12 @@ _Static_assert(sizeof(block_qa256) == 264, "qa256 block is 264 bytes");
 
 /* ---- the format table ---- */
 
+/* How quantize picks codes; see the header comment. */
+enum qformat_rounding {
+	QF_ROUND_GGML = 0,   /* ggml's quantize_row_*_ref, byte for byte (the default) */
+	QF_ROUND_FP16_AWARE, /* the scale rounded to fp16 first, codes against it */
+};
+
 enum qformat_type {
 	QF_Q8_0 = 0,
 	QF_Q4_0,
@@ -105,8 +120,11 @@ struct qformat {
 	size_t block_bytes;    /* bytes per block, scales included */
 	double bpw;            /* exact bits per weight incl. scales: 8 * block_bytes / block */
 	int act_block;         /* activation block the kernels quantize x with (32 or 256) */
-	/* fp32 -> blocks (round to nearest, see the header comment). k % block == 0. */
+	/* fp32 -> blocks, QF_ROUND_GGML (see the header comment). k % block == 0. */
 	void (*quantize_row_ref)(const float *x, void *y, int64_t k);
+	/* The same, QF_ROUND_FP16_AWARE. Equal to quantize_row_ref (the same function) for
+	 * the formats that have only that rounding (Q3_G, Q2_G). */
+	void (*quantize_row_fp16aware)(const float *x, void *y, int64_t k);
 	/* blocks -> fp32. k % block == 0. */
 	void (*dequantize_row)(const void *x, float *y, int64_t k);
 
@@ -131,9 +149,17 @@ int qformat_count(void);
 /* Bytes of one row of k weights (k % block == 0), or 0 if k is not a multiple. */
 size_t qformat_row_bytes(const struct qformat *f, int64_t k);
 
-/* rows x k fp32 (row-major) -> rows * row_bytes bytes of blocks at q. OCB_EINVAL (with
- * detail) if k is not a positive multiple of the block or a pointer is NULL. */
+/* rows x k fp32 (row-major) -> rows * row_bytes bytes of blocks at q, QF_ROUND_GGML.
+ * OCB_EINVAL (with detail) if k is not a positive multiple of the block or a pointer is
+ * NULL. */
 int qformat_quantize(const struct qformat *f, const float *x, void *q, int64_t rows, int64_t k);
+/* The same with rounding r (OCB_EINVAL also for an unknown r). */
+int qformat_quantize_as(const struct qformat *f, enum qformat_rounding r, const float *x,
+			void *q, int64_t rows, int64_t k);
+/* 1 if f's two roundings are different quantizers (the five ggml formats), else 0. */
+int qformat_has_fp16aware(const struct qformat *f);
+/* "ggml" or "fp16-aware" (NULL for an unknown r). */
+const char *qformat_rounding_name(enum qformat_rounding r);
 /* The inverse: blocks -> rows x k fp32. */
 int qformat_dequantize(const struct qformat *f, const void *q, float *x, int64_t rows,
 		       int64_t k);

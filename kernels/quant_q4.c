@@ -2,6 +2,7 @@
  *   Q4_0: 32 weights, fp16 d + 16 bytes of nibbles, x = d*(q-8); 4.5 bpw.
  *   Q4_1: 32 weights, fp16 d + fp16 m + 16 bytes of nibbles, x = d*q + m; 5.0 bpw.
  * Nibbles: byte j holds element j (low nibble) and element j+16 (high nibble). */
+#include <float.h>
 #include <math.h>
 
 #include "quant_impl.h"
@@ -13,21 +14,29 @@ static inline int nib(const uint8_t *qs, int i)
 
 /* ---- Q4_0 ---- */
 
+/* ggml's quantize_row_q4_0_ref (ggml/src/ggml-quants.c), byte for byte: the first value of
+ * largest magnitude, with its sign, is `max`; d = max / -8 (so max maps to q = 0), id = 1/d
+ * in fp32, q = min(15, (int8)(x*id + 8.5f)) — truncation of x*id + 8.5 rounded to fp32,
+ * i.e. halves round up (toward +inf), not away from zero — then d stored as fp16. |x*id|
+ * <= 8 (1 + 2^-21) while id is finite, so x*id + 8.5 is in [0.5, 16.5]: only +8 needs the
+ * min. */
 void q4_0_quantize_row_ref(const float *x, void *vy, int64_t k)
 {
 	block_q4_0 *y = vy;
 	for (int64_t b = 0; b < k / QK4_0; b++, x += QK4_0) {
-		/* the value of largest magnitude, with its sign, maps to q = 0 (-8) */
-		float mx = 0.0f;
+		float amax = 0.0f, max = 0.0f;
 		for (int i = 0; i < QK4_0; i++)
-			if (fabsf(x[i]) > fabsf(mx))
-				mx = x[i];
-		y[b].d = ocb_fp32_to_fp16(mx / -8.0f);
-		float id = qi_inv(qi_h2f(y[b].d));
+			if (amax < fabsf(x[i])) {
+				amax = fabsf(x[i]);
+				max = x[i];
+			}
+		float d = max / -8.0f;
+		float id = qi_inv(d);
+		y[b].d = ocb_fp32_to_fp16(d);
 		for (int j = 0; j < 16; j++) {
-			int lo = qi_clamp(qi_round(x[j] * id) + 8, 0, 15);
-			int hi = qi_clamp(qi_round(x[j + 16] * id) + 8, 0, 15);
-			y[b].qs[j] = (uint8_t)(lo | hi << 4);
+			int lo = qi_cvt_i8(qi_mul_add(x[j], id, 8.5f));
+			int hi = qi_cvt_i8(qi_mul_add(x[j + 16], id, 8.5f));
+			y[b].qs[j] = qi_q4_byte(lo, hi);
 		}
 	}
 }
@@ -69,14 +78,31 @@ void q4_0_decode_row_ref(int64_t k, const void *vw, float *d, float *m, int8_t *
 
 /* ---- Q4_1 ---- */
 
+/* ggml's quantize_row_q4_1_ref (ggml/src/ggml-quants.c), byte for byte: min and max from
+ * FLT_MAX / -FLT_MAX, d = (max - min) / 15 and id = 1/d in fp32, q = min(15, (int8)((x -
+ * min)*id + 0.5f)) (truncation: halves round up), then d and m = min stored as fp16. The
+ * codes are chosen against the fp32 min, so the stored m (rounded) shifts every value by
+ * the same < 2^-11 |min|. */
 void q4_1_quantize_row_ref(const float *x, void *vy, int64_t k)
 {
 	block_q4_1 *y = vy;
-	uint8_t q[QK4_1];
 	for (int64_t b = 0; b < k / QK4_1; b++, x += QK4_1) {
-		qi_quantize_minmax(x, QK4_1, 15, &y[b].d, &y[b].m, q);
-		for (int j = 0; j < 16; j++)
-			y[b].qs[j] = (uint8_t)(q[j] | q[j + 16] << 4);
+		float min = FLT_MAX, max = -FLT_MAX;
+		for (int i = 0; i < QK4_1; i++) {
+			if (x[i] < min)
+				min = x[i];
+			if (x[i] > max)
+				max = x[i];
+		}
+		float d = (max - min) / 15.0f;
+		float id = qi_inv(d);
+		y[b].d = ocb_fp32_to_fp16(d);
+		y[b].m = ocb_fp32_to_fp16(min);
+		for (int j = 0; j < 16; j++) {
+			int lo = qi_cvt_i8(qi_mul_add(x[j] - min, id, 0.5f));
+			int hi = qi_cvt_i8(qi_mul_add(x[j + 16] - min, id, 0.5f));
+			y[b].qs[j] = qi_q4_byte(lo, hi);
+		}
 	}
 }
 

@@ -4,17 +4,19 @@
 
 #include "quant_impl.h"
 
+/* ggml's quantize_row_q8_0_ref (ggml/src/ggml-quants.c), byte for byte: d = amax/127 in
+ * fp32, codes roundf(x * (1/d)) (halves away from zero) against that fp32 d, and only then d
+ * stored as fp16 (RNE; >= 65520 gives inf, < 2^-25 gives 0 — the codes are written anyway).
+ * |x*id| <= 127 * (1 + 2^-21) whenever id is finite, so no clamp is needed. */
 void q8_0_quantize_row_ref(const float *x, void *vy, int64_t k)
 {
 	block_q8_0 *y = vy;
 	for (int64_t b = 0; b < k / QK8_0; b++, x += QK8_0) {
-		float amax = 0.0f;
+		float d = qi_amax(x, QK8_0) / 127.0f;
+		float id = qi_inv(d);
+		y[b].d = ocb_fp32_to_fp16(d);
 		for (int i = 0; i < QK8_0; i++)
-			amax = fmaxf(amax, fabsf(x[i]));
-		y[b].d = ocb_fp32_to_fp16(amax / 127.0f);
-		float id = qi_inv(qi_h2f(y[b].d));
-		for (int i = 0; i < QK8_0; i++)
-			y[b].qs[i] = (int8_t)qi_clamp(qi_round(x[i] * id), -127, 127);
+			y[b].qs[i] = (int8_t)qi_cvt_i8(roundf(x[i] * id));
 	}
 }
 

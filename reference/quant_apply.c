@@ -46,8 +46,9 @@ const char *quant_method_name(const struct quant_method *m)
 	}
 }
 
-/* Block format: pad rows to the block, quantize_row_ref, dequantize_row, unpad. */
-static int apply_format(const struct qformat *f, const float *w, int out, int in, float *wq)
+/* Block format: pad rows to the block, quantize (rounding r), dequantize_row, unpad. */
+static int apply_format(const struct qformat *f, enum qformat_rounding r, const float *w,
+			int out, int in, float *wq)
 {
 	int st = OCB_OK, inp = padded_in(f, in);
 	size_t rb = qformat_row_bytes(f, inp);
@@ -61,7 +62,7 @@ static int apply_format(const struct qformat *f, const float *w, int out, int in
 	}
 	for (int r = 0; r < out; r++) /* padding stays 0 (ocb_alloc zeroes) */
 		memcpy(pad + (size_t)r * inp, w + (size_t)r * in, (size_t)in * sizeof *pad);
-	if ((st = qformat_quantize(f, pad, blk, out, inp)) != OCB_OK)
+	if ((st = qformat_quantize_as(f, r, pad, blk, out, inp)) != OCB_OK)
 		goto out;
 	if ((st = qformat_dequantize(f, blk, pad, out, inp)) != OCB_OK)
 		goto out;
@@ -100,7 +101,7 @@ int quant_apply(const struct quant_method *m, const float *w, int out, int in, c
 	case QA_FORMAT:
 		if (!m->fmt)
 			return ocb_seterr(OCB_EINVAL, "quant_apply: no block format given");
-		st = apply_format(m->fmt, w, out, in, wq);
+		st = apply_format(m->fmt, m->rounding, w, out, in, wq);
 		break;
 	case QA_TERNARY:
 		st = quant_ternary(w, out, in, m->per_row, wq, NULL, NULL);

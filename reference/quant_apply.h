@@ -4,9 +4,10 @@
  * every linear of a model with one loop.
  *
  * Methods: fp32 (copy), RTN and GPTQ on the b-bit group grid (quant_rtn.h, quant_gptq.h),
- * a ggml-style block format from the quantk format table (kernels/quant_formats.h:
- * quantize_row_ref then dequantize_row, so the values are exactly what the kernels
- * multiply with), BitNet absmean ternary (quant_ternary.h).
+ * a ggml-style block format from the quant format table (kernels/quant_formats.h:
+ * quantize with the method's rounding — ggml's bytes by default — then dequantize_row, so
+ * the values are exactly what the kernels multiply with), BitNet absmean ternary
+ * (quant_ternary.h).
  *
  * Block formats need in % block == 0; other rows are zero-padded to the next multiple of
  * the block (the padding quantizes to 0 and does not change any scale), and the padded
@@ -30,6 +31,7 @@ struct quant_method {
 	struct quant_cfg q;        /* RTN, GPTQ: bits, group, sym */
 	int act_order;             /* GPTQ */
 	const struct qformat *fmt; /* QA_FORMAT */
+	enum qformat_rounding rounding; /* QA_FORMAT: QF_ROUND_GGML (0, default) or fp16-aware */
 	int per_row;               /* QA_TERNARY: 1 = a scale per output row */
 };
 

@@ -11,6 +11,8 @@
  * in `known` below; other keys (calibration sizes, timings of the fp32 row) stay in the
  * store and the JSON export. The LM perplexity protocol (eval_window, eval_stride of the
  * fp32 row) goes in the table note, since perplexity depends on it (REFERENCE.md §1).
+ * Rows "<fmt>/fp16-aware" (the fp16-aware rounding of a ggml format) sort right after the
+ * format's ggml-exact row and are explained in the note.
  * A second table lists the suite's acceptance checks (workload "quant_acc_check",
  * positive = the claim holds). */
 #define _GNU_SOURCE
@@ -172,13 +174,22 @@ static int emit(struct ocb_rctx *x, struct qmodel *m, size_t k)
 			ocb_table_num(t, row, 3 + i, q->v[i], fmt);
 		}
 	}
-	char note[320];
+	char note[640];
 	int o = snprintf(note, sizeof note, "Best per column in bold: highest accuracy; lowest "
 					    "perplexity, loss, drop, bits per weight, bytes, errors and time.");
 	if (!isnan(m->eval_window) && o > 0 && (size_t)o < sizeof note)
+		o += snprintf(note + o, sizeof note - (size_t)o,
+			      " Perplexity protocol: window %.0f, stride %.0f tokens.", m->eval_window,
+			      m->eval_stride);
+	int fp16aware = 0;
+	for (size_t r = 0; r < m->nrows; r++)
+		fp16aware |= strstr(m->rows[r].method, "/fp16-aware") != NULL;
+	if (fp16aware && o > 0 && (size_t)o < sizeof note)
 		snprintf(note + o, sizeof note - (size_t)o,
-			 " Perplexity protocol: window %.0f, stride %.0f tokens.", m->eval_window,
-			 m->eval_stride);
+			 " q8_0, q4_0, q4_1, tq2_0, tq1_0 quantize byte for byte as ggml's "
+			 "quantize_row_*_ref (codes against the fp32 scale); their /fp16-aware rows "
+			 "round the scale to fp16 first and pick codes against the stored value "
+			 "(same layout and bits, other bytes).");
 	ocb_table_set_note(t, note);
 	return OCB_OK;
 }

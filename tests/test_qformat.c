@@ -119,7 +119,10 @@ static void fill_weights(float *x, int64_t k, uint64_t seed)
 
 /* max |x - deq| per weight block must stay within `steps` quantization steps of that
  * block's dequantized grid (step = d, measured from the dequantized values themselves),
- * plus the fp16 rounding of the offset. */
+ * plus 2e-3 amax for fp16 rounding: of the offset (Q4_1/Q3_G/Q2_G) and, since the
+ * quantizers are ggml's (codes chosen against the fp32 scale, the fp16 scale stored after),
+ * of the scale, which moves each value by |q| |d32 - d16| <= 2^-11 amax. (Before the
+ * ggml-exact quantizers the fp16 scale came first and only the offset term was needed.) */
 static void check_round_trip(const char *name, double steps, double max_rel_rmse)
 {
 	const struct qformat *f = qformat_find(name);

@@ -61,3 +61,16 @@ Test(quantapply, every_method_and_exact_costs)
 			cr_assert(q[rr * IN + i] == 0 || fabsf(q[rr * IN + i]) == g);
 	}
 }
+
+/* A block format's rounding reaches the quantizer: on a tie (amax 127 -> d = 1, x = 2.5)
+ * the default is ggml's roundf (3), QF_ROUND_FP16_AWARE rounds half to even (2). */
+Test(quantapply, format_rounding_is_applied)
+{
+	float w[32] = { 127, 2.5f }, q[32];
+	struct quant_method m = {.kind = QA_FORMAT, .fmt = qformat_find("q8_0")};
+	cr_assert_eq(quant_apply(&m, w, 1, 32, NULL, q, NULL, NULL), 0);
+	cr_assert_eq(q[1], 3.0f);
+	m.rounding = QF_ROUND_FP16_AWARE;
+	cr_assert_eq(quant_apply(&m, w, 1, 32, NULL, q, NULL, NULL), 0);
+	cr_assert_eq(q[1], 2.0f);
+}
