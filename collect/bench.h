@@ -24,12 +24,21 @@ struct ocb_metric_sink {
 	void *ctx;
 	int (*put)(void *ctx, const char *workload, long step, const char *key, double value,
 		   const char *unit);
+	/* The identity of `workload` as JSON with a "kind" (common/workload_id.h), stored
+	 * beside its metrics so readers need not split the name. NULL: dropped. */
+	int (*ident)(void *ctx, const char *workload, const char *ident_json);
 };
 
 static inline int ocb_metric(const struct ocb_metric_sink *s, const char *workload, long step,
 			     const char *key, double value, const char *unit)
 {
 	return s && s->put ? s->put(s->ctx, workload, step, key, value, unit) : 0;
+}
+
+static inline int ocb_metric_ident(const struct ocb_metric_sink *s, const char *workload,
+				   const char *ident_json)
+{
+	return s && s->ident ? s->ident(s->ctx, workload, ident_json) : 0;
 }
 
 /* What a case runs with. All pointers borrowed for the duration of the case. */

@@ -53,6 +53,12 @@ static int sink_put(void *ctx, const char *workload, long step, const char *key,
 	return ocb_store_metric(c->s, c->run_id, workload, step, key, value, unit);
 }
 
+static int sink_ident(void *ctx, const char *workload, const char *ident_json)
+{
+	struct sink_ctx *c = ctx;
+	return ocb_store_workload_ident(c->s, c->run_id, workload, ident_json);
+}
+
 /* RFC 4122 version-4 UUID from the kernel's random source. */
 static void make_uuid(char out[37])
 {
@@ -370,7 +376,7 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 	struct ocb_ctx ctx = {
 		.threads = o->default_threads, .seed = o->seed, .quick = o->quick,
 		.data_dir = o->data_dir, .out_dir = o->out_dir, .machine = &m, .ceilings = ceil,
-		.nceilings = nceil, .metrics = {&sc, sink_put},
+		.nceilings = nceil, .metrics = {&sc, sink_put, sink_ident},
 	};
 	rc = plan_cases(o, &ctx, &plan, &np, &case_sets);
 	if (rc != OCB_OK)

@@ -99,6 +99,16 @@ CREATE TABLE IF NOT EXISTS metric (
 );
 CREATE INDEX IF NOT EXISTS metric_run ON metric(run_id, workload, key);
 
+-- The identity of a structured workload (common/workload_id.h), one row per run and
+-- metric workload name: JSON with a "kind" ("quant_acc": model, method, rounding, bits,
+-- group). The report reads it instead of splitting the name (schema v4).
+CREATE TABLE IF NOT EXISTS workload_ident (
+  run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+  workload TEXT NOT NULL,
+  ident TEXT NOT NULL,
+  PRIMARY KEY (run_id, workload)
+) WITHOUT ROWID;
+
 -- Identifies the file as ocbench's (together with user_version).
 CREATE TABLE IF NOT EXISTS ocbench_meta (
   key TEXT PRIMARY KEY,

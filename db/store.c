@@ -43,6 +43,10 @@ static const char *const migrations[OCB_SCHEMA_VERSION] = {
 	"ALTER TABLE run ADD COLUMN boot_id TEXT;",
 	/* 2 -> 3: process CPU time per sample (Google Benchmark's cpu_time) */
 	"ALTER TABLE sample ADD COLUMN cpu_s REAL;",
+	/* 3 -> 4: workload identities as JSON beside the metric rows (common/workload_id.h) */
+	"CREATE TABLE IF NOT EXISTS workload_ident (run_id INTEGER NOT NULL REFERENCES run(id)"
+	" ON DELETE CASCADE, workload TEXT NOT NULL, ident TEXT NOT NULL,"
+	" PRIMARY KEY (run_id, workload)) WITHOUT ROWID;",
 };
 _Static_assert(sizeof migrations / sizeof migrations[0] == OCB_SCHEMA_VERSION,
 	       "one migration step per schema version");
@@ -63,6 +67,7 @@ enum stmt_id {
 	ST_SAMPLE_INS,
 	ST_COUNTER_INS,
 	ST_METRIC_INS,
+	ST_IDENT_INS,
 	ST_CEILING_INS,
 	ST_CEILING_GET,
 	ST_COUNT
@@ -98,6 +103,8 @@ static const char *const stmt_sql[ST_COUNT] = {
 		" VALUES (?1,?2,?3,?4,?5,?6)",
 	[ST_METRIC_INS] = "INSERT INTO metric (run_id, workload, step, key, value, unit)"
 			  " VALUES (?1,?2,?3,?4,?5,?6)",
+	[ST_IDENT_INS] = "INSERT OR REPLACE INTO workload_ident (run_id, workload, ident)"
+			 " VALUES (?1,?2,?3)",
 	[ST_CEILING_INS] =
 		"INSERT INTO ceiling (machine_id, run_id, kind, threads, value, unit, method,"
 		" created_at) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)",
@@ -829,6 +836,23 @@ int ocb_store_metric(struct ocb_store *s, int64_t run_id, const char *workload, 
 	bind_real(st, 5, value);
 	bind_opt_text(st, 6, unit);
 	return step_done(s, st, "insert metric");
+}
+
+int ocb_store_workload_ident(struct ocb_store *s, int64_t run_id, const char *workload,
+			     const char *ident_json)
+{
+	sqlite3_stmt *st;
+	int rc = need_write(s);
+	if (rc)
+		return rc;
+	if (!workload || !*workload || !ident_json || !*ident_json)
+		return ocb_seterr(OCB_EINVAL, "%s: workload ident without name or JSON", s->path);
+	if (!(st = stmt(s, ST_IDENT_INS)))
+		return db_status(s->db);
+	sqlite3_bind_int64(st, 1, run_id);
+	bind_text(st, 2, workload);
+	bind_text(st, 3, ident_json);
+	return step_done(s, st, "insert workload ident");
 }
 
 int ocb_store_begin(struct ocb_store *s)

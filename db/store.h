@@ -14,7 +14,7 @@
 
 #include "records.h"
 
-#define OCB_SCHEMA_VERSION 3
+#define OCB_SCHEMA_VERSION 4
 
 struct ocb_store;
 
@@ -49,6 +49,11 @@ int ocb_store_result(struct ocb_store *s, int64_t run_id, const struct ocb_resul
 /* One metric row; step < 0 stores NULL. */
 int ocb_store_metric(struct ocb_store *s, int64_t run_id, const char *workload, long step,
 		     const char *key, double value, const char *unit);
+
+/* The identity of metric workload `workload` of a run, as JSON with a "kind"
+ * (common/workload_id.h); a second call for the same pair replaces it. */
+int ocb_store_workload_ident(struct ocb_store *s, int64_t run_id, const char *workload,
+			     const char *ident_json);
 
 /* Group many writes (e.g. a training curve) in one transaction. Nesting not supported. */
 int ocb_store_begin(struct ocb_store *s);

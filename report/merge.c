@@ -165,6 +165,11 @@ int ocb_merge_db(struct ocb_store *s, const char *other_path, struct ocb_merge_s
 		       " JOIN temp.ocb_rmap rm ON rm.oid = o.run_id ORDER BY o.id",
 		       &st->metrics)) ||
 	    (rc = exec(db,
+		       "INSERT OR IGNORE INTO main.workload_ident (run_id, workload, ident)"
+		       " SELECT rm.nid, o.workload, o.ident FROM ocb_other.workload_ident o"
+		       " JOIN temp.ocb_rmap rm ON rm.oid = o.run_id",
+		       NULL)) ||
+	    (rc = exec(db,
 		       "INSERT INTO main.ceiling (machine_id, run_id, kind, threads, value, unit, method,"
 		       " created_at)"
 		       " SELECT mm.nid, (SELECT r.id FROM main.run r JOIN ocb_other.run x ON x.uuid = r.uuid"
