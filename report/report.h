@@ -10,8 +10,8 @@
  * Sections: the runs covered (uuid, label, suite, status, mode, machine, commit; a
  * selection mixing quick and full runs is refused, OCB_EINVAL, unless allow_mixed),
  * per-suite result tables (median, CI, GFLOP/s, GB/s, fraction of the
- * roofline bound, counters), compression-vs-accuracy tables (metric rows of workloads
- * "quant_acc:<model>:<method>:<bits>:<group>"), training curves, an MLPerf-style
+ * roofline bound, counters), compression-vs-accuracy tables (metric rows of the
+ * quant_acc workloads, identities of common/workload_id.h), training curves, an MLPerf-style
  * time-to-train summary, and the roofline plot with the machines' measured ceilings.
  * Without gnuplot the tables are still written and the plots are listed as skipped. */
 #ifndef OCB_REPORT_H

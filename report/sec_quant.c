@@ -3,11 +3,13 @@
  * accuracy / perplexity, effective bits per weight, model bytes, quantization time;
  * best per column in bold (higher accuracy, lower perplexity/loss/bpw/bytes/time).
  *
- * Source: final (step NULL) metric rows of workloads named
- * "quant_acc:<model>:<method>:<bits>:<group>" (the convention of
- * collect/bench_quant_accuracy.c: group is a size, "pc" per output channel, "tensor" /
- * "row" for ternary, "-" for fp32; missing trailing fields read as ""), from the newest
- * complete run holding each workload (the selection's msel). The columns are the keys
+ * Source: final (step NULL) metric rows of the quant_acc workloads, from the newest
+ * complete run holding each workload (the selection's msel). Each row's identity (model,
+ * method, rounding, bits, group: struct ocb_quant_id, common/workload_id.h) is read from
+ * its JSON in table workload_ident (schema v4); rows without one (databases written
+ * before v4, merged or imported ones) fall back to the old-format reader of the name
+ * "quant_acc:<model>:<method>:<bits>:<group>" (group is a size, "pc" per output channel,
+ * "tensor" / "row" for ternary, "-" for fp32). The columns are the keys
  * in `known` below; other keys (calibration sizes, timings of the fp32 row) stay in the
  * store and the JSON export. The LM perplexity protocol (eval_window, eval_stride of the
  * fp32 row) goes in the table note, since perplexity depends on it (REFERENCE.md §1).
@@ -21,6 +23,7 @@
 #include <string.h>
 
 #include "../common/ocb_error.h"
+#include "../common/workload_id.h"
 #include "rctx.h"
 #include "../db/column.h"
 
@@ -62,14 +65,6 @@ struct qmodel {
 	struct qrow *rows;
 	size_t nrows;
 };
-
-static void field(const char **p, char *dst, size_t len)
-{
-	const char *s = *p, *e = strchr(s, ':');
-	size_t n = e ? (size_t)(e - s) : strlen(s);
-	snprintf(dst, len, "%.*s", (int)n, s);
-	*p = e ? e + 1 : s + n;
-}
 
 static int key_rank(const char *k)
 {
@@ -205,7 +200,7 @@ static int checks(struct ocb_rctx *x)
 	if (asprintf(&sql,
 		     "%s SELECT mt.key, mt.value, mt.unit FROM metric mt"
 		     " JOIN msel ON msel.run_id = mt.run_id AND msel.workload = mt.workload"
-		     " WHERE mt.workload = 'quant_acc_check' AND mt.step IS NULL ORDER BY mt.key, mt.id",
+		     " WHERE mt.workload = '" OCB_QACC_CHECK "' AND mt.step IS NULL ORDER BY mt.key, mt.id",
 		     x->cte) < 0)
 		return ocb_seterr(OCB_ENOMEM, "quant checks");
 	if (sqlite3_prepare_v2(x->db, sql, -1, &st, NULL) != SQLITE_OK) {
@@ -240,6 +235,74 @@ out:
 	return rc;
 }
 
+/* The row's identity: its stored JSON, else the old-format name. */
+static int row_identity(const char *name, const char *ident, struct qrow *q)
+{
+	struct ocb_quant_id id;
+	int rc = ident ? ocb_quant_id_from_json(ident, &id) : ocb_quant_id_parse_name(name, &id);
+	if (rc)
+		return rc;
+	memset(q, 0, sizeof *q);
+	snprintf(q->model, sizeof q->model, "%s", id.model);
+	ocb_quant_id_label(&id, q->method, sizeof q->method);
+	snprintf(q->bits, sizeof q->bits, "%s", id.bits);
+	snprintf(q->group, sizeof q->group, "%s", id.group);
+	return OCB_OK;
+}
+
+/* The table of model q->model, added if new; NULL on allocation failure. */
+static struct qmodel *model_of(struct qmodel **models, size_t *nmodels, const struct qrow *q)
+{
+	for (size_t i = 0; i < *nmodels; i++)
+		if (strcmp((*models)[i].model, q->model) == 0)
+			return &(*models)[i];
+	struct qmodel *nm = realloc(*models, (*nmodels + 1) * sizeof *nm);
+	if (!nm)
+		return NULL;
+	*models = nm;
+	struct qmodel *m = &nm[(*nmodels)++];
+	memset(m, 0, sizeof *m);
+	snprintf(m->model, sizeof m->model, "%s", q->model);
+	m->eval_window = m->eval_stride = NAN;
+	return m;
+}
+
+/* Puts value v of `key` into the row of q in m (a new column / row if needed). */
+static int put_value(struct qmodel *m, const struct qrow *q, const char *key, double v)
+{
+	if (!strcmp(key, "eval_window"))
+		m->eval_window = v;
+	if (!strcmp(key, "eval_stride"))
+		m->eval_stride = v;
+	if (key_rank(key) == (int)NKNOWN)
+		return OCB_OK; /* not a paper column */
+	size_t ki = 0;
+	while (ki < m->nkeys && strcmp(m->keys[ki], key) != 0)
+		ki++;
+	if (ki == m->nkeys) {
+		if (m->nkeys == QMAX_KEYS)
+			return OCB_OK; /* more distinct keys than columns: the rest are dropped */
+		snprintf(m->keys[m->nkeys++], sizeof m->keys[0], "%s", key);
+	}
+	struct qrow *row = NULL;
+	for (size_t i = 0; i < m->nrows && !row; i++)
+		if (!strcmp(m->rows[i].method, q->method) && !strcmp(m->rows[i].bits, q->bits) &&
+		    !strcmp(m->rows[i].group, q->group))
+			row = &m->rows[i];
+	if (!row) {
+		struct qrow *nr = realloc(m->rows, (m->nrows + 1) * sizeof *nr);
+		if (!nr)
+			return ocb_seterr(OCB_ENOMEM, "quant tables");
+		m->rows = nr;
+		row = &m->rows[m->nrows++];
+		*row = *q;
+		for (size_t i = 0; i < QMAX_KEYS; i++)
+			row->v[i] = NAN;
+	}
+	row->v[ki] = v;
+	return OCB_OK;
+}
+
 int ocb_rsec_quant(struct ocb_rctx *x)
 {
 	char *sql = NULL;
@@ -248,10 +311,13 @@ int ocb_rsec_quant(struct ocb_rctx *x)
 	size_t nmodels = 0;
 	int rc = OCB_OK, s;
 
+	/* quant_acc rows: by stored identity (any name), or by name (rows before v4) */
 	if (asprintf(&sql,
-		     "%s SELECT mt.workload, mt.key, mt.value FROM metric mt"
+		     "%s SELECT mt.workload, mt.key, mt.value, wi.ident FROM metric mt"
 		     " JOIN msel ON msel.run_id = mt.run_id AND msel.workload = mt.workload"
-		     " WHERE mt.workload LIKE 'quant\\_acc:%%' ESCAPE '\\' AND mt.step IS NULL"
+		     " LEFT JOIN workload_ident wi ON wi.run_id = mt.run_id AND wi.workload = mt.workload"
+		     " WHERE (json_extract(wi.ident, '$.kind') = '" OCB_QACC_KIND "'"
+		     " OR mt.workload LIKE 'quant\\_acc:%%' ESCAPE '\\') AND mt.step IS NULL"
 		     " ORDER BY mt.workload, mt.key, mt.id",
 		     x->cte) < 0)
 		return ocb_seterr(OCB_ENOMEM, "quant query");
@@ -260,63 +326,18 @@ int ocb_rsec_quant(struct ocb_rctx *x)
 		goto out;
 	}
 	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *wl = (const char *)sqlite3_column_text(st, 0) + strlen("quant_acc:");
 		const char *key = (const char *)sqlite3_column_text(st, 1);
-		double v = ocb_col_real(st, 2);
 		struct qrow q;
-		memset(&q, 0, sizeof q);
-		field(&wl, q.model, sizeof q.model);
-		field(&wl, q.method, sizeof q.method);
-		field(&wl, q.bits, sizeof q.bits);
-		field(&wl, q.group, sizeof q.group);
-		struct qmodel *m = NULL;
-		for (size_t i = 0; i < nmodels && !m; i++)
-			if (strcmp(models[i].model, q.model) == 0)
-				m = &models[i];
-		if (!m) {
-			struct qmodel *nm = realloc(models, (nmodels + 1) * sizeof *nm);
-			if (!nm) {
-				rc = ocb_seterr(OCB_ENOMEM, "quant tables");
-				goto out;
-			}
-			models = nm;
-			m = &models[nmodels++];
-			memset(m, 0, sizeof *m);
-			snprintf(m->model, sizeof m->model, "%s", q.model);
-			m->eval_window = m->eval_stride = NAN;
+		struct qmodel *m;
+		if (!key || row_identity((const char *)sqlite3_column_text(st, 0),
+					 (const char *)sqlite3_column_text(st, 3), &q))
+			continue; /* not a readable identity: skipped */
+		if (!(m = model_of(&models, &nmodels, &q))) {
+			rc = ocb_seterr(OCB_ENOMEM, "quant tables");
+			goto out;
 		}
-		if (key && !strcmp(key, "eval_window"))
-			m->eval_window = v;
-		if (key && !strcmp(key, "eval_stride"))
-			m->eval_stride = v;
-		if (!key || key_rank(key) == (int)NKNOWN)
-			continue; /* not a paper column */
-		size_t ki = 0;
-		while (ki < m->nkeys && strcmp(m->keys[ki], key) != 0)
-			ki++;
-		if (ki == m->nkeys) {
-			if (m->nkeys == QMAX_KEYS)
-				continue; /* more distinct keys than columns: the rest are dropped */
-			snprintf(m->keys[m->nkeys++], sizeof m->keys[0], "%s", key ? key : "");
-		}
-		struct qrow *row = NULL;
-		for (size_t i = 0; i < m->nrows && !row; i++)
-			if (!strcmp(m->rows[i].method, q.method) && !strcmp(m->rows[i].bits, q.bits) &&
-			    !strcmp(m->rows[i].group, q.group))
-				row = &m->rows[i];
-		if (!row) {
-			struct qrow *nr = realloc(m->rows, (m->nrows + 1) * sizeof *nr);
-			if (!nr) {
-				rc = ocb_seterr(OCB_ENOMEM, "quant tables");
-				goto out;
-			}
-			m->rows = nr;
-			row = &m->rows[m->nrows++];
-			*row = q;
-			for (size_t i = 0; i < QMAX_KEYS; i++)
-				row->v[i] = NAN;
-		}
-		row->v[ki] = v;
+		if ((rc = put_value(m, &q, key, ocb_col_real(st, 2))))
+			goto out;
 	}
 	if (s != SQLITE_DONE) {
 		rc = ocb_seterr(OCB_EDB, "quant tables: %s", sqlite3_errmsg(x->db));
