@@ -1,6 +1,7 @@
 /* report_quant: the compression-vs-accuracy table carries the ggml-exact rows of the block
  * formats and, beside each, its "<fmt>/fp16-aware" row, with the note that tells them
- * apart (report/sec_quant.c; metric names from collect/bench_quant_accuracy.c). */
+ * apart (report/sec_quant.c; identities and keys of common/workload_id.h). */
+#include "../common/workload_id.h"
 #include "../report/report.h"
 #include "report_fixture.h"
 
@@ -48,5 +49,42 @@ Test(report_quant, fp16_aware_rows_beside_ggml_rows)
 	char *md = fx_slurp(p);
 	cr_assert_not_null(strstr(md, "/fp16-aware rows round the scale to fp16 first"), "%s", md);
 	free(md);
+	fx_rmdir(dir);
+}
+
+/* A row whose identity is stored (workload_ident, schema v4) is read from the struct, not
+ * the name: a name no old-format reader could split still lands in the right row. */
+Test(report_quant, identity_read_from_store_not_name)
+{
+	char dir[256], db[300], out[300], p[400];
+	fx_tmpdir(dir, sizeof dir, "rquant_id");
+	snprintf(db, sizeof db, "%s/x.db", dir);
+	snprintf(out, sizeof out, "%s/rep", dir);
+	struct ocb_store *s = fx_open(db);
+	int64_t m = fx_machine(s, "hostA", "aaaa1111");
+	int64_t r = fx_run(s, m, "quant", NULL);
+	struct ocb_quant_id fp = {"mlp", "fp32", "", "32", "-"};
+	struct ocb_quant_id q4 = {"mlp", "q4_0", "fp16-aware", "4", "32"};
+	char *j1 = ocb_quant_id_to_json(&fp), *j2 = ocb_quant_id_to_json(&q4);
+	cr_assert_eq(ocb_store_workload_ident(s, r, "baseline-row", j1), OCB_OK, "%s", ocb_lasterr());
+	cr_assert_eq(ocb_store_workload_ident(s, r, "opaque#7", j2), OCB_OK, "%s", ocb_lasterr());
+	free(j1);
+	free(j2);
+	ocb_store_metric(s, r, "baseline-row", -1, "test_accuracy", 0.884, "ratio");
+	ocb_store_metric(s, r, "opaque#7", -1, "test_accuracy", 0.8712, "ratio");
+	/* an old-format row (no identity) joins the same table */
+	ocb_store_metric(s, r, "quant_acc:mlp:rtn:3:128", -1, "test_accuracy", 0.8011, "ratio");
+	cr_assert_eq(ocb_store_run_finish(s, r, "complete"), OCB_OK);
+	struct ocb_report_opts o = {.out_dir = out, .version = "0.1.0"};
+	struct ocb_report_summary sum;
+	cr_assert_eq(ocb_report_write(ocb_store_handle(s), &o, &sum), OCB_OK, "%s", ocb_lasterr());
+	ocb_store_close(s);
+	snprintf(p, sizeof p, "%s/csv/quant_accuracy_0.csv", out);
+	char *csv = fx_slurp(p);
+	cr_expect_not_null(strstr(csv, "\nfp32,32,-,0.884"), "%s", csv);
+	cr_expect_not_null(strstr(csv, "\nq4_0/fp16-aware,4,32,0.871"), "%s", csv);
+	cr_expect_not_null(strstr(csv, "\nrtn,3,128,0.801"), "%s", csv);
+	cr_expect_null(strstr(csv, "opaque"), "%s", csv);
+	free(csv);
 	fx_rmdir(dir);
 }

@@ -891,3 +891,33 @@ Test(store, show_prints_dash_for_missing_values)
 	cr_expect_not_null(strstr(out, "0.002"), "%s", out);
 	free(out);
 }
+
+/* A version-3 file (v4 without table workload_ident) is migrated on a write open: its
+ * metric rows stay, and identities can then be stored, one per (run, workload). */
+Test(store, migrates_v3_to_v4_workload_ident)
+{
+	const char *p = tpath("v3.db");
+	struct ocb_store *s = open_ok(p, OCB_STORE_WRITE);
+	struct ocb_machine m = machine("fp3");
+	int64_t mid = 0;
+	cr_assert_eq(ocb_store_machine(s, &m, &mid), OCB_OK);
+	int64_t run = new_run(s, mid, "u3", NULL);
+	cr_assert_eq(ocb_store_metric(s, run, "quant_acc:mlp:rtn:3:128", -1, "test_accuracy", 0.8,
+				      "ratio"), OCB_OK);
+	ocb_store_close(s);
+	raw_exec(p, "DROP TABLE workload_ident; PRAGMA user_version = 3;");
+
+	s = open_ok(p, OCB_STORE_WRITE);
+	sqlite3 *db = ocb_store_handle(s);
+	cr_expect_eq(q_int(db, "PRAGMA user_version"), 4);
+	cr_expect_eq(q_int(db, "SELECT count(*) FROM metric WHERE value = 0.8"), 1);
+	cr_expect_eq(q_int(db, "SELECT count(*) FROM workload_ident"), 0);
+	cr_expect_eq(ocb_store_workload_ident(s, run, "w", "{\"kind\":\"quant_acc\"}"), OCB_OK,
+		     "%s", ocb_lasterr());
+	cr_expect_eq(ocb_store_workload_ident(s, run, "w", "{\"kind\":\"quant_acc\",\"bits\":\"3\"}"),
+		     OCB_OK, "%s", ocb_lasterr());
+	cr_expect_eq(q_int(db, "SELECT count(*) FROM workload_ident WHERE workload = 'w'"
+			       " AND json_extract(ident, '$.bits') = '3'"), 1);
+	cr_expect_eq(ocb_store_workload_ident(s, run, "w", ""), OCB_EINVAL);
+	ocb_store_close(s);
+}
