@@ -94,15 +94,10 @@ static int cmp_row(const void *a, const void *b)
 	return (xg > yg) - (xg < yg);
 }
 
-static int emit(struct ocb_rctx *x, struct qmodel *m, size_t k)
+/* Orders the columns: known keys first in table order, then the rest alphabetically
+ * (the rows' values move with their key). */
+static void sort_keys(struct qmodel *m)
 {
-	const char *cols[3 + QMAX_KEYS];
-	char titles[QMAX_KEYS][64];
-	struct ocb_table *t;
-	char id[64], *title = NULL;
-	int rc;
-
-	/* order keys: known first in table order, then the rest alphabetically */
 	for (size_t i = 0; i < m->nkeys; i++)
 		for (size_t j = i + 1; j < m->nkeys; j++) {
 			int ri = key_rank(m->keys[i]), rj = key_rank(m->keys[j]);
@@ -118,6 +113,17 @@ static int emit(struct ocb_rctx *x, struct qmodel *m, size_t k)
 				}
 			}
 		}
+}
+
+static int emit(struct ocb_rctx *x, struct qmodel *m, size_t k)
+{
+	const char *cols[3 + QMAX_KEYS];
+	char titles[QMAX_KEYS][64];
+	struct ocb_table *t;
+	char id[64], *title = NULL;
+	int rc;
+
+	sort_keys(m);
 	qsort(m->rows, m->nrows, sizeof *m->rows, cmp_row);
 	cols[0] = "method";
 	cols[1] = "bits";
