@@ -15,7 +15,8 @@ static const char usage_text[] =
 	"Shows one run: its header (machine, suite, label, status, version, seed, command\n"
 	"line), a table of its results (median time, 95% CI of the median as +-% of it,\n"
 	"repetitions, GFLOP/s and GB/s from the static work model, fraction of the bounding\n"
-	"ceiling, status) and the last value of each metric its workloads reported.\n"
+	"ceiling, status; 'suspect: <why>' for an ok result the harness flagged) and the\n"
+	"last value of each metric its workloads reported.\n"
 	"\n"
 	"RUN is a run id, a uuid or its prefix, a label (the newest run with it) or 'latest'.\n"
 	"  --json       one JSON object {run, results, metrics} on stdout (global option)\n";
@@ -31,7 +32,7 @@ static const char result_sql[] =
 	" stddev, mad, ci_low, ci_high, outliers, flops, bytes, check_err, bound, bound_frac,"
 	" timing_only, status, error,"
 	" CASE WHEN unit = 's' AND median > 0 THEN flops / median / 1e9 END AS gflops,"
-	" CASE WHEN unit = 's' AND median > 0 THEN bytes / median / 1e9 END AS gbs"
+	" CASE WHEN unit = 's' AND median > 0 THEN bytes / median / 1e9 END AS gbs, suspect"
 	" FROM result WHERE run_id = ?1 ORDER BY id";
 
 /* Last value written of each (workload, key), with how many points the key has. */
@@ -106,7 +107,9 @@ static int add_result_row(struct listing *t, sqlite3_stmt *st)
 	}
 	if (!rc) {
 		const char *status = txt(st, 22);
-		if (sqlite3_column_type(st, 23) != SQLITE_NULL)
+		if (strcmp(status, "ok") == 0 && sqlite3_column_type(st, 26) != SQLITE_NULL)
+			rc = listing_addf(t, "suspect: %s", txt(st, 26)); /* collect/suspect.h */
+		else if (sqlite3_column_type(st, 23) != SQLITE_NULL)
 			rc = listing_addf(t, "%s: %s", status, txt(st, 23));
 		else
 			rc = listing_addf(t, "%s%s", status,
