@@ -57,8 +57,10 @@ int ocb_suspect_check(struct ocb_result *r, double target_ci, int ncpus)
 				r->bound, 100 * OCB_SUSPECT_ROOF_MAX);
 		n++;
 	}
-	if (ncpus > 0 && r->host_wall_s > 0) {
+	if (ncpus > 0 && r->host_wall_s >= OCB_SUSPECT_HOST_MIN_S) {
 		double others = r->host_others_s / r->host_wall_s;
+		if (others > ncpus)
+			others = ncpus; /* tick rounding */
 		if (others > OCB_SUSPECT_HOST_CPUS && r->threads + others > ncpus) {
 			ocb_suspect_add(r, "host busy: other processes used %.1f of %d CPUs",
 					others, ncpus);

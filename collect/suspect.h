@@ -16,8 +16,10 @@
 
 #define OCB_SUSPECT_CI_MULT 3.0
 #define OCB_SUSPECT_ROOF_MAX 1.05
-/* host busy: other processes used more than this many CPUs on average ... */
+/* host busy: other processes used more than this many CPUs on average, judged only over
+ * at least OCB_SUSPECT_HOST_MIN_S of timed wall time (/proc/stat counts 10 ms ticks) */
 #define OCB_SUSPECT_HOST_CPUS 0.5
+#define OCB_SUSPECT_HOST_MIN_S 0.25
 
 /* Appends one reason to r->suspect ("; " between reasons; cut at its size). */
 void ocb_suspect_add(struct ocb_result *r, const char *fmt, ...)
