@@ -57,17 +57,26 @@ int ocb_suspect_check(struct ocb_result *r, double target_ci, int ncpus)
 				r->bound, 100 * OCB_SUSPECT_ROOF_MAX);
 		n++;
 	}
-	if (ncpus > 0 && r->host_wall_s >= OCB_SUSPECT_HOST_MIN_S) {
-		double others = r->host_others_s / r->host_wall_s;
-		if (others > ncpus)
-			others = ncpus; /* tick rounding */
-		if (others > OCB_SUSPECT_HOST_CPUS && r->threads + others > ncpus) {
-			ocb_suspect_add(r, "host busy: other processes used %.1f of %d CPUs",
-					others, ncpus);
-			n++;
-		}
+	double others = 0;
+	if (ocb_suspect_host_busy(r, ncpus, &others)) {
+		ocb_suspect_add(r, "host busy: other processes used %.1f of %d CPUs", others, ncpus);
+		n++;
 	}
 	return n;
+}
+
+int ocb_suspect_host_busy(const struct ocb_result *r, int ncpus, double *others)
+{
+	if (others)
+		*others = 0;
+	if (ncpus <= 0 || !(r->host_wall_s >= OCB_SUSPECT_HOST_MIN_S))
+		return 0;
+	double o = r->host_others_s / r->host_wall_s;
+	if (o > ncpus)
+		o = ncpus; /* tick rounding */
+	if (others)
+		*others = o;
+	return o > OCB_SUSPECT_HOST_CPUS && r->threads + o > ncpus;
 }
 
 int ocb_suspect_scaling(struct ocb_result *rn, const struct ocb_result *r1)

@@ -19,7 +19,7 @@
 /* host busy: other processes used more than this many CPUs on average, judged only over
  * at least OCB_SUSPECT_HOST_MIN_S of timed wall time (/proc/stat counts 10 ms ticks) */
 #define OCB_SUSPECT_HOST_CPUS 0.5
-#define OCB_SUSPECT_HOST_MIN_S 0.25
+#define OCB_SUSPECT_HOST_MIN_S 0.08
 
 /* Appends one reason to r->suspect ("; " between reasons; cut at its size). */
 void ocb_suspect_add(struct ocb_result *r, const char *fmt, ...)
@@ -29,6 +29,11 @@ void ocb_suspect_add(struct ocb_result *r, const char *fmt, ...)
  * target_ci as in ocb_harness_opts, ncpus the machine's online CPUs (<= 0: host rule
  * off). Clears r->suspect first. Returns the number of reasons added. */
 int ocb_suspect_check(struct ocb_result *r, double target_ci, int ncpus);
+
+/* The host rule alone: 1 when r's timed runs lasted >= OCB_SUSPECT_HOST_MIN_S and other
+ * processes used > OCB_SUSPECT_HOST_CPUS CPUs on average, more than the ncpus - threads
+ * the case left free; *others (may be NULL) gets their average CPUs (capped at ncpus). */
+int ocb_suspect_host_busy(const struct ocb_result *r, int ncpus, double *others);
 
 /* The scaling rule: flags rn (threads > 1) when its median is worse than r1's (threads
  * == 1, same case); both must be ok with a median. Returns 1 when flagged, else 0. */

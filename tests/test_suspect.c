@@ -63,7 +63,7 @@ Test(suspect, host_busy)
 		{1, 2, 1.5, 1.0, 1},
 		{2, 2, 1.0, 0.0, 0},  /* no timed wall time: unknown */
 		{2, 2, 0.01, 0.01, 0}, /* 10 ms: below the ticks' resolution, not judged */
-		{2, 2, 0.5, 0.25, 1}, /* 2 CPUs' worth is capped at the machine's 2 */
+		{2, 2, 0.5, 0.1, 1},  /* 5 CPUs' worth is capped at the machine's 2 */
 		{2, 0, 1.0, 1.0, 0},  /* CPU count unknown: rule off */
 		{4, 8, 2.0, 1.0, 0},
 	};
