@@ -102,6 +102,8 @@ static int add_result_row(struct listing *t, sqlite3_stmt *st)
 	if (!rc) {
 		if (isfinite(bf))
 			rc = listing_addf(t, "%.0f%% %s", 100.0 * bf, txt(st, 19));
+		else if (sqlite3_column_type(st, 19) != SQLITE_NULL) /* a roof never measured */
+			rc = listing_addf(t, "no roof %s", txt(st, 19));
 		else
 			rc = listing_addf(t, "-");
 	}
