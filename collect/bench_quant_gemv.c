@@ -216,7 +216,7 @@ int qbench_copies(const cJSON *params, const struct ocb_ctx *ctx, int gemm, doub
 	if (ocb_roof_level(&mc, w.bytes, threads) != OCB_LEVEL_DRAM || !(wbytes > 0))
 		return OCB_OK;
 	double llc = mc.l3 > 0 ? mc.l3 : mc.l2; /* the last level the machine record has */
-	double c = ceil(ROTATE_LLC_MULT * llc / wbytes) + 1;
+	double c = floor(ROTATE_LLC_MULT * llc / wbytes) + 1; /* c x wbytes > 2 LLC */
 	double mem = ctx && ctx->machine && ctx->machine->mem_bytes > 0
 			     ? (double)ctx->machine->mem_bytes / 4 : INFINITY;
 	if (c * wbytes > mem)

@@ -28,7 +28,7 @@ struct sgemv_state {
 
 /* Copies of A for this machine: 1 unless 4 m n + 4 (m + n) bytes are at the DRAM level
  * by the roofline module's rule (the same working set as sgemv_work's bound); then
- * ceil(2 LLC / A) + 1, at most a quarter of memory and 64. */
+ * floor(2 LLC / A) + 1 (their total exceeds 2 LLC), at most a quarter of memory and 64. */
 static int sgemv_copies(const struct ocb_ctx *ctx, int m, int n)
 {
 	struct ocb_roof_caches mc;
@@ -37,7 +37,7 @@ static int sgemv_copies(const struct ocb_ctx *ctx, int m, int n)
 	if (ocb_roof_level(&mc, ws, ocb_baseline_threads(ctx)) != OCB_LEVEL_DRAM)
 		return 1;
 	double llc = mc.l3 > 0 ? mc.l3 : mc.l2;
-	double c = ceil(2.0 * llc / a) + 1;
+	double c = floor(2.0 * llc / a) + 1;
 	if (ctx->machine && ctx->machine->mem_bytes > 0 && c * a > ctx->machine->mem_bytes / 4.0)
 		c = floor(ctx->machine->mem_bytes / 4.0 / a);
 	return c < 1 ? 1 : c > 64 ? 64 : (int)c;
