@@ -15,7 +15,8 @@ static const char usage_text[] =
 	"Shows one run: its header (machine, suite, label, status, version, seed, command\n"
 	"line), a table of its results (median time, 95% CI of the median as +-% of it,\n"
 	"repetitions, GFLOP/s and GB/s from the static work model, fraction of the bounding\n"
-	"ceiling, status) and the last value of each metric its workloads reported.\n"
+	"ceiling, status; 'suspect: <why>' for an ok result the harness flagged) and the\n"
+	"last value of each metric its workloads reported.\n"
 	"\n"
 	"RUN is a run id, a uuid or its prefix, a label (the newest run with it) or 'latest'.\n"
 	"  --json       one JSON object {run, results, metrics} on stdout (global option)\n";
@@ -35,7 +36,7 @@ static const char result_sql[] =
 	/* no work model (NULL) or none of that kind (0: a copy does no flops, a trainer's
 	 * bytes are not modelled): no rate, shown as "-" */
 	" CASE WHEN unit = 's' AND median > 0 AND flops > 0 THEN flops / median / 1e9 END AS gflops,"
-	" CASE WHEN unit = 's' AND median > 0 AND bytes > 0 THEN bytes / median / 1e9 END AS gbs"
+	" CASE WHEN unit = 's' AND median > 0 AND bytes > 0 THEN bytes / median / 1e9 END AS gbs, suspect"
 	" FROM result WHERE run_id = ?1"
 	" ORDER BY suite, bench, params_json COLLATE ocb_params, threads, variant, id";
 
@@ -115,12 +116,16 @@ static int add_result_row(struct listing *t, sqlite3_stmt *st)
 	if (!rc) {
 		if (isfinite(bf))
 			rc = listing_addf(t, "%.0f%% %s", 100.0 * bf, txt(st, 19));
+		else if (sqlite3_column_type(st, 19) != SQLITE_NULL) /* a roof never measured */
+			rc = listing_addf(t, "no roof %s", txt(st, 19));
 		else
 			rc = listing_addf(t, "-");
 	}
 	if (!rc) {
 		const char *status = txt(st, 22);
-		if (sqlite3_column_type(st, 23) != SQLITE_NULL)
+		if (strcmp(status, "ok") == 0 && sqlite3_column_type(st, 26) != SQLITE_NULL)
+			rc = listing_addf(t, "suspect: %s", txt(st, 26)); /* collect/suspect.h */
+		else if (sqlite3_column_type(st, 23) != SQLITE_NULL)
 			rc = listing_addf(t, "%s: %s", status, txt(st, 23));
 		else
 			rc = listing_addf(t, "%s%s", status,

@@ -10,12 +10,21 @@
 
 #include "../db/records.h"
 
-/* Static work model of one repetition: from shapes and formats, never measured. */
+/* Static work model of one repetition: from shapes and formats, never measured.
+ * The bound is named here and resolved by the roofline module (common/ocb_roofline.h)
+ * against this machine's caches and ceilings. */
 struct ocb_work {
-	double flops;
-	double bytes;       /* compulsory memory traffic (weights incl. scales, in, out) */
-	const char *bound;  /* ceiling kind that bounds this case ("bw_dram", "bw_l2",
-			       "flops_sgemm", ...) or NULL to use the roofline minimum */
+	double flops;       /* operations of one repetition, counted in the unit of the
+			       compute roof: FLOPs for "flops_*", int8 multiply-adds x 2
+			       for "ops_int8" */
+	double bytes;       /* compulsory memory traffic (weights incl. scales, in, out);
+			       also the working set that picks the memory level */
+	const char *bound;  /* NULL: the roofline, min(compute, level bandwidth x ops/bytes);
+			       "bw_*" / "bw_*_triad": the read / triad bandwidth of the level
+			       the working set lives in; or one named ceiling kind
+			       ("flops_sgemm", "ops_int8", ...) */
+	const char *compute; /* the compute roof of the roofline: "flops_fp32" (NULL),
+				"flops_sgemm", "ops_int8" */
 };
 
 /* Where workloads send metrics (loss per step, accuracy, ...). step < 0: no step.

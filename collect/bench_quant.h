@@ -19,10 +19,10 @@ struct qbench {
 	const char *variant; /* "avx2", "ref", "openblas" */
 	void *mem;
 	void *w;    /* m rows: qformat_row_bytes(f, k) each, or k floats */
-	/* DRAM-bound GEMV: `ncopies` identical copies of W, `wstride` bytes apart, used in
+	/* DRAM-level case: `ncopies` identical copies of W, `wstride` bytes apart, used in
 	 * turn by successive runs so that their total exceeds twice the last-level cache and
 	 * every call streams its weights from DRAM, as a decode step of a model larger than
-	 * the cache does (a repeated call would otherwise find part of W in a large L3). */
+	 * the cache does (a repeated call would otherwise find part of W in the L3). */
 	int ncopies, next;
 	size_t wstride;
 	float *x;   /* n x k fp32 activations */
@@ -39,9 +39,14 @@ int qbench_run(struct qbench *q, int gemm);
 /* Runs once and compares with the scalar reference (fp32: a double-precision loop) on
  * the pool rows: *err = max |y - ref| / max |ref|; OCB_ECHECK above 1e-4. */
 int qbench_check(struct qbench *q, int gemm, double *err);
-/* Static work: flops 2 n m k; bytes = weights incl. scales + activations + output.
- * bound: gemm -> "flops_fp32"; gemv -> by weight bytes: > 64 MiB "bw_dram" (REFERENCE.md
- * §6: DRAM cases at >= 64 MiB), > this host's L2 (sysconf) "bw_l3", else "bw_l2". */
+/* Static work: ops 2 n m k (int8 ops for the quantized formats, FLOPs for f32); bytes =
+ * weights incl. scales + activations + output. Bound: the roofline (level from the
+ * working set by the roofline module) with compute roof "ops_int8" (quantized),
+ * "flops_sgemm" (f32 GEMM) or "flops_fp32" (f32 GEMV). */
 int qbench_work(const cJSON *params, int gemm, struct ocb_work *w);
+/* How many copies of W (wbytes each) a case rotates over on this machine: 1 unless its
+ * working set is at the DRAM level, then enough for a total above twice the LLC. */
+int qbench_copies(const cJSON *params, const struct ocb_ctx *ctx, int gemm, double wbytes,
+		  int *ncopies);
 
 #endif

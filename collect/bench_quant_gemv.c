@@ -5,7 +5,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../common/ocb_alloc.h"
 #include "../common/ocb_error.h"
@@ -50,14 +49,8 @@ int qbench_setup(const cJSON *params, const struct ocb_ctx *ctx, int gemm, void 
 
 	size_t rb = f ? qformat_row_bytes(f, k) : (size_t)k * sizeof(float);
 	size_t wbytes = ocb_round_up(rb * (size_t)m, 64);
-	q->ncopies = 1;
-	if (!gemm && (double)wbytes > 64.0 * (1 << 20)) { /* the bw_dram cases of qbench_work */
-		double l3 = ctx && ctx->machine && ctx->machine->l3_bytes > 0
-				    ? (double)ctx->machine->l3_bytes
-				    : (double)sysconf(_SC_LEVEL3_CACHE_SIZE);
-		int c = (int)ceil(2.0 * l3 / (double)wbytes);
-		q->ncopies = c < 1 ? 1 : c > 16 ? 16 : c;
-	}
+	if ((rc = qbench_copies(params, ctx, gemm, (double)wbytes, &q->ncopies)))
+		goto out;
 	q->wstride = wbytes;
 	q->next = 0;
 	wbytes *= (size_t)q->ncopies;
@@ -191,15 +184,44 @@ int qbench_work(const cJSON *params, int gemm, struct ocb_work *w)
 		return ocb_seterr(OCB_EINVAL, "quant bench: unknown format \"%s\"", fmt);
 	double wbytes = f ? m * (double)qformat_row_bytes(f, (int64_t)k) : m * k * 4;
 	double abytes = f ? (double)qformat_act_bytes(f, (int64_t)n, (int64_t)k) : n * k * 4;
+	/* One multiply-add per weight and activation row = 2 ops, in the unit of the
+	 * compute roof: int8 ops for the quantized formats (their dot products are int8
+	 * maddubs/madd chains), FLOPs for OpenBLAS fp32. */
 	w->flops = 2 * n * m * k;
 	w->bytes = wbytes + abytes + n * m * 4;
-	if (gemm) {
-		w->bound = "flops_fp32";
-	} else {
-		long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-		double l2b = l2 > 0 ? (double)l2 : 1 << 20;
-		w->bound = wbytes > 64.0 * (1 << 20) ? "bw_dram" : wbytes > l2b ? "bw_l3" : "bw_l2";
-	}
+	/* The roofline: the level bandwidth from the working set (w->bytes) against this
+	 * machine's caches, the compute roof of the datatype. */
+	w->bound = NULL;
+	w->compute = f ? "ops_int8" : gemm ? "flops_sgemm" : "flops_fp32";
+	return OCB_OK;
+}
+
+/* DRAM-level cases (by the roofline module's level rule, on the same working set as the
+ * bound) rotate over enough copies of W that their total exceeds ROTATE_LLC_MULT times
+ * this machine's last-level cache, so that no call finds W in the cache; at most a
+ * quarter of memory and MAX_COPIES. Other cases: one copy (warm in their level). */
+#define ROTATE_LLC_MULT 2.0
+#define MAX_COPIES 64
+int qbench_copies(const cJSON *params, const struct ocb_ctx *ctx, int gemm, double wbytes,
+		  int *ncopies)
+{
+	struct ocb_work w = {NAN, NAN, NULL, NULL};
+	struct ocb_roof_caches mc;
+	int rc = qbench_work(params, gemm, &w);
+	*ncopies = 1;
+	if (rc)
+		return rc;
+	ocb_machine_caches(ctx ? ctx->machine : NULL, &mc);
+	int threads = ctx && ctx->threads > 0 ? ctx->threads : 1;
+	if (ocb_roof_level(&mc, w.bytes, threads) != OCB_LEVEL_DRAM || !(wbytes > 0))
+		return OCB_OK;
+	double llc = mc.l3 > 0 ? mc.l3 : mc.l2; /* the last level the machine record has */
+	double c = floor(ROTATE_LLC_MULT * llc / wbytes) + 1; /* c x wbytes > 2 LLC */
+	double mem = ctx && ctx->machine && ctx->machine->mem_bytes > 0
+			     ? (double)ctx->machine->mem_bytes / 4 : INFINITY;
+	if (c * wbytes > mem)
+		c = floor(mem / wbytes);
+	*ncopies = c < 1 ? 1 : c > MAX_COPIES ? MAX_COPIES : (int)c;
 	return OCB_OK;
 }
 

@@ -40,67 +40,6 @@ const struct ocb_ceiling *ocb_ceiling_find(const struct ocb_ceiling *c, size_t n
 	return NULL;
 }
 
-/* Compute roof = the higher of the FMA-kernel peak and sgemm: both are attained rates,
- * so the roof must be at least the better one (a BLAS built for a wider ISA than our
- * AVX2 kernel can beat it). Memory roof = bw_dram (read): work models count compulsory
- * bytes, which come from DRAM for the cases this bound is used for. */
-double ocb_roofline_bound_at(const struct ocb_ceiling *c, size_t n, int threads, double flops,
-			     double bytes, const char *bw_kind)
-{
-	const struct ocb_ceiling *fp = ocb_ceiling_find(c, n, "flops_fp32", threads);
-	const struct ocb_ceiling *sg = ocb_ceiling_find(c, n, "flops_sgemm", threads);
-	const struct ocb_ceiling *bw = ocb_ceiling_find(c, n, bw_kind, threads);
-	double peak = NAN;
-	if (fp && fp->value > 0)
-		peak = fp->value;
-	if (sg && sg->value > 0 && !(sg->value <= peak))
-		peak = sg->value;
-	if (isnan(peak) || !bw || !(bw->value > 0) || !(flops > 0) || bytes < 0)
-		return NAN;
-	if (bytes == 0)
-		return peak;
-	double mem = bw->value * flops / bytes; /* GB/s x flop/byte = GFLOP/s */
-	return mem < peak ? mem : peak;
-}
-
-double ocb_roofline_bound(const struct ocb_ceiling *c, size_t n, int threads, double flops,
-			  double bytes)
-{
-	return ocb_roofline_bound_at(c, n, threads, flops, bytes, "bw_dram");
-}
-
-const struct ocb_ceiling *ocb_ceiling_nearest(const struct ocb_ceiling *c, size_t n,
-					      const char *kind, int threads)
-{
-	const struct ocb_ceiling *best = NULL;
-	for (size_t i = 0; c && i < n; i++) {
-		if (strcmp(c[i].kind, kind) != 0 || !(c[i].value > 0))
-			continue;
-		int d = abs(c[i].threads - threads), bd = best ? abs(best->threads - threads) : 0;
-		if (!best || d < bd || (d == bd && c[i].threads < best->threads))
-			best = &c[i];
-	}
-	return best;
-}
-
-const char *ocb_memory_level(const struct ocb_machine *m, double ws_per_thread)
-{
-	/* L1 and L2 are private: a working set up to their capacity is served from them.
-	 * The shared L3 is taken at the top of its measured band, since one core gets only
-	 * part of it (REFERENCE.md §6). */
-	struct ocb_bands b;
-	ocb_ceilings_bands(m, 0, &b);
-	double l1 = m->l1d_bytes > 0 ? (double)m->l1d_bytes : 32.0 * KIB;
-	double l2 = m->l2_bytes > 0 ? (double)m->l2_bytes : 256.0 * KIB;
-	if (ws_per_thread <= l1)
-		return "bw_l1";
-	if (ws_per_thread <= l2)
-		return "bw_l2";
-	if (b.lo[2] <= b.hi[2] && ws_per_thread <= b.hi[2])
-		return "bw_l3";
-	return "bw_dram";
-}
-
 void ocb_ceilings_bands(const struct ocb_machine *m, int quick, struct ocb_bands *b)
 {
 	double l1 = m->l1d_bytes > 0 ? (double)m->l1d_bytes : 32.0 * KIB;

@@ -18,24 +18,8 @@ int ocb_ceilings_measure(const struct ocb_machine *m, int threads_all, int quick
 const struct ocb_ceiling *ocb_ceiling_find(const struct ocb_ceiling *c, size_t n,
 					   const char *kind, int threads);
 
-/* Roofline bound (GFLOP/s) of a case with `flops`, `bytes` at `threads`:
- * min(peak, bw_dram * flops/bytes) using the measured ceilings; NaN if missing.
- * peak = the higher of flops_fp32 and flops_sgemm. */
-double ocb_roofline_bound(const struct ocb_ceiling *c, size_t n, int threads, double flops,
-			  double bytes);
-/* The same with the bandwidth ceiling `bw_kind` ("bw_l2", ...) instead of bw_dram. */
-double ocb_roofline_bound_at(const struct ocb_ceiling *c, size_t n, int threads, double flops,
-			     double bytes, const char *bw_kind);
-
-/* The ceiling of `kind` at `threads`, else the one with the nearest thread count
- * (ties: fewer threads); NULL when there is none of that kind. */
-const struct ocb_ceiling *ocb_ceiling_nearest(const struct ocb_ceiling *c, size_t n,
-					      const char *kind, int threads);
-
-/* The memory level ("bw_l1" .. "bw_dram") a working set of `ws_per_thread` bytes lives
- * in on machine *m: L1/L2 up to their capacity, L3 up to the top of its band
- * (ocb_ceilings_bands), else DRAM. */
-const char *ocb_memory_level(const struct ocb_machine *m, double ws_per_thread);
+/* The roofline itself (bound, thread matching, memory level, fraction) is
+ * common/ocb_roofline.h. */
 
 /* ---- the pieces ocb_ceilings_measure is made of, also used by `ocbench ceilings` for
  * its acceptance check and by tests ---- */

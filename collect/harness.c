@@ -20,19 +20,20 @@
  * sized from the warm-up's estimate and only grow (geometrically) if that was short. */
 #include "harness.h"
 
-#include "ceilings.h"
-
 #include <cblas.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../common/ocb_error.h"
 #include "../common/ocb_json.h"
 #include "../common/ocb_stats.h"
 #include "../common/ocb_time.h"
+#include "hostload.h"
+#include "suspect.h"
 
 #define BATCH_BELOW_NS 50000.0   /* batch calls shorter than 50 us */
 #define BATCH_TARGET_NS 200000.0 /* ... into samples of ~200 us */
@@ -58,46 +59,37 @@ static void set_failed(struct ocb_result *r, const char *what, int status)
 	snprintf(r->error, sizeof r->error, "%s: %s", what, d && *d ? d : ocb_strerror(status));
 }
 
-/* bound / bound_frac of a finished result (median in seconds, work per run()).
- * Named bound: "bw_*" compares bytes/median (GB/s), "flops_*" flops/median (GFLOP/s)
- * with that ceiling. No named bound: the roofline (REFERENCE.md §3) at the memory level
- * the case's working set lives in, attainable = min(peak, bw_level * flops/bytes),
- * compared with flops/median; recorded as "roofline:bw_l2" etc. NaN whenever a number
- * it needs is unknown. Ceilings at the nearest thread count stand in for a missing one. */
+/* bound / bound_frac of a finished result (median in seconds, work per run()): the
+ * roofline module (common/ocb_roofline.h) names the bound from the work model and the
+ * machine's caches, and evaluates it with the measured ceilings. NaN whenever a number
+ * it needs is unknown, a missing roof included (no other roof stands in for it). */
 void ocb_harness_bound(struct ocb_result *r, const struct ocb_work *w, int have_work,
 		       const struct ocb_ctx *ctx)
 {
+	struct ocb_roof_caches mc;
+	struct ocb_roof_ceil *cv = NULL;
 	r->bound_frac = NAN;
+	r->bound[0] = '\0';
 	if (!have_work)
 		return;
-	double t = r->st.median;
-	if (w->bound && w->bound[0]) {
-		snprintf(r->bound, sizeof r->bound, "%s", w->bound);
-		const struct ocb_ceiling *c =
-			ocb_ceiling_nearest(ctx->ceilings, ctx->nceilings, w->bound, r->threads);
-		double rate = NAN;
-		if (!strncmp(w->bound, "bw_", 3))
-			rate = w->bytes / t * 1e-9;
-		else if (!strncmp(w->bound, "flops_", 6))
-			rate = w->flops / t * 1e-9;
-		if (c && t > 0 && isfinite(rate))
-			r->bound_frac = rate / c->value;
+	ocb_machine_caches(ctx->machine, &mc);
+	if (ocb_roof_bound(&mc, w->bound, w->compute, w->bytes, r->threads, r->bound,
+			   sizeof r->bound) != 0)
 		return;
-	}
-	const char *level = ctx->machine && w->bytes > 0
-		? ocb_memory_level(ctx->machine, w->bytes / (r->threads > 0 ? r->threads : 1))
-		: "bw_dram";
-	snprintf(r->bound, sizeof r->bound, "roofline:%s", level);
-	if (!(w->flops > 0) || !(t > 0))
-		return;
-	/* Evaluate at the nearest thread count that has ceilings. */
-	const struct ocb_ceiling *near =
-		ocb_ceiling_nearest(ctx->ceilings, ctx->nceilings, level, r->threads);
-	double att = near ? ocb_roofline_bound_at(ctx->ceilings, ctx->nceilings, near->threads,
-						  w->flops, w->bytes > 0 ? w->bytes : 0, level)
-			  : NAN;
-	if (isfinite(att) && att > 0)
-		r->bound_frac = (w->flops / t * 1e-9) / att;
+	if (ctx->nceilings && !(cv = malloc(ctx->nceilings * sizeof *cv)))
+		return; /* no memory: fraction unknown */
+	if (cv)
+		ocb_ceiling_view(ctx->ceilings, ctx->nceilings, cv);
+	r->bound_frac = ocb_roof_frac(cv, cv ? ctx->nceilings : 0, r->bound, r->threads,
+				      w->flops, w->bytes, r->st.median);
+	free(cv);
+}
+
+static int machine_cpus(const struct ocb_ctx *ctx);
+
+void ocb_harness_flag(struct ocb_result *r, double target_ci, const struct ocb_ctx *ctx)
+{
+	ocb_suspect_check(r, target_ci, machine_cpus(ctx));
 }
 
 /* No counter values for this result (counters could not start or be read). */
@@ -210,7 +202,10 @@ static int timed_reps(const struct ocb_bench *b, void *state, const struct ocb_h
 	uint64_t budget_ns = (uint64_t)(o->budget_s > 0 ? o->budget_s * 1e9 : 0);
 	double inv = 1e-9 / (double)batch;
 	/* Counters that cannot start leave the result timing-only, not failed. */
-	int counting = ocb_counters_start(ctr) == OCB_OK;
+	struct ocb_hostload hl0, hl1;
+	ocb_hostload_read(&hl0);
+	/* (counters dropped by an earlier attempt stay dropped) */
+	int counting = (r->counters || !ocb_counters_count(ctr)) && ocb_counters_start(ctr) == OCB_OK;
 	uint64_t begin = ocb_now_ns();
 	for (;;) {
 		int rrc = OCB_OK;
@@ -254,6 +249,8 @@ static int timed_reps(const struct ocb_bench *b, void *state, const struct ocb_h
 		}
 	}
 	crc = counting ? ocb_counters_stop(ctr, (long)n * batch, r->counters) : OCB_EUNAVAIL;
+	ocb_hostload_read(&hl1);
+	ocb_hostload_between(&hl0, &hl1, &r->host_others_s, &r->host_wall_s);
 	if (rc != OCB_OK) {
 		set_failed(r, "run", rc);
 		n = 0;
@@ -281,12 +278,45 @@ out:
 	return rc;
 }
 
+/* The machine's CPUs for the host rule: the machine record's, else the online count. */
+static int machine_cpus(const struct ocb_ctx *ctx)
+{
+	return ctx && ctx->machine && ctx->machine->threads > 0
+		       ? ctx->machine->threads
+		       : (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+/* The timed repetitions, re-measured (after a HOST_SETTLE_US pause) up to HOST_RETRIES
+ * times while other processes kept the CPUs busy (ocb_suspect_host_busy): with every
+ * core running one of the case's threads, each other runnable thread costs a team of
+ * spin-waiting OpenMP threads a scheduler time slice per parallel region (a 10 us
+ * 2-thread region took 6.8 ms while another process used one of 2 CPUs), so such samples
+ * measure the host, not the kernel. A burst passes; a host that stays busy leaves the
+ * last attempt, which ocb_harness_flag then marks suspect. */
+#define HOST_RETRIES 2
+#define HOST_SETTLE_US 100000
+static int measure(const struct ocb_bench *b, void *state, const struct ocb_harness_opts *o,
+		   struct ocb_counters *ctr, long batch, double per_call_ns,
+		   const struct ocb_ctx *ctx, struct ocb_result *r)
+{
+	for (int attempt = 0;; attempt++) {
+		int rc = timed_reps(b, state, o, ctr, batch, per_call_ns, r);
+		if (rc != OCB_OK || strcmp(r->status, "ok") != 0 || attempt == HOST_RETRIES ||
+		    !ocb_suspect_host_busy(r, machine_cpus(ctx), NULL))
+			return rc;
+		free(r->samples);
+		r->samples = NULL;
+		r->nsamples = 0;
+		usleep(HOST_SETTLE_US);
+	}
+}
+
 int ocb_harness_case(const struct ocb_bench *b, const cJSON *params, const struct ocb_ctx *ctx,
 		     const struct ocb_harness_opts *o, struct ocb_counters *ctr,
 		     struct ocb_result *out)
 {
 	struct ocb_harness_opts opts;
-	struct ocb_work w = {NAN, NAN, NULL};
+	struct ocb_work w = {NAN, NAN, NULL, NULL};
 	int have_work = 0, set_up = 0, rc = OCB_OK;
 	void *state = NULL;
 
@@ -366,6 +396,8 @@ int ocb_harness_case(const struct ocb_bench *b, const cJSON *params, const struc
 			set_failed(out, "workload", OCB_EINVAL);
 			goto out;
 		}
+		struct ocb_hostload hl0, hl1;
+		ocb_hostload_read(&hl0);
 		int counting = ocb_counters_start(ctr) == OCB_OK;
 		ocb_seterr(OCB_OK, "%s", "");
 		double c0 = ocb_process_cpu_s();
@@ -373,6 +405,8 @@ int ocb_harness_case(const struct ocb_bench *b, const cJSON *params, const struc
 		int wrc = b->workload(state, ctx);
 		uint64_t t1 = ocb_now_ns();
 		double c1 = ocb_process_cpu_s();
+		ocb_hostload_read(&hl1);
+		ocb_hostload_between(&hl0, &hl1, &out->host_others_s, &out->host_wall_s);
 		int crc = counting ? ocb_counters_stop(ctr, 1, out->counters) : OCB_EUNAVAIL;
 		if (wrc != OCB_OK) {
 			set_failed(out, "workload", wrc);
@@ -418,7 +452,7 @@ int ocb_harness_case(const struct ocb_bench *b, const cJSON *params, const struc
 			set_failed(out, "run (warm-up)", wrc);
 			goto out;
 		}
-		if ((rc = timed_reps(b, state, &opts, ctr, batch, per_call_ns, out)) != OCB_OK)
+		if ((rc = measure(b, state, &opts, ctr, batch, per_call_ns, ctx, out)) != OCB_OK)
 			goto out;
 		if (strcmp(out->status, "ok") != 0)
 			goto out;
@@ -427,6 +461,7 @@ int ocb_harness_case(const struct ocb_bench *b, const cJSON *params, const struc
 	if ((rc = ocb_stats_compute(out->samples, out->nsamples, &out->st)) != OCB_OK)
 		goto out;
 	ocb_harness_bound(out, &w, have_work, ctx);
+	ocb_harness_flag(out, opts.target_ci, ctx);
 out:
 	if (set_up || state) {
 		if (b->teardown)
@@ -444,6 +479,7 @@ out:
 		out->ncounters = 0;
 		ocb_stats_compute(NULL, 0, &out->st);
 		out->bound_frac = NAN;
+		out->suspect[0] = '\0';
 	}
 	if (rc != OCB_OK) {
 		/* Allocation failure: nothing half-built leaves here. */
@@ -473,6 +509,7 @@ static void strip_numbers(struct ocb_result *r)
 	r->ncounters = 0;
 	ocb_stats_compute(NULL, 0, &r->st);
 	r->bound_frac = NAN;
+	r->suspect[0] = '\0';
 }
 
 int ocb_harness_merge(struct ocb_result *acc, struct ocb_result *part)
@@ -485,6 +522,8 @@ int ocb_harness_merge(struct ocb_result *acc, struct ocb_result *part)
 	}
 	if (isnan(acc->check_err) || part->check_err > acc->check_err)
 		acc->check_err = part->check_err;
+	acc->host_others_s += part->host_others_s;
+	acc->host_wall_s += part->host_wall_s;
 	if (strcmp(acc->status, "ok") != 0)
 		goto out; /* already failed: the first failure stays */
 	if (strcmp(part->status, "ok") != 0) {

@@ -40,13 +40,20 @@ int ocb_harness_case(const struct ocb_bench *b, const cJSON *params, const struc
 void ocb_harness_bound(struct ocb_result *r, const struct ocb_work *w, int have_work,
 		       const struct ocb_ctx *ctx);
 
+/* result.suspect of a finished result: the rules of collect/suspect.h that need only
+ * this result (CI beyond 3x target_ci, fraction above 105% of its roof, host busy);
+ * call after ocb_harness_bound. ocb_harness_case calls it; so does the runner after
+ * merging passes, and it then adds the N-thread vs 1-thread rule (ocb_suspect_scaling). */
+void ocb_harness_flag(struct ocb_result *r, double target_ci, const struct ocb_ctx *ctx);
+
 /* Merges one pass's result `part` of a case into `acc` (the same case's earlier passes;
  * all zero before the first), taking ownership of part's buffers (part is released).
  * Samples are concatenated in pass order and acc->st recomputed from all of them;
  * counters are averaged weighted by each pass's sample count, and are available only
  * if available in every pass (else timing_only); check_err is the max; a failed pass
- * makes acc failed (the first failure's error and err_status kept, no numbers). The
- * bound is not recomputed: call ocb_harness_bound after the last pass. Returns OCB_OK,
+ * makes acc failed (the first failure's error and err_status kept, no numbers). Host
+ * load times are summed. The bound and flags are not recomputed: call ocb_harness_bound
+ * and ocb_harness_flag after the last pass. Returns OCB_OK,
  * or OCB_ENOMEM (acc is then released too). */
 int ocb_harness_merge(struct ocb_result *acc, struct ocb_result *part);
 

@@ -20,6 +20,7 @@
 #include "host.h"
 #include "progress.h"
 #include "registry.h"
+#include "suspect.h"
 
 volatile int ocb_runner_stop;
 
@@ -256,6 +257,8 @@ static void print_result(const struct ocb_result *r, int json)
 				cJSON_AddStringToObject(j, "bound", r->bound);
 				cJSON_AddNumberToObject(j, "bound_frac", r->bound_frac);
 			}
+			if (r->suspect[0])
+				cJSON_AddStringToObject(j, "suspect", r->suspect);
 		} else {
 			cJSON_AddStringToObject(j, "error", r->error);
 		}
@@ -281,8 +284,30 @@ static void print_result(const struct ocb_result *r, int json)
 		printf(" %8.2f GB/s", r->bytes / med * 1e-9);
 	if (r->bound[0] && isfinite(r->bound_frac))
 		printf("  %5.1f%% of %s", 100 * r->bound_frac, r->bound);
+	else if (r->bound[0])
+		printf("  no roof %s", r->bound);
+	if (r->suspect[0])
+		printf("  SUSPECT: %s", r->suspect);
 	putchar('\n');
 	fflush(stdout);
+}
+
+/* The scaling rule (collect/suspect.h) for the result r of plan[i]: against the median
+ * of the same bench and params at 1 thread, med[j] (NaN: not measured or not ok). */
+static void flag_scaling(const struct planned *plan, size_t np, size_t i, const double *med,
+			 struct ocb_result *r)
+{
+	if (plan[i].threads <= 1)
+		return;
+	for (size_t j = 0; j < np; j++) {
+		if (plan[j].bench != plan[i].bench || plan[j].params != plan[i].params ||
+		    plan[j].threads != 1 || !(med[j] > 0))
+			continue;
+		struct ocb_result r1 = {.threads = 1, .st = {.n = 1, .median = med[j]}};
+		snprintf(r1.status, sizeof r1.status, "ok");
+		ocb_suspect_scaling(r, &r1);
+		return;
+	}
 }
 
 /* Stores one whole result, prints it, counts it in the summary, releases it. */
@@ -321,6 +346,7 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 	struct ocb_counters *ctr = NULL;
 	struct ocb_progress prog;
 	struct ocb_result *acc = NULL; /* interleaved: each case's merged passes */
+	double *med = NULL;            /* each planned case's ok median (NaN: none yet) */
 	size_t *order = NULL;
 	const struct ocb_bench **bench_of = NULL; /* plan[i].bench, for the prerequisite order */
 	int npass = 1;
@@ -386,6 +412,12 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 		goto fail;
 	}
 	npass = o->passes > 1 ? o->passes : 1;
+	if (!(med = malloc(np * sizeof *med))) {
+		rc = ocb_seterr(OCB_ENOMEM, "run: %zu cases", np);
+		goto fail;
+	}
+	for (size_t i = 0; i < np; i++)
+		med[i] = NAN;
 	long nkernel = 0;
 	for (size_t i = 0; i < np; i++)
 		nkernel += plan[i].bench->kind == OCB_KERNEL;
@@ -457,25 +489,33 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 					goto fail;
 				continue;
 			}
+			if (strcmp(r.status, "ok") == 0)
+				med[i] = r.st.median;
+			flag_scaling(plan, np, i, med, &r);
 			ocb_progress_clear(&prog);
 			rc = store_one(s, run_id, &r, o, &sc, sum);
 			if (rc != OCB_OK)
 				goto fail;
 		}
 	}
-	/* Interleaved kernels: bound from the merged median, then stored one by one in plan
-	 * order. After an interruption, the cases that ran in some passes are stored with
-	 * the samples they have (the run is marked aborted). */
+	/* Interleaved kernels: bound and flags from the merged samples, then stored one by
+	 * one in plan order. After an interruption, the cases that ran in some passes are
+	 * stored with the samples they have (the run is marked aborted). */
+	for (size_t i = 0; acc && i < np; i++) {
+		if (!acc[i].params_json || strcmp(acc[i].status, "ok") != 0)
+			continue;
+		struct ocb_work w = {NAN, NAN, NULL, NULL};
+		const struct ocb_bench *b = plan[i].bench;
+		int have_work = b->work && b->work(plan[i].params, &w) == OCB_OK;
+		ctx.threads = plan[i].threads;
+		ocb_harness_bound(&acc[i], &w, have_work, &ctx);
+		ocb_harness_flag(&acc[i], o->harness.target_ci, &ctx);
+		med[i] = acc[i].st.median;
+	}
 	for (size_t i = 0; acc && i < np; i++) {
 		if (!acc[i].params_json)
 			continue;
-		if (strcmp(acc[i].status, "ok") == 0) {
-			struct ocb_work w = {NAN, NAN, NULL};
-			const struct ocb_bench *b = plan[i].bench;
-			int have_work = b->work && b->work(plan[i].params, &w) == OCB_OK;
-			ctx.threads = plan[i].threads;
-			ocb_harness_bound(&acc[i], &w, have_work, &ctx);
-		}
+		flag_scaling(plan, np, i, med, &acc[i]);
 		sc.nfinals = 0;
 		sc.finals[0] = '\0';
 		ocb_progress_clear(&prog);
@@ -499,6 +539,7 @@ out:
 	for (size_t i = 0; acc && i < np; i++)
 		ocb_result_release(&acc[i]);
 	free(acc);
+	free(med);
 	free(order);
 	free(bench_of);
 	ocb_counters_free(ctr);

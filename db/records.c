@@ -18,3 +18,21 @@ const char *ocb_run_mode(const struct ocb_run *r)
 {
 	return r->quick > 0 ? "quick" : r->quick == 0 ? "full" : "-";
 }
+
+void ocb_ceiling_view(const struct ocb_ceiling *c, size_t n, struct ocb_roof_ceil *out)
+{
+	for (size_t i = 0; i < n; i++)
+		out[i] = (struct ocb_roof_ceil){c[i].kind, c[i].threads, c[i].value};
+}
+
+void ocb_machine_caches(const struct ocb_machine *m, struct ocb_roof_caches *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!m)
+		return;
+	out->l1d = (double)m->l1d_bytes;
+	out->l2 = (double)m->l2_bytes;
+	out->l3 = (double)m->l3_bytes;
+	out->cores = m->cores;
+	out->threads = m->threads;
+}

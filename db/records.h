@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../common/ocb_roofline.h"
+
 /* One machine: what the host fingerprint probes. `fingerprint` is a stable hash of the
  * hardware/OS/compiler fields (hex), the machine's identity across databases. */
 struct ocb_machine {
@@ -71,11 +73,22 @@ struct ocb_result {
 	double bound_frac;   /* achieved / that ceiling, NaN if unknown */
 	char status[16];
 	char error[256];
+	char suspect[256];   /* ok but not to be trusted: the reasons, "; "-separated
+				(collect/suspect.h); "" when none (stored NULL) */
 	int timing_only;     /* 1 when no PAPI counters were recorded */
 	int err_status;      /* failed: the OCB_E* status that failed it (not stored) */
+	/* CPU time other processes used during the timed runs, and the wall time of those
+	 * runs, summed over passes (collect/hostload.h; not stored: suspect says it). */
+	double host_others_s, host_wall_s;
 	struct ocb_counter_val *counters;
 	size_t ncounters;
 };
+
+/* The roofline module's views (common/ocb_roofline.h) of these records. */
+/* out[i] borrows c[i].kind; out has room for n. */
+void ocb_ceiling_view(const struct ocb_ceiling *c, size_t n, struct ocb_roof_ceil *out);
+/* Cache sizes and CPU counts of *m; m NULL -> all unknown (0). */
+void ocb_machine_caches(const struct ocb_machine *m, struct ocb_roof_caches *out);
 
 /* Frees the owned pointers of r and zeroes it; NULL-safe. */
 void ocb_result_release(struct ocb_result *r);

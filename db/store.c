@@ -94,9 +94,9 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_RESULT_INS] =
 		"INSERT INTO result (run_id, suite, bench, params_json, variant, threads, unit,"
 		" n, min, median, mean, stddev, mad, ci_low, ci_high, outliers, flops, bytes,"
-		" check_err, bound, bound_frac, timing_only, status, error) VALUES"
+		" check_err, bound, bound_frac, timing_only, status, error, suspect) VALUES"
 		" (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22,"
-		"?23,?24)",
+		"?23,?24,?25)",
 	[ST_SAMPLE_INS] = "INSERT INTO sample (result_id, rep, value, cpu_s) VALUES (?1,?2,?3,?4)",
 	[ST_COUNTER_INS] =
 		"INSERT INTO counter (result_id, event, value, available, reason, multiplex_ratio)"
@@ -743,6 +743,7 @@ static int insert_result(struct ocb_store *s, int64_t run_id, const struct ocb_r
 	sqlite3_bind_int(st, 22, r->timing_only ? 1 : 0);
 	bind_text(st, 23, r->status[0] ? r->status : "ok");
 	bind_opt_text(st, 24, r->error);
+	bind_opt_text(st, 25, r->suspect); /* "" -> NULL: not suspect */
 	if ((rc = step_done(s, st, "insert result")))
 		return rc;
 	int64_t rid = sqlite3_last_insert_rowid(s->db);

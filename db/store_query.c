@@ -135,7 +135,7 @@ int ocb_store_result_load(struct ocb_store *s, int64_t result_id, struct ocb_res
 			       " median, mean, stddev, mad, ci_low, ci_high, outliers, flops, bytes,"
 			       " check_err, bound, bound_frac, status, error, timing_only,"
 			       " (SELECT count(*) FROM sample WHERE result_id = ?1),"
-			       " (SELECT count(*) FROM counter WHERE result_id = ?1)"
+			       " (SELECT count(*) FROM counter WHERE result_id = ?1), suspect"
 			       " FROM result WHERE id = ?1",
 			       -1, &st, NULL) != SQLITE_OK) {
 		rc = qerr(s, "load result");
@@ -178,6 +178,7 @@ int ocb_store_result_load(struct ocb_store *s, int64_t result_id, struct ocb_res
 	r.timing_only = sqlite3_column_int(st, 22);
 	size_t nsamp = (size_t)sqlite3_column_int64(st, 23);
 	size_t ncnt = (size_t)sqlite3_column_int64(st, 24);
+	ocb_col_text(r.suspect, sizeof r.suspect, st, 25);
 	sqlite3_finalize(st);
 	st = NULL;
 	if (!r.params_json || (nsamp && !(r.samples = malloc(nsamp * sizeof *r.samples))) ||

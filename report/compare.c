@@ -261,7 +261,8 @@ int ocb_cmp_runs(sqlite3 *db, int64_t base, int64_t cand, const struct ocb_cmp_o
 			       "SELECT b.id, c.id, b.bench, b.params_json, b.variant, b.threads, b.unit,"
 			       " b.ci_low, b.ci_high, c.ci_low, c.ci_high,"
 			       " b.median, b.flops, b.bytes, b.bound, b.bound_frac,"
-			       " c.median, c.flops, c.bytes, c.bound, c.bound_frac, c.unit"
+			       " c.median, c.flops, c.bytes, c.bound, c.bound_frac, c.unit,"
+			       " b.suspect, c.suspect"
 			       " FROM result b JOIN result c ON c.bench = b.bench"
 			       " AND c.params_json = b.params_json AND c.threads IS b.threads"
 			       " WHERE b.run_id = ?1 AND c.run_id = ?2 AND b.status = 'ok'"
@@ -338,6 +339,10 @@ int ocb_cmp_runs(sqlite3 *db, int64_t base, int64_t cand, const struct ocb_cmp_o
 		k->cand_median = cr.median;
 		k->base_roof = ocb_rrow_roof_frac(&br, &mc[0]);
 		k->cand_roof = ocb_rrow_roof_frac(&cr, &mc[1]);
+		t = sqlite3_column_text(st, 22);
+		snprintf(k->base_suspect, sizeof k->base_suspect, "%s", t ? (const char *)t : "");
+		t = sqlite3_column_text(st, 23);
+		snprintf(k->cand_suspect, sizeof k->cand_suspect, "%s", t ? (const char *)t : "");
 		/* convert the candidate to the base's unit if they differ (both times) */
 		double scale = 1;
 		double us_b = ocb_unit_seconds(k->unit), us_c = ocb_unit_seconds(cr.unit);
@@ -465,8 +470,8 @@ int ocb_cmp_print(const struct ocb_cmp *c, FILE *f)
 		   "whole ratio CI must clear it\n\n",
 		100 * c->opts.threshold, c->opts.alpha,
 		c->opts.history && !c->cross_machine ? ", 3 sigma of the case's earlier runs here" : "");
-	fprintf(f, "%-*s %-*s %3s %11s %11s %7s %17s %9s %6s %-7s", (int)bw, "case", (int)pw,
-		"params", "thr", "base", "cand", "ratio", "ratio CI", "p", "band", "verdict");
+	fprintf(f, "%-*s %-*s %3s %11s %11s %7s %17s %9s %6s %-7s %-5s", (int)bw, "case", (int)pw,
+		"params", "thr", "base", "cand", "ratio", "ratio CI", "p", "band", "verdict", "flag");
 	if (c->cross_machine)
 		fprintf(f, " %9s %9s", "roof base", "roof cand");
 	fputc('\n', f);
@@ -478,6 +483,11 @@ int ocb_cmp_print(const struct ocb_cmp *c, FILE *f)
 			(int)bw, k->bench, (int)pw, params_cell(k->params, pw, &nleg, cut, sizeof cut),
 			k->threads, k->base_median, k->unit, k->cand_median, k->unit, k->ratio, ci, k->p,
 			100 * k->band, ocb_verdict_name(k->verdict));
+		/* flagged at the source (collect/suspect.h): which side; reasons listed below */
+		fprintf(f, " %-5s", k->base_suspect[0] && k->cand_suspect[0] ? "both!"
+				    : k->base_suspect[0]			 ? "base!"
+				    : k->cand_suspect[0]			 ? "cand!"
+										 : "");
 		if (c->cross_machine)
 			fprintf(f, " %8.1f%% %8.1f%%", 100 * k->base_roof, 100 * k->cand_roof);
 		fputc('\n', f);
@@ -487,6 +497,19 @@ int ocb_cmp_print(const struct ocb_cmp *c, FILE *f)
 		for (size_t i = 0, k = 0; i < c->n; i++)
 			if (strlen(c->c[i].params) > pw)
 				fprintf(f, "  [%zu] %s\n", ++k, c->c[i].params);
+	}
+	size_t nflag = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		const struct ocb_cmp_case *k = &c->c[i];
+		for (int side = 0; side < 2; side++) {
+			const char *why = side ? k->cand_suspect : k->base_suspect;
+			if (!why[0])
+				continue;
+			if (!nflag++)
+				fprintf(f, "\nflagged when measured (suspect; the verdict may not hold):\n");
+			fprintf(f, "  %s %s t=%d %s: %s\n", k->bench, k->params, k->threads,
+				side ? "cand" : "base", why);
+		}
 	}
 	fprintf(f, "\n%zu cases: %zu slower, %zu faster, %zu same, %zu noise, %zu n/a; "
 		   "geometric mean of ratios %.4f\n",
@@ -574,6 +597,14 @@ cJSON *ocb_cmp_json(const struct ocb_cmp *c)
 		cJSON_AddNumberToObject(e, "history_runs", k->nhist);
 		add_num(e, "base_roofline_frac", k->base_roof);
 		add_num(e, "cand_roofline_frac", k->cand_roof);
+		if (k->base_suspect[0])
+			cJSON_AddStringToObject(e, "base_suspect", k->base_suspect);
+		else
+			cJSON_AddNullToObject(e, "base_suspect");
+		if (k->cand_suspect[0])
+			cJSON_AddStringToObject(e, "cand_suspect", k->cand_suspect);
+		else
+			cJSON_AddNullToObject(e, "cand_suspect");
 	}
 	return o;
 }

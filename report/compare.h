@@ -54,6 +54,7 @@ struct ocb_cmp_case {
 	double ratio, ratio_lo, ratio_hi;
 	double u, p;
 	double base_roof, cand_roof;    /* fraction of own machine's roofline bound, or NaN */
+	char base_suspect[256], cand_suspect[256]; /* result.suspect of each side, "" if none */
 	double band;                    /* the relative change this case must clear */
 	int nhist;                      /* earlier runs its between-run noise came from */
 	enum ocb_verdict verdict;

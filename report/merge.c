@@ -141,11 +141,11 @@ int ocb_merge_db(struct ocb_store *s, const char *other_path, struct ocb_merge_s
 	    (rc = exec(db,
 		       "INSERT INTO main.result (id, run_id, suite, bench, params_json, variant, threads,"
 		       " unit, n, min, median, mean, stddev, mad, ci_low, ci_high, outliers, flops, bytes,"
-		       " check_err, bound, bound_frac, timing_only, status, error)"
+		       " check_err, bound, bound_frac, timing_only, status, error, suspect)"
 		       " SELECT m.nid, m.run_nid, o.suite, o.bench, o.params_json, o.variant, o.threads,"
 		       " o.unit, o.n, o.min, o.median, o.mean, o.stddev, o.mad, o.ci_low, o.ci_high,"
 		       " o.outliers, o.flops, o.bytes, o.check_err, o.bound, o.bound_frac, o.timing_only,"
-		       " o.status, o.error FROM ocb_other.result o JOIN temp.ocb_resmap m ON m.oid = o.id"
+		       " o.status, o.error, o.suspect FROM ocb_other.result o JOIN temp.ocb_resmap m ON m.oid = o.id"
 		       " ORDER BY m.nid",
 		       &st->results)) ||
 	    (rc = exec(db,

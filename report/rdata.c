@@ -156,7 +156,7 @@ int ocb_rset_load(sqlite3 *db, const struct ocb_sel *sel, int ok_only, struct oc
 		     "%s SELECT res.id, res.run_id, r.machine_id, res.suite, res.bench,"
 		     " res.params_json, res.variant, res.threads, res.unit, res.n, res.median,"
 		     " res.ci_low, res.ci_high, res.flops, res.bytes, res.bound, res.bound_frac,"
-		     " res.status, m.hostname"
+		     " res.status, m.hostname, res.suspect"
 		     " FROM result res JOIN sel ON sel.run_id = res.run_id AND sel.suite = res.suite"
 		     " JOIN run r ON r.id = res.run_id JOIN machine m ON m.id = r.machine_id"
 		     " %s ORDER BY res.suite, res.bench, res.params_json COLLATE ocb_params, res.variant,"
@@ -207,6 +207,7 @@ int ocb_rset_load(sqlite3 *db, const struct ocb_sel *sel, int ok_only, struct oc
 		r->bound_frac = ocb_col_real(st, 16);
 		ocb_col_text(r->status, sizeof r->status, st, 17);
 		ocb_col_text(r->host, sizeof r->host, st, 18);
+		ocb_col_text(r->suspect, sizeof r->suspect, st, 19);
 	}
 	if (s != SQLITE_DONE)
 		rc = db_err(db, "load results");
@@ -223,7 +224,9 @@ void ocb_mceil_release(struct ocb_mceil *m)
 	if (!m)
 		return;
 	free(m->c);
+	free(m->view);
 	m->c = NULL;
+	m->view = NULL;
 	m->n = 0;
 }
 
@@ -285,6 +288,15 @@ int ocb_mceil_load(sqlite3 *db, const int64_t *ids, size_t n, struct ocb_mceil *
 	}
 	if (s != SQLITE_DONE)
 		rc = db_err(db, "load ceilings");
+	for (size_t i = 0; rc == OCB_OK && i < n; i++) {
+		if (!out[i].n)
+			continue;
+		if (!(out[i].view = malloc(out[i].n * sizeof *out[i].view))) {
+			rc = ocb_seterr(OCB_ENOMEM, "load ceilings");
+			break;
+		}
+		ocb_ceiling_view(out[i].c, out[i].n, out[i].view);
+	}
 out:
 	sqlite3_finalize(st);
 	if (rc)
@@ -306,51 +318,6 @@ double ocb_unit_seconds(const char *unit)
 	return 0;
 }
 
-/* Ceiling `kind` at `threads`, else at the largest lower thread count, else the
- * smallest higher one. */
-static const struct ocb_ceiling *ceil_at(const struct ocb_ceiling *c, size_t n,
-					 const char *kind, int threads)
-{
-	const struct ocb_ceiling *lo = NULL, *hi = NULL;
-	for (size_t i = 0; i < n; i++) {
-		if (strcmp(c[i].kind, kind) != 0)
-			continue;
-		if (c[i].threads == threads)
-			return &c[i];
-		if (c[i].threads < threads && (!lo || c[i].threads > lo->threads))
-			lo = &c[i];
-		if (c[i].threads > threads && (!hi || c[i].threads < hi->threads))
-			hi = &c[i];
-	}
-	return lo ? lo : hi;
-}
-
-double ocb_roof_attainable(const struct ocb_ceiling *c, size_t n, int threads,
-			   const char *bound, double flops, double bytes)
-{
-	double peak = NAN;
-	for (size_t i = 0; i < n; i++) {
-		if (strncmp(c[i].kind, "flops_", 6) != 0)
-			continue;
-		const struct ocb_ceiling *k = ceil_at(c, n, c[i].kind, threads);
-		if (k && (isnan(peak) || k->value > peak))
-			peak = k->value;
-	}
-	if (bound && strncmp(bound, "flops_", 6) == 0) {
-		const struct ocb_ceiling *k = ceil_at(c, n, bound, threads);
-		return k ? k->value : peak;
-	}
-	const struct ocb_ceiling *bw = NULL;
-	if (bound && strncmp(bound, "bw_", 3) == 0)
-		bw = ceil_at(c, n, bound, threads);
-	if (!bw)
-		bw = ceil_at(c, n, "bw_dram", threads);
-	if (!bw || !(bytes > 0) || !(flops >= 0))
-		return peak;
-	double mem = bw->value * flops / bytes; /* GB/s * FLOP/B = GFLOP/s */
-	return isnan(peak) ? mem : fmin(peak, mem);
-}
-
 double ocb_rrow_gflops(const struct ocb_rrow *r)
 {
 	double sec = ocb_unit_seconds(r->unit) * r->median;
@@ -367,22 +334,8 @@ double ocb_rrow_roof_frac(const struct ocb_rrow *r, const struct ocb_mceil *mc)
 {
 	if (!isnan(r->bound_frac))
 		return r->bound_frac;
-	if (!mc || !mc->n)
+	if (!mc || !mc->n || !mc->view)
 		return NAN;
-	double sec = ocb_unit_seconds(r->unit) * r->median;
-	if (!(sec > 0))
-		return NAN;
-	double att = ocb_roof_attainable(mc->c, mc->n, r->threads, r->bound, r->flops, r->bytes);
-	if (isnan(att) || !(att > 0))
-		return NAN;
-	/* A memory-bound case with no FLOPs: fraction of the bandwidth bound. */
-	if (!(r->flops > 0)) {
-		if (!(r->bytes > 0))
-			return NAN;
-		double gbs = r->bytes / sec / 1e9;
-		const char *k = strncmp(r->bound, "bw_", 3) == 0 ? r->bound : "bw_dram";
-		const struct ocb_ceiling *bw = ceil_at(mc->c, mc->n, k, r->threads);
-		return bw && bw->value > 0 ? gbs / bw->value : NAN;
-	}
-	return r->flops / sec / 1e9 / att;
+	return ocb_roof_frac(mc->view, mc->n, r->bound, r->threads, r->flops, r->bytes,
+			     ocb_unit_seconds(r->unit) * r->median);
 }

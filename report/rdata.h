@@ -54,6 +54,7 @@ struct ocb_rrow {
 	double flops, bytes;    /* static work of one repetition */
 	double bound_frac;      /* as stored; NaN if NULL */
 	char status[16];
+	char suspect[256];      /* result.suspect: why an ok result is doubtful; "" if NULL */
 };
 
 struct ocb_rset {
@@ -72,6 +73,7 @@ struct ocb_mceil {
 	char host[64];
 	char cpu[128];
 	struct ocb_ceiling *c; /* owned */
+	struct ocb_roof_ceil *view; /* owned: c[0..n) as the roofline module reads them */
 	size_t n;
 };
 
@@ -85,21 +87,13 @@ const struct ocb_mceil *ocb_mceil_find(const struct ocb_mceil *m, size_t n, int6
 /* Seconds per unit for a time unit ("s", "ms", "us", "ns"); 0 for anything else. */
 double ocb_unit_seconds(const char *unit);
 
-/* Roofline (REFERENCE.md §3, Williams et al. 2009): attainable GFLOP/s of a case with
- * `flops` and `bytes` per repetition at `threads`:
- *   bound = "flops_*"  -> that peak
- *   bound = "bw_*"     -> min(peak, bw_bound * flops/bytes)
- *   otherwise          -> min(peak, bw_dram * flops/bytes)
- * where peak is the largest flops_* ceiling. Ceilings are taken at `threads`, else at
- * the nearest lower thread count, else at any. NaN if the needed ceilings are missing. */
-double ocb_roof_attainable(const struct ocb_ceiling *c, size_t n, int threads,
-			   const char *bound, double flops, double bytes);
 /* Achieved GFLOP/s of a row (flops / median seconds / 1e9); NaN if not a time unit. */
 double ocb_rrow_gflops(const struct ocb_rrow *r);
 /* Achieved GB/s of a row. */
 double ocb_rrow_gbs(const struct ocb_rrow *r);
-/* Fraction of the roofline bound: the stored bound_frac if present, else achieved /
- * ocb_roof_attainable with the machine's ceilings (mc may be NULL -> NaN). */
+/* Fraction of the roof: the stored bound_frac if present, else the roofline module's
+ * ocb_roof_frac of the stored bound with the machine's ceilings (mc may be NULL -> NaN;
+ * a bound whose roof was never measured -> NaN, "no roof"). */
 double ocb_rrow_roof_frac(const struct ocb_rrow *r, const struct ocb_mceil *mc);
 
 #endif

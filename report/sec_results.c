@@ -4,6 +4,7 @@
  * Counters come from one query over the selection. */
 #define _GNU_SOURCE
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,9 +91,33 @@ static void safe_id(char *dst, size_t len, const char *prefix, const char *s, si
 	snprintf(dst + o, len - o, "_%zu", k);
 }
 
+/* Appends a printf'd piece to the growing note *buf (*len bytes so far). */
+static int note_add(char **buf, size_t *len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int note_add(char **buf, size_t *len, const char *fmt, ...)
+{
+	char *piece = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&piece, fmt, ap);
+	va_end(ap);
+	char *nb = n < 0 ? NULL : realloc(*buf, *len + (size_t)n + 1);
+	if (!nb) {
+		free(piece);
+		return ocb_seterr(OCB_ENOMEM, "results table");
+	}
+	memcpy(nb + *len, piece, (size_t)n + 1);
+	*buf = nb;
+	*len += (size_t)n;
+	free(piece);
+	return OCB_OK;
+}
+
 int ocb_rsec_results(struct ocb_rctx *x)
 {
 	struct cval *cv = NULL;
+	char *sus = NULL; /* this table's suspect reasons, for its note */
+	size_t suslen = 0, nsus = 0;
 	size_t ncv = 0;
 	char **events = NULL;
 	const char **cols = NULL;
@@ -132,7 +157,7 @@ int ocb_rsec_results(struct ocb_rctx *x)
 		}
 		static const char *base_cols[] = {"case", "params", "variant", "threads", "machine",
 						  "median", "95% CI", "unit", "GFLOP/s", "GB/s",
-						  "roofline", "bound"};
+						  "roofline", "bound", "flag"};
 		size_t nbase = sizeof base_cols / sizeof *base_cols;
 		free(cols);
 		cols = calloc(nbase + nev, sizeof *cols);
@@ -191,6 +216,14 @@ int ocb_rsec_results(struct ocb_rctx *x)
 				ocb_table_num(t, row, c++, isnan(f) ? NAN : 100 * f, "%.1f%%");
 			}
 			ocb_table_text(t, row, c++, r->bound);
+			/* flagged at the source (collect/suspect.h): a marker here, why in the note */
+			if (strcmp(r->status, "ok") == 0 && r->suspect[0]) {
+				ocb_table_printf(t, row, c, "suspect [%zu]", ++nsus);
+				if ((rc = note_add(&sus, &suslen, "[%zu] %s %s t=%d: %s. ", nsus,
+						   r->bench, r->params, r->threads, r->suspect)))
+					goto out;
+			}
+			c++;
 			for (size_t e = 0; e < nev; e++, c++) {
 				const struct cval *v = find_cval(cv, ncv, r->id, events[e]);
 				if (v && v->available)
@@ -199,12 +232,31 @@ int ocb_rsec_results(struct ocb_rctx *x)
 					ocb_table_text(t, row, c, v ? "n/a" : "");
 			}
 		}
-		ocb_table_set_note(t, nev ? "Counters are per repetition of the timed region; "
-					    "n/a: not available on this machine."
-					  : "Timing only: no counters were available.");
+		const char *cnote = nev ? "Counters are per repetition of the timed region; "
+					  "n/a: not available on this machine."
+					: "Timing only: no counters were available.";
+		if (sus) {
+			char *full = NULL;
+			if (asprintf(&full, "%s Suspect results (ok, but flagged when measured): %s",
+				     cnote, sus) < 0) {
+				rc = ocb_seterr(OCB_ENOMEM, "results table");
+				goto out;
+			}
+			rc = ocb_table_set_note(t, full);
+			free(full);
+		} else {
+			rc = ocb_table_set_note(t, cnote);
+		}
+		free(sus);
+		sus = NULL;
+		suslen = 0;
+		nsus = 0;
+		if (rc)
+			goto out;
 		a = b;
 	}
 out:
+	free(sus);
 	free(cols);
 	free(events);
 	free(cv);

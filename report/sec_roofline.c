@@ -3,8 +3,11 @@
  * y = achieved GFLOP/s (FLOPs / median time). One diagonal per memory level of each
  * machine's measured read bandwidth ("L1 - N GB/s", clipped at the highest peak), one
  * horizontal per compute peak ("N GFLOP/s"), every kernel result a point, the legend by
- * suite (and machine when several are overlaid). Ceilings are drawn at the thread
- * counts the points were measured with. */
+ * suite and compute roof (and machine when several are overlaid). Ceilings are drawn at
+ * the thread counts the points were measured with. Every compute roof is drawn: fp32
+ * FMA ("flops_fp32"), OpenBLAS sgemm ("flops_sgemm") and int8 dot ("ops_int8", GOP/s:
+ * the y value of an int8 kernel is its int8 operations per second); a roof a point is
+ * bound by that was never measured is named in a note on the plot ("no roof"). */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdarg.h>
@@ -13,12 +16,35 @@
 #include <string.h>
 
 #include "../common/ocb_error.h"
+#include "../common/ocb_roofline.h"
 #include "escape.h"
 #include "gnuplot.h"
 #include "rctx.h"
 
 static const char *const levels[][2] = {
 	{"bw_l1", "L1"}, {"bw_l2", "L2"}, {"bw_l3", "L3"}, {"bw_dram", "DRAM"}};
+
+/* A compute ceiling: GFLOP/s ("flops_*") or GOP/s ("ops_*"). */
+static int is_compute(const char *kind)
+{
+	return !strncmp(kind, "flops_", 6) || !strncmp(kind, "ops_", 4);
+}
+
+/* The compute roof a row is measured against (ocb_roof_parse), "" for bandwidth-only. */
+static void row_roof(const struct ocb_rrow *r, char *ck, size_t len)
+{
+	char bk[32];
+	if (len < sizeof bk || ocb_roof_parse(r->bound, ck, bk, sizeof bk) != 0)
+		ck[0] = '\0';
+}
+
+static int same_group(const struct ocb_rrow *a, const struct ocb_rrow *b)
+{
+	char ka[32], kb[32];
+	row_roof(a, ka, sizeof ka);
+	row_roof(b, kb, sizeof kb);
+	return !strcmp(a->suite, b->suite) && a->machine_id == b->machine_id && !strcmp(ka, kb);
+}
 
 static int plottable(const struct ocb_rrow *r)
 {
@@ -106,7 +132,8 @@ int ocb_rsec_roofline(struct ocb_rctx *x)
 		return ocb_rctx_plot(x, "roofline", title, 0, ocb_lasterr());
 	FILE *f = gp.f;
 	fputs("set logscale xy\nset grid xtics ytics mxtics mytics lc rgb '#dddddd'\n"
-	      "set xlabel 'operational intensity (FLOP/byte)'\nset ylabel 'GFLOP/s'\n"
+	      "set xlabel 'operational intensity (FLOP or int8 op / byte)'\n"
+	      "set ylabel 'GFLOP/s (int8 kernels: GOP/s)'\n"
 	      "set key outside right top box\nset samples 600\n", f);
 	double ymax = 0;
 	for (size_t i = 0; i < x->rs.n; i++)
@@ -114,13 +141,13 @@ int ocb_rsec_roofline(struct ocb_rctx *x)
 			ymax = fmax(ymax, ocb_rrow_gflops(&x->rs.r[i]));
 	for (size_t m = 0; m < x->nmc; m++)
 		for (size_t c = 0; c < x->mc[m].n; c++)
-			if (!strncmp(x->mc[m].c[c].kind, "flops_", 6))
+			if (is_compute(x->mc[m].c[c].kind))
 				ymax = fmax(ymax, x->mc[m].c[c].value);
 	fprintf(f, "set xrange [%.9g:%.9g]\nset title 'Roofline'\n", xmin, xmax);
 	if (ymax > 0) /* room above the highest peak so its line shows */
 		fprintf(f, "set yrange [*:%.9g]\n", ymax * 2);
 
-	/* Points: one datablock per (suite, machine) group, in rs order (sorted by suite). */
+	/* Points: one datablock per (suite, machine, compute roof) group, in rs order. */
 	size_t ngroups = 0;
 	for (size_t i = 0; i < x->rs.n; i++) {
 		const struct ocb_rrow *r = &x->rs.r[i];
@@ -128,18 +155,21 @@ int ocb_rsec_roofline(struct ocb_rctx *x)
 			continue;
 		int first = 1;
 		for (size_t j = 0; j < i && first; j++)
-			first = !(plottable(&x->rs.r[j]) && !strcmp(x->rs.r[j].suite, r->suite) &&
-				  x->rs.r[j].machine_id == r->machine_id);
+			first = !(plottable(&x->rs.r[j]) && same_group(&x->rs.r[j], r));
 		if (!first)
 			continue;
 		fprintf(f, "$P%zu << EOD\n", ngroups);
 		for (size_t j = i; j < x->rs.n; j++) {
 			const struct ocb_rrow *q = &x->rs.r[j];
-			if (plottable(q) && !strcmp(q->suite, r->suite) && q->machine_id == r->machine_id)
+			if (plottable(q) && same_group(q, r))
 				fprintf(f, "%.9g %.9g\n", q->flops / q->bytes, ocb_rrow_gflops(q));
 		}
 		fputs("EOD\n", f);
-		char *t = esc_title(r->suite, multi ? r->host : NULL);
+		char ck[32], name[96];
+		row_roof(r, ck, sizeof ck);
+		snprintf(name, sizeof name, "%s%s%s%s", r->suite, ck[0] ? " (" : "", ck,
+			 ck[0] ? ")" : "");
+		char *t = esc_title(name, multi ? r->host : NULL);
 		if (!t || (rc = cat(&cmd, &clen, "%s$P%zu using 1:2 with points pt %zu ps 1.4 lc %zu title %s",
 				     cmd ? ", " : "plot ", ngroups, 5 + 2 * (ngroups % 4), ngroups + 1, t))) {
 			free(t);
@@ -148,6 +178,17 @@ int ocb_rsec_roofline(struct ocb_rctx *x)
 		}
 		free(t);
 		ngroups++;
+		/* A roof this group is bound by that this machine never measured. */
+		const struct ocb_mceil *mc = ocb_mceil_find(x->mc, x->nmc, r->machine_id);
+		if (ck[0] && !(mc && ocb_roof_find(mc->view, mc->view ? mc->n : 0, ck, r->threads))) {
+			char nr[64];
+			snprintf(nr, sizeof nr, "no roof: %s not measured", ck);
+			char *lt = esc_title(nr, NULL);
+			if (lt)
+				fprintf(f, "set label %zu %s at graph 0.02, graph %.3f front\n",
+					ngroups, lt, 0.97 - 0.05 * (double)(ngroups - 1));
+			free(lt);
+		}
 	}
 
 	/* Ceilings, per machine, at the thread counts its points use (or all it has). */
@@ -176,7 +217,7 @@ int ocb_rsec_roofline(struct ocb_rctx *x)
 		for (size_t k = 0; k < nthr; k++) {
 			double peak = 0; /* highest compute peak at this thread count */
 			for (size_t c = 0; c < mc->n; c++)
-				if (!strncmp(mc->c[c].kind, "flops_", 6) && mc->c[c].threads == threads[k])
+				if (is_compute(mc->c[c].kind) && mc->c[c].threads == threads[k])
 					peak = fmax(peak, mc->c[c].value);
 			char suffix[96] = "";
 			if (nthr > 1)
@@ -184,10 +225,12 @@ int ocb_rsec_roofline(struct ocb_rctx *x)
 			/* horizontals: each compute peak at this thread count */
 			for (size_t c = 0; c < mc->n; c++) {
 				const struct ocb_ceiling *ce = &mc->c[c];
-				if (strncmp(ce->kind, "flops_", 6) || ce->threads != threads[k] || !(ce->value > 0))
+				if (!is_compute(ce->kind) || ce->threads != threads[k] || !(ce->value > 0))
 					continue;
+				int ops = !strncmp(ce->kind, "ops_", 4);
 				char label[160];
-				snprintf(label, sizeof label, "%.1f GFLOP/s %s%s", ce->value, ce->kind + 6, suffix);
+				snprintf(label, sizeof label, "%.1f %s %s%s", ce->value,
+					 ops ? "GOP/s" : "GFLOP/s", ce->kind + (ops ? 4 : 6), suffix);
 				char *t = esc_title(label, multi ? mc->host : NULL);
 				if (!t || (rc = cat(&cmd, &clen, "%s%.9g with lines lw 2 dt %zu lc %d title %s",
 						     cmd ? ", " : "plot ", ce->value, k + 1, lc++, t))) {

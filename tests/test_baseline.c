@@ -150,32 +150,50 @@ Test(baseline, work_models)
 	cr_assert_eq(ocb_bench_sgemm.work(p, &w), OCB_OK);
 	cr_assert_float_eq(w.flops, 2e6, 1e-6);
 	cr_assert_float_eq(w.bytes, 3 * 100 * 100 * 4.0, 1e-6);
-	cr_assert_null(w.bound);
+	cr_assert_null(w.bound); /* the roofline, OpenBLAS's own compute roof */
+	cr_assert_str_eq(w.compute, "flops_sgemm");
 	cJSON_Delete(p);
 	p = params1("n", 4096, NULL, 0);
 	cr_assert_eq(ocb_bench_sgemm.work(p, &w), OCB_OK);
 	cr_assert_float_eq(w.flops, 2.0 * 4096 * 4096 * 4096, 1);
-	cr_assert_str_eq(w.bound, "flops_sgemm");
+	cr_assert_null(w.bound); /* compute-bound by the roofline's min, no size constant */
+	cr_assert_str_eq(w.compute, "flops_sgemm");
 	cJSON_Delete(p);
 
 	p = params1("m", 16384, "n", 4096);
 	cr_assert_eq(ocb_bench_sgemv.work(p, &w), OCB_OK);
 	cr_assert_float_eq(w.flops, 2.0 * 16384 * 4096, 1e-3);
 	cr_assert_float_eq(w.bytes, 4.0 * 16384 * 4096 + 4.0 * (16384 + 4096), 1e-3);
-	cr_assert_str_eq(w.bound, "bw_dram");
+	cr_assert_null(w.bound); /* level from the working set by the roofline module */
+	cr_assert_str_eq(w.compute, "flops_fp32");
 	cJSON_Delete(p);
 
 	p = params1("n", 1000, NULL, 0);
 	cr_assert_eq(ocb_bench_stream_copy.work(p, &w), OCB_OK);
 	cr_assert_float_eq(w.bytes, 8000.0, 1e-9);
 	cr_assert_float_eq(w.flops, 0.0, 1e-9);
+	cr_assert_str_eq(w.bound, "bw_*");
 	cr_assert_eq(ocb_bench_stream_triad.work(p, &w), OCB_OK);
 	cr_assert_float_eq(w.bytes, 12000.0, 1e-9);
 	cr_assert_float_eq(w.flops, 2000.0, 1e-9);
+	cr_assert_str_eq(w.bound, "bw_*_triad");
 	cJSON_Delete(p);
+	/* 3 x 256 MiB: DRAM on a 32 MiB-L3 machine and on a 480 MiB-L3 one; the 48 MiB
+	 * quick arrays are L3 on the second */
 	p = params1("n", 1 << 26, NULL, 0);
 	cr_assert_eq(ocb_bench_stream_triad.work(p, &w), OCB_OK);
-	cr_assert_str_eq(w.bound, "bw_dram");
+	struct ocb_roof_caches zen3 = {32 << 10, 512 << 10, 32 << 20, 2, 2};
+	struct ocb_roof_caches xeon = {48 << 10, 2 << 20, 480 << 20, 2, 2};
+	char b[32];
+	cr_assert_eq(ocb_roof_bound(&zen3, w.bound, w.compute, w.bytes, 2, b, sizeof b), 0);
+	cr_assert_str_eq(b, "bw_dram_triad");
+	cr_assert_eq(ocb_roof_bound(&xeon, w.bound, w.compute, w.bytes, 2, b, sizeof b), 0);
+	cr_assert_str_eq(b, "bw_dram_triad");
+	cJSON_Delete(p);
+	p = params1("n", 1 << 22, NULL, 0);
+	cr_assert_eq(ocb_bench_stream_triad.work(p, &w), OCB_OK);
+	cr_assert_eq(ocb_roof_bound(&xeon, w.bound, w.compute, w.bytes, 2, b, sizeof b), 0);
+	cr_assert_str_eq(b, "bw_l3_triad");
 	cJSON_Delete(p);
 }
 

@@ -149,32 +149,6 @@ Test(ceilings, find)
 	cr_assert_null(ocb_ceiling_find(NULL, 0, "bw_l1", 1));
 }
 
-Test(ceilings, roofline_bound)
-{
-	struct ocb_ceiling c[] = {mk("flops_fp32", 1, 100), mk("bw_dram", 1, 10),
-				  mk("flops_fp32", 2, 200), mk("flops_sgemm", 2, 250),
-				  mk("bw_dram", 2, 20), mk("flops_sgemm", 4, 300)};
-	size_t n = sizeof c / sizeof c[0];
-	/* intensity 1 flop/byte: memory-bound at 10 GB/s x 1 = 10 GFLOP/s */
-	cr_assert_float_eq(ocb_roofline_bound(c, n, 1, 1e9, 1e9), 10.0, 1e-12);
-	/* intensity 0.25: 2.5 */
-	cr_assert_float_eq(ocb_roofline_bound(c, n, 1, 1e9, 4e9), 2.5, 1e-12);
-	/* intensity 100: compute-bound at the FMA peak */
-	cr_assert_float_eq(ocb_roofline_bound(c, n, 1, 1e11, 1e9), 100.0, 1e-12);
-	/* ridge point: exactly 10 flop/byte gives both */
-	cr_assert_float_eq(ocb_roofline_bound(c, n, 1, 1e10, 1e9), 100.0, 1e-12);
-	/* 2 threads: sgemm (250) beats the FMA kernel (200) and becomes the roof */
-	cr_assert_float_eq(ocb_roofline_bound(c, n, 2, 1e12, 1e9), 250.0, 1e-12);
-	cr_assert_float_eq(ocb_roofline_bound(c, n, 2, 1e9, 1e9), 20.0, 1e-12);
-	/* no bytes: the compute roof */
-	cr_assert_float_eq(ocb_roofline_bound(c, n, 1, 1e9, 0), 100.0, 1e-12);
-	/* missing ceilings or no flops: NaN */
-	cr_assert(isnan(ocb_roofline_bound(c, n, 3, 1e9, 1e9)));
-	cr_assert(isnan(ocb_roofline_bound(c, n, 4, 1e9, 1e9))); /* no bw_dram at 4 */
-	cr_assert(isnan(ocb_roofline_bound(c, n, 1, 0, 1e9)));
-	cr_assert(isnan(ocb_roofline_bound(NULL, 0, 1, 1e9, 1e9)));
-}
-
 Test(ceilings, bands_follow_the_caches)
 {
 	struct ocb_machine m;

@@ -300,7 +300,7 @@ Test(harness, bound_named_and_roofline)
 	cr_assert_eq(ocb_harness_case(&spin_bench, NULL, &ctx, &o, NULL, &r), 0);
 	cr_expect_eq(r.threads, 4);
 	cr_expect_str_eq(r.bound, "bw_dram");
-	/* nearest thread count (2) -> 10 GB/s; achieved 1e6 B / median */
+	/* no count above 4: the largest below (2) -> 10 GB/s; achieved 1e6 B / median */
 	double want = 1e6 / r.st.median * 1e-9 / 10.0;
 	cr_expect_float_eq(r.bound_frac, want, 1e-9 * want);
 	cr_expect(r.bound_frac > 0 && r.bound_frac <= 0.1001);
@@ -310,7 +310,7 @@ Test(harness, bound_named_and_roofline)
 	roof.work = fk_work_roof;
 	ctx.threads = 2;
 	cr_assert_eq(ocb_harness_case(&roof, NULL, &ctx, &o, NULL, &r), 0);
-	cr_expect_str_eq(r.bound, "roofline:bw_dram"); /* no machine given: DRAM */
+	cr_expect_str_eq(r.bound, "roofline:flops_fp32,bw_dram"); /* no machine: L3 unknown */
 	/* min(100, 10 GB/s * 2 flop/B) = 20 GFLOP/s */
 	want = 2e6 / r.st.median * 1e-9 / 20.0;
 	cr_expect_float_eq(r.bound_frac, want, 1e-9 * want);
@@ -326,15 +326,15 @@ Test(harness, bound_named_and_roofline)
 	};
 	struct ocb_ctx ctx2 = {.threads = 1, .machine = &m, .ceilings = c2, .nceilings = 3};
 	cr_assert_eq(ocb_harness_case(&roof, NULL, &ctx2, &o, NULL, &r), 0);
-	cr_expect_str_eq(r.bound, "roofline:bw_l2");
-	/* min(100, 40 GB/s * 2 flop/B) = 80 GFLOP/s (ceilings of the nearest threads, 2) */
+	cr_expect_str_eq(r.bound, "roofline:flops_fp32,bw_l2");
+	/* min(100, 40 GB/s * 2 flop/B) = 80 GFLOP/s (the ceilings of the next count up, 2) */
 	want = 2e6 / r.st.median * 1e-9 / 80.0;
 	cr_expect_float_eq(r.bound_frac, want, 1e-9 * want);
 	release(&r);
 
 	ctx.nceilings = 1; /* no flops_fp32: unknown */
 	cr_assert_eq(ocb_harness_case(&roof, NULL, &ctx, &o, NULL, &r), 0);
-	cr_expect_str_eq(r.bound, "roofline:bw_dram");
+	cr_expect_str_eq(r.bound, "roofline:flops_fp32,bw_dram");
 	cr_expect(isnan(r.bound_frac));
 	release(&r);
 }
@@ -544,7 +544,7 @@ Test(harness, merge_concatenates_and_recomputes)
 	/* The bound, recomputed from the merged median (5 s): 1e6 B / 5 s vs 10 GB/s. */
 	struct ocb_ceiling ce[] = {{.kind = "bw_dram", .threads = 1, .value = 10, .unit = "GB/s"}};
 	struct ocb_ctx ctx = {.threads = 1, .ceilings = ce, .nceilings = 1};
-	struct ocb_work w = {2e6, 1e6, "bw_dram"};
+	struct ocb_work w = {2e6, 1e6, "bw_dram", NULL};
 	ocb_harness_bound(&acc, &w, 1, &ctx);
 	cr_expect_str_eq(acc.bound, "bw_dram");
 	cr_expect_float_eq(acc.bound_frac, 1e6 / 5.0 * 1e-9 / 10, 1e-18);

@@ -3,6 +3,8 @@
  * within fp32 reassociation), both vs fp32 on the dequantized weights (activation
  * quantization error within a per-format limit), odd shapes, the OCB_FORCE_SCALAR path. */
 #include <criterion/criterion.h>
+
+#include "../collect/bench_quant.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -297,7 +299,10 @@ Test(qkernel, suite_quick_cases)
 			const struct qformat *f = qformat_find(fmt);
 			cr_assert_geq(w.bytes, m * (f ? (double)qformat_row_bytes(f, (int64_t)k) : 4 * k));
 			cr_assert_gt(w.flops, 0);
-			cr_assert_not_null(w.bound);
+			cr_assert_null(w.bound); /* the roofline */
+			cr_assert_str_eq(w.compute, f ? "ops_int8" : !strcmp(b->name, "quant_gemm")
+									 ? "flops_sgemm"
+									 : "flops_fp32");
 			cr_assert_str_eq(b->variant(st), f ? qkernel_variant() : "openblas");
 			b->teardown(st);
 		}
@@ -328,13 +333,52 @@ Test(qkernel, suite_work_bounds_and_bad_params)
 	struct ocb_work w;
 	cJSON *p = cJSON_Parse("{\"format\":\"q8_0\",\"m\":16384,\"k\":16384}");
 	cr_assert_eq(gemv->work(p, &w), OCB_OK);
-	cr_assert_str_eq(w.bound, "bw_dram");
+	cr_assert_null(w.bound);
+	cr_assert_str_eq(w.compute, "ops_int8"); /* int8 dot products: the int8 roof */
 	cr_assert_eq(w.flops, 2.0 * 16384 * 16384);
 	cr_assert_geq(w.bytes, 16384.0 * 16384 * 34 / 32);
 	cJSON_Delete(p);
+
+	/* Level and rotation from the machine record, no size constant: TQ1_0 16384^2 (56.6
+	 * MB, "bw_l3" before) is DRAM on a 32 MiB-L3 machine and rotates copies above twice
+	 * the L3; on a 480 MiB-L3 machine it is an L3 case with one copy. */
+	struct ocb_machine zen3 = {.cores = 2, .threads = 2, .l1d_bytes = 32 << 10,
+				   .l2_bytes = 512 << 10, .l3_bytes = 32 << 20,
+				   .mem_bytes = 8LL << 30};
+	struct ocb_machine xeon = zen3;
+	xeon.l1d_bytes = 48 << 10;
+	xeon.l2_bytes = 2 << 20;
+	xeon.l3_bytes = 480LL << 20;
+	p = cJSON_Parse("{\"format\":\"tq1_0\",\"m\":16384,\"k\":16384}");
+	cr_assert_eq(gemv->work(p, &w), OCB_OK);
+	struct ocb_roof_caches mc;
+	char bound[32];
+	ocb_machine_caches(&zen3, &mc);
+	cr_assert_eq(ocb_roof_bound(&mc, w.bound, w.compute, w.bytes, 1, bound, sizeof bound), 0);
+	cr_expect_str_eq(bound, "roofline:ops_int8,bw_dram");
+	ocb_machine_caches(&xeon, &mc);
+	cr_assert_eq(ocb_roof_bound(&mc, w.bound, w.compute, w.bytes, 2, bound, sizeof bound), 0);
+	cr_expect_str_eq(bound, "roofline:ops_int8,bw_l3");
+	double wb = 16384.0 * (double)qformat_row_bytes(qformat_find("tq1_0"), 16384);
+	int nc = 0;
+	struct ocb_ctx zc = {.threads = 1, .machine = &zen3};
+	cr_assert_eq(qbench_copies(p, &zc, 0, wb, &nc), OCB_OK);
+	cr_expect_eq(nc, 2, "floor(2 x 32 MiB / 56.6 MB) + 1");
+	cr_expect_gt(nc * wb, 2.0 * (32 << 20));
+	struct ocb_ctx xc = {.threads = 2, .machine = &xeon};
+	cr_assert_eq(qbench_copies(p, &xc, 0, wb, &nc), OCB_OK);
+	cr_expect_eq(nc, 1);
+	cJSON_Delete(p);
+	/* f32 16384^2 (1 GiB) on the 32 MiB machine: one copy already exceeds 2 LLC */
+	p = cJSON_Parse("{\"format\":\"f32\",\"m\":16384,\"k\":16384}");
+	cr_assert_eq(qbench_copies(p, &zc, 0, 16384.0 * 16384 * 4, &nc), OCB_OK);
+	cr_expect_eq(nc, 1);
+	cJSON_Delete(p);
 	p = cJSON_Parse("{\"format\":\"tq1_0\",\"m\":512,\"k\":512}");
 	cr_assert_eq(gemv->work(p, &w), OCB_OK);
-	cr_assert_str_eq(w.bound, "bw_l2"); /* 55 KB of weights */
+	ocb_machine_caches(&zen3, &mc);
+	cr_assert_eq(ocb_roof_bound(&mc, w.bound, w.compute, w.bytes, 1, bound, sizeof bound), 0);
+	cr_expect_str_eq(bound, "roofline:ops_int8,bw_l2"); /* 55 KB of weights */
 	cJSON_Delete(p);
 	struct ocb_ctx ctx = { .threads = 1, .seed = 1 };
 	void *st = NULL;

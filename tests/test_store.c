@@ -921,3 +921,51 @@ Test(store, migrates_v3_to_v4_workload_ident)
 	cr_expect_eq(ocb_store_workload_ident(s, run, "w", ""), OCB_EINVAL);
 	ocb_store_close(s);
 }
+
+/* result.suspect: "" is stored NULL, a reason comes back whole; `show` prints an ok
+ * result with a reason as "suspect: <why>" and --json carries the column. */
+Test(store, result_suspect_roundtrip_and_show)
+{
+	const char *p = tpath("suspect.db");
+	struct ocb_store *s = open_ok(p, OCB_STORE_WRITE);
+	struct ocb_machine m = machine("ffff7777");
+	int64_t mid = 0, rid_plain = 0, rid_flag = 0;
+	cr_assert_eq(ocb_store_machine(s, &m, &mid), OCB_OK);
+	int64_t run = new_run(s, mid, "44444444-0000-4000-8000-000000000001", "sus");
+	struct ocb_result r = make_result();
+	cr_assert_eq(ocb_store_result(s, run, &r, &rid_plain), OCB_OK, "%s", ocb_lasterr());
+	const char *why = "2 threads slower than 1 (7.99 ms vs 1.05 ms, x7.61); CI +-229.8% > 3x "
+			  "the 2% target";
+	snprintf(r.suspect, sizeof r.suspect, "%s", why);
+	r.threads = 2;
+	cr_assert_eq(ocb_store_result(s, run, &r, &rid_flag), OCB_OK, "%s", ocb_lasterr());
+	sqlite3 *db = ocb_store_handle(s);
+	char sql[128];
+	snprintf(sql, sizeof sql, "SELECT suspect FROM result WHERE id = %lld", (long long)rid_plain);
+	cr_expect(q_isnull(db, sql), "no reason: NULL");
+	struct ocb_result back;
+	cr_assert_eq(ocb_store_result_load(s, rid_flag, &back), OCB_OK, "%s", ocb_lasterr());
+	cr_expect_str_eq(back.suspect, why);
+	cr_expect_str_eq(back.status, "ok");
+	ocb_result_release(&back);
+	cr_assert_eq(ocb_store_result_load(s, rid_plain, &back), OCB_OK);
+	cr_expect_str_eq(back.suspect, "");
+	ocb_result_release(&back);
+	cr_assert_eq(ocb_store_run_finish(s, run, "complete"), OCB_OK);
+	ocb_result_release(&r);
+	ocb_store_close(s);
+
+	char *out = NULL;
+	cr_assert_eq(capture(cmd_show, p, 0, &out, 2, "show", "sus"), 0);
+	cr_expect(strstr(out, "suspect: 2 threads slower than 1") != NULL, "%s", out);
+	free(out);
+	cr_assert_eq(capture(cmd_show, p, 1, &out, 2, "show", "sus"), 0);
+	cJSON *o = cJSON_Parse(out);
+	cr_assert_not_null(o, "%s", out);
+	cJSON *res = cJSON_GetObjectItem(o, "results");
+	cr_expect(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetArrayItem(res, 0), "suspect")));
+	cr_expect_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(res, 1), "suspect")->valuestring,
+			 why);
+	cJSON_Delete(o);
+	free(out);
+}

@@ -1,0 +1,44 @@
+/* hostload: see the header. /proc/stat's first line: "cpu user nice system idle iowait
+ * irq softirq steal ..." in USER_HZ ticks (proc(5)). */
+#include "hostload.h"
+
+#include <stdio.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "../common/ocb_time.h"
+
+void ocb_hostload_read(struct ocb_hostload *h)
+{
+	unsigned long long v[8] = {0};
+	struct rusage ru;
+	FILE *f = fopen("/proc/stat", "r");
+	long hz = sysconf(_SC_CLK_TCK);
+	h->ok = 0;
+	h->busy_s = h->self_s = 0;
+	if (f) {
+		h->ok = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
+			       &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) == 8 && hz > 0;
+		fclose(f);
+	}
+	/* user + nice + system + irq + softirq + steal; idle and iowait are not busy */
+	if (h->ok)
+		h->busy_s = (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)hz;
+	if (getrusage(RUSAGE_SELF, &ru) == 0)
+		h->self_s = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+			    (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+	else
+		h->ok = 0;
+	h->wall_s = ocb_now_s();
+}
+
+void ocb_hostload_between(const struct ocb_hostload *a, const struct ocb_hostload *b,
+			  double *others_s, double *wall_s)
+{
+	*wall_s = b->wall_s - a->wall_s;
+	*others_s = 0;
+	if (!a->ok || !b->ok)
+		return;
+	double o = (b->busy_s - a->busy_s) - (b->self_s - a->self_s);
+	*others_s = o > 0 ? o : 0;
+}

@@ -1,0 +1,42 @@
+/* suspect: the anomaly rules that flag an ok result at the source (result.suspect), with
+ * the reasons, so that a number that cannot be right is never shown as plain "ok":
+ *   ci       the median's 95% CI half-width exceeds OCB_SUSPECT_CI_MULT x the target
+ *   roof     the fraction of the roof exceeds OCB_SUSPECT_ROOF_MAX (a roof is an upper
+ *            bound: above it, the work model, the ceiling or the timing is wrong)
+ *   scaling  an N-thread median worse than the same case's 1-thread median (checked when
+ *            the run has both)
+ *   host     other processes kept the CPUs busy during the timed runs (collect/hostload.h):
+ *            a team of spin-waiting threads on every core then loses a scheduler time
+ *            slice per parallel region
+ * Pure functions over struct ocb_result; the harness and the runner call them. */
+#ifndef OCB_SUSPECT_H
+#define OCB_SUSPECT_H
+
+#include "../db/records.h"
+
+#define OCB_SUSPECT_CI_MULT 3.0
+#define OCB_SUSPECT_ROOF_MAX 1.05
+/* host busy: other processes used more than this many CPUs on average, judged only over
+ * at least OCB_SUSPECT_HOST_MIN_S of timed wall time (/proc/stat counts 10 ms ticks) */
+#define OCB_SUSPECT_HOST_CPUS 0.5
+#define OCB_SUSPECT_HOST_MIN_S 0.08
+
+/* Appends one reason to r->suspect ("; " between reasons; cut at its size). */
+void ocb_suspect_add(struct ocb_result *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* The rules a result can check alone (ci, roof, host), for an ok result with samples;
+ * target_ci as in ocb_harness_opts, ncpus the machine's online CPUs (<= 0: host rule
+ * off). Clears r->suspect first. Returns the number of reasons added. */
+int ocb_suspect_check(struct ocb_result *r, double target_ci, int ncpus);
+
+/* The host rule alone: 1 when r's timed runs lasted >= OCB_SUSPECT_HOST_MIN_S and other
+ * processes used > OCB_SUSPECT_HOST_CPUS CPUs on average, more than the ncpus - threads
+ * the case left free; *others (may be NULL) gets their average CPUs (capped at ncpus). */
+int ocb_suspect_host_busy(const struct ocb_result *r, int ncpus, double *others);
+
+/* The scaling rule: flags rn (threads > 1) when its median is worse than r1's (threads
+ * == 1, same case); both must be ok with a median. Returns 1 when flagged, else 0. */
+int ocb_suspect_scaling(struct ocb_result *rn, const struct ocb_result *r1);
+
+#endif

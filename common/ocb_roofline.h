@@ -1,0 +1,97 @@
+/* ocb_roofline: the roofline model of a case (REFERENCE.md §3; Williams, Waterman &
+ * Patterson, CACM 2009), the one implementation that the harness (collect/), the report
+ * and `compare` (report/) call. Pure functions: no SQL, no I/O, no allocation, no db/
+ * types. Callers hand in their ceilings and the machine's cache sizes as the plain views
+ * below (db/records.h has the adapters from struct ocb_ceiling / struct ocb_machine).
+ *
+ * Rules owned here, each in one place:
+ *   thread matching  a ceiling at the case's thread count; else the smallest measured
+ *                    count above it; else the largest below (ocb_roof_find).
+ *   memory level     the fastest level whose capacity can hold the working set
+ *                    (ocb_roof_level).
+ *   bound            what result.bound holds, from the work model's wish (ocb_roof_bound).
+ *   attainable       min(compute roof, bandwidth roof x operational intensity), or the
+ *                    one named ceiling (ocb_roof_attainable); fraction = achieved /
+ *                    attainable (ocb_roof_frac). A missing roof gives NaN, never another
+ *                    roof in its place. */
+#ifndef OCB_ROOFLINE_H
+#define OCB_ROOFLINE_H
+
+#include <stddef.h>
+
+/* One measured ceiling as the roofline reads it; kind borrowed. kind: "flops_fp32" (FMA
+ * kernel, GFLOP/s), "flops_sgemm" (OpenBLAS, GFLOP/s), "ops_int8" (int8 dot chain, GOP/s),
+ * "bw_l1" .. "bw_dram" (read, GB/s), "bw_l1_triad" .. "bw_dram_triad". */
+struct ocb_roof_ceil {
+	const char *kind;
+	int threads;
+	double value;
+};
+
+/* The machine's caches as the level rule needs them: sizes of one instance in bytes
+ * (0 = unknown), L1d and L2 private to a core, L3 shared by all of the machine's CPUs. */
+struct ocb_roof_caches {
+	double l1d, l2, l3;
+	int cores, threads; /* physical cores, hardware threads (0 = unknown) */
+};
+
+enum ocb_level { OCB_LEVEL_L1 = 0, OCB_LEVEL_L2, OCB_LEVEL_L3, OCB_LEVEL_DRAM, OCB_NLEVELS };
+
+/* "bw_l1", "bw_l2", "bw_l3", "bw_dram" */
+const char *ocb_level_kind(enum ocb_level l);
+
+/* The default compute roof of a work model that names none. */
+#define OCB_ROOF_DEFAULT_COMPUTE "flops_fp32"
+
+/* The ceiling of `kind` for a case at `threads` (values <= 0 or NaN ignored):
+ * measured at `threads`; else at the smallest measured count above `threads`; else at
+ * the largest below. Why: ceilings are measured at 1 and at all threads, and do not
+ * fall as threads are added (the ceiling checks enforce N-thread >= 1-thread), so the
+ * next count up is a roof the case cannot honestly exceed, while a lower count's roof
+ * would make a case between the two look faster than possible. NULL when none. */
+const struct ocb_roof_ceil *ocb_roof_find(const struct ocb_roof_ceil *c, size_t n,
+					  const char *kind, int threads);
+
+/* The memory level a working set of `ws` bytes, spread over `threads` threads, is served
+ * from: the fastest level that can hold it, so that its bandwidth is a true roof:
+ *   L1  ws / threads <= l1d per thread     (private; SMT siblings share one core's)
+ *   L2  ws / threads <= l2 per thread      (private, likewise)
+ *   L3  ws <= l3                           (shared: one thread may fill all of it)
+ *   DRAM otherwise, and for ws > 0 when l3 is unknown and the set exceeds L2.
+ * Unknown l1d/l2: 32 KiB / 256 KiB. The ceilings' plateau bands (collect/ceilings.h)
+ * lie inside these levels: L1 <= 3/4 l1d, L2 in [2 l1d, l2 / 2], L3 up to half a
+ * thread's share, DRAM from 4 shares. */
+enum ocb_level ocb_roof_level(const struct ocb_roof_caches *m, double ws, int threads);
+
+/* result.bound of a case, written to out (len >= 32), from its work model:
+ *   wish NULL or ""        -> "roofline:<compute>,bw_<level>"   (roofline minimum)
+ *   wish "bw_*"            -> "bw_<level>"          (bandwidth at the level of ws)
+ *   wish "bw_*_triad"      -> "bw_<level>_triad"
+ *   any other wish         -> copied: one named ceiling ("flops_sgemm", "ops_int8", ...)
+ * compute NULL or "": OCB_ROOF_DEFAULT_COMPUTE; the level from ocb_roof_level(m, ws,
+ * threads). Returns 0, or -1 when out is too small (out then holds ""). */
+int ocb_roof_bound(const struct ocb_roof_caches *m, const char *wish, const char *compute,
+		   double ws, int threads, char *out, size_t len);
+
+/* Splits a stored bound into its compute roof and bandwidth roof kinds (either "" when
+ * the bound has none): "roofline:C,B" -> C, B; "roofline:B" (before compute roofs were
+ * named) -> OCB_ROOF_DEFAULT_COMPUTE, B; "bw_*" -> "", it; any other kind -> it, "".
+ * Buffers of >= 32 bytes. Returns 0, or -1 for an empty or unparsable bound. */
+int ocb_roof_parse(const char *bound, char *compute, char *bw, size_t len);
+
+/* 1 when the bound compares bytes (a lone bandwidth ceiling), 0 when it compares ops. */
+int ocb_roof_is_bw(const char *bound);
+
+/* Attainable rate of a case with `ops` operations (in its compute roof's unit) and
+ * `bytes` per repetition at `threads`, under stored bound `bound`: GB/s for a lone
+ * bandwidth bound, G(FL)OP/s otherwise (roofline: min(compute, bw x ops / bytes); bytes
+ * 0 -> compute). NaN when a roof it needs is missing or the work is unknown. */
+double ocb_roof_attainable(const struct ocb_roof_ceil *c, size_t n, const char *bound,
+			   int threads, double ops, double bytes);
+
+/* Fraction of the roof: achieved / ocb_roof_attainable, achieved = bytes / seconds (lone
+ * bandwidth bound) or ops / seconds (else), in G/s. NaN whenever anything is unknown. */
+double ocb_roof_frac(const struct ocb_roof_ceil *c, size_t n, const char *bound, int threads,
+		     double ops, double bytes, double seconds);
+
+#endif
