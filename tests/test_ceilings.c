@@ -192,9 +192,9 @@ Test(ceilings, bands_follow_the_caches)
 	cr_assert_float_eq(b.hi[2], 65 * MIB, 1e-6);
 	cr_assert_float_eq(b.lo[3], 520 * MIB, 1e-6);
 	cr_assert(isinf(b.hi[3]));
-	ocb_ceilings_bands(&m, 1, &b); /* quick: DRAM from 64 MiB, L3 below half of it */
-	cr_assert_float_eq(b.lo[3], 64 * MIB, 1e-6);
-	cr_assert_float_eq(b.hi[2], 32 * MIB, 1e-6);
+	ocb_ceilings_bands(&m, 1, &b); /* quick: DRAM from 192 MiB, L3 below half of it */
+	cr_assert_float_eq(b.lo[3], 192 * MIB, 1e-6);
+	cr_assert_float_eq(b.hi[2], 65 * MIB, 1e-6);
 	m.l3_bytes = 0; /* unknown L3: empty band */
 	ocb_ceilings_bands(&m, 0, &b);
 	cr_assert_gt(b.lo[2], b.hi[2]);
