@@ -13,6 +13,7 @@
 
 #include "../collect/ceilings.h"
 #include "../collect/host.h"
+#include "../collect/runner.h"
 #include "../common/ocb_cpu.h"
 #include "../common/ocb_error.h"
 #include "../common/ocb_log.h"
@@ -243,24 +244,6 @@ static void print_json(const struct ocb_machine *m, const char *uuid,
 	cJSON_Delete(o);
 }
 
-/* Stores c[0..n) under run_id in one transaction; replace: each first deletes the
- * flagged rows of its (kind, threads) (--verify). */
-static int store_all(struct ocb_store *s, int64_t mid, int64_t run_id,
-		     const struct ocb_ceiling *c, size_t n, int replace)
-{
-	int rc = ocb_store_begin(s);
-	for (size_t i = 0; rc == OCB_OK && i < n; i++) {
-		if (replace)
-			rc = ocb_store_ceiling_drop_flagged(s, mid, c[i].kind, c[i].threads);
-		if (rc == OCB_OK)
-			rc = ocb_store_ceiling(s, mid, run_id, &c[i]);
-	}
-	if (rc == OCB_OK)
-		return ocb_store_commit(s);
-	ocb_store_commit(s); /* ends the group (rolls back on its own failure) */
-	return rc;
-}
-
 /* Measures (verify = 0) or re-measures the flagged values (verify = 1) and stores. */
 static int measure(const struct ocb_global *g, const struct ocb_machine *m, int threads,
 		   int quick, int verify)
@@ -307,7 +290,7 @@ static int measure(const struct ocb_global *g, const struct ocb_machine *m, int 
 			 "the FMA peak; set OPENBLAS_CORETYPE=Haswell", m->blas);
 	rc = verify ? ocb_ceilings_verify(m, quick, cur, ncur, flagged, nflag, &c, &n, &rep)
 		    : ocb_ceilings_measure_ex(m, threads, quick, &c, &n, &rep);
-	if (rc || (rc = store_all(s, mid, run_id, c, n, verify)) ||
+	if (rc || (rc = ocb_runner_store_ceilings(s, mid, run_id, c, n, verify)) ||
 	    (rc = ocb_store_run_finish(s, run_id, "complete")))
 		goto out;
 	if (g->json) {

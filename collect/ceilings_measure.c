@@ -70,6 +70,11 @@ struct series {
 	struct tstat best;
 };
 
+/* Every series of a measurement. */
+struct series_set {
+	struct series fma[2], int8[2], sgemm[2], xchk[2], bw[2][2][NLEVEL];
+};
+
 /* The whole measurement: what it measures, its buffers, and every series. */
 struct meas {
 	const struct ocb_machine *m;
@@ -87,7 +92,8 @@ struct meas {
 	/* sgemm: A, B, C of sgemm_n x sgemm_n; warmed[i] after the first call at tl[i] */
 	float *gbuf;
 	int sgemm_n, warmed[2];
-	struct series fma[2], int8[2], sgemm[2], xchk[2], bw[2][2][NLEVEL];
+	const struct ocb_ceiling_rules *rules;
+	struct series_set s;
 };
 
 /* ---- series and trials ------------------------------------------------------------ */
@@ -213,7 +219,7 @@ static int peak_round(struct meas *x, int int8)
 		if (a.bad)
 			return ocb_seterr(OCB_ERUNTIME, "%s peak kernel: wrong accumulators",
 					  int8 ? "int8" : "FMA");
-		series_add(int8 ? &x->int8[i] : &x->fma[i], &ts);
+		series_add(int8 ? &x->s.int8[i] : &x->s.fma[i], &ts);
 	}
 	return OCB_OK;
 }
@@ -299,7 +305,7 @@ static int sweep_round(struct meas *x, int ti)
 		for (int l = 0; l < NLEVEL; l++) {
 			int at = ocb_ceilings_plateau_at(x->ws[ti], val, n, nt, x->b.lo[l], x->b.hi[l]);
 			if (at >= 0)
-				series_add(&x->bw[ti][kind][l], &pts[at]);
+				series_add(&x->s.bw[ti][kind][l], &pts[at]);
 		}
 	}
 	return OCB_OK;
@@ -315,7 +321,7 @@ static int xchk_round(struct meas *x)
 		int rc = team_trial(x->tl[i], sweep_body, &a, 1e-9, &ts);
 		if (rc)
 			return rc;
-		series_add(&x->xchk[i], &ts);
+		series_add(&x->s.xchk[i], &ts);
 	}
 	return OCB_OK;
 }
@@ -344,28 +350,77 @@ static int sgemm_round(struct meas *x)
 		sgemm_call(x);
 		t = ocb_now_s() - t;
 		ts.v = t > 0 ? flops / t * 1e-9 : NAN;
-		series_add(&x->sgemm[i], &ts);
+		series_add(&x->s.sgemm[i], &ts);
 	}
 	usleep(SGEMM_PAUSE_US);
 	return OCB_OK;
 }
 
-/* `rounds` interleaved rounds of the families in fam, their earlier trials forgotten. */
+/* Calls f on every series of families fam in a and the same series in b. */
+static void each_series(struct series_set *a, struct series_set *b, unsigned fam, int ntl,
+			void (*f)(struct series *, struct series *, const void *), const void *arg)
+{
+	for (int i = 0; i < ntl; i++) {
+		if (fam & OCB_CEIL_FMA)
+			f(&a->fma[i], &b->fma[i], arg);
+		if (fam & OCB_CEIL_INT8)
+			f(&a->int8[i], &b->int8[i], arg);
+		if (fam & OCB_CEIL_SGEMM)
+			f(&a->sgemm[i], &b->sgemm[i], arg);
+		if (fam & OCB_CEIL_XCHK)
+			f(&a->xchk[i], &b->xchk[i], arg);
+		for (int k = 0; (fam & OCB_CEIL_BW) && k < 2 * NLEVEL; k++)
+			f(&a->bw[i][k / NLEVEL][k % NLEVEL], &b->bw[i][k / NLEVEL][k % NLEVEL], arg);
+	}
+}
+
+static double series_spread(const struct series *s)
+{
+	double lo = s->v[0];
+	for (int i = 1; i < s->n; i++)
+		lo = fmin(lo, s->v[i]);
+	return s->n ? (s->best.v - lo) / s->best.v : INFINITY;
+}
+
+/* The per-series rules of ceiling_rules (trials, spread, balance) on one pass. */
+static int series_clean(const struct series *s, const struct ocb_ceiling_rules *r)
+{
+	if (s->n < r->trials_min || series_spread(s) > r->spread_max)
+		return 0;
+	return s->best.nt <= 1 || !isfinite(s->best.bal) || s->best.bal >= r->balance_min;
+}
+
+/* After a re-measure pass: keep in *cur the better of the earlier pass *old and the new
+ * one. Each pass is a complete, independent best-of-trials measurement; a pass that
+ * satisfies the per-series rules beats one that does not, then the higher best value
+ * (both clean) or the smaller spread (neither clean) wins. */
+static void keep_better(struct series *cur, struct series *old, const void *arg)
+{
+	const struct ocb_ceiling_rules *r = arg;
+	int co = old->n > 0 && series_clean(old, r), cn = series_clean(cur, r);
+	if (old->n == 0)
+		return;
+	if ((co && !cn) || (co && cn && old->best.v > cur->best.v) ||
+	    (!co && !cn && series_spread(old) < series_spread(cur)))
+		*cur = *old;
+}
+
+static void forget(struct series *cur, struct series *old, const void *arg)
+{
+	(void)arg;
+	*old = *cur;
+	series_reset(cur);
+}
+
+/* `rounds` interleaved rounds of the families in fam. A family measured before (a
+ * re-measure) keeps, per series, the better pass (keep_better). */
 static int run_rounds(struct meas *x, unsigned fam)
 {
+	struct series_set *old = malloc(sizeof *old);
 	int rc = OCB_OK;
-	for (int i = 0; i < x->ntl; i++) {
-		if (fam & OCB_CEIL_FMA)
-			series_reset(&x->fma[i]);
-		if (fam & OCB_CEIL_INT8)
-			series_reset(&x->int8[i]);
-		if (fam & OCB_CEIL_SGEMM)
-			series_reset(&x->sgemm[i]);
-		if (fam & OCB_CEIL_XCHK)
-			series_reset(&x->xchk[i]);
-		for (int k = 0; (fam & OCB_CEIL_BW) && k < 2 * NLEVEL; k++)
-			series_reset(&x->bw[i][k / NLEVEL][k % NLEVEL]);
-	}
+	if (!old)
+		return ocb_seterr(OCB_ENOMEM, "ceilings: no memory");
+	each_series(&x->s, old, fam, x->ntl, forget, NULL);
 	for (int r = 0; r < x->rounds && rc == OCB_OK; r++) {
 		ocb_info("ceilings: round %d of %d (1 and %d threads)", r + 1, x->rounds,
 			 x->tl[x->ntl - 1]);
@@ -380,8 +435,11 @@ static int run_rounds(struct meas *x, unsigned fam)
 		if (rc == OCB_OK && (fam & OCB_CEIL_SGEMM))
 			rc = sgemm_round(x);
 	}
-	if (rc == OCB_OK)
+	if (rc == OCB_OK) {
+		each_series(&x->s, old, fam, x->ntl, keep_better, x->rules);
 		x->measured |= fam;
+	}
+	free(old);
 	return rc;
 }
 
@@ -434,10 +492,7 @@ static int series_ceiling(const struct series *s, int quick, struct ocb_ceiling 
 	c->value = s->best.v;
 	snprintf(c->unit, sizeof c->unit, "%s", s->unit);
 	c->trials = s->n;
-	double lo = s->v[0];
-	for (int i = 1; i < s->n; i++)
-		lo = fmin(lo, s->v[i]);
-	c->spread = (c->value - lo) / c->value;
+	c->spread = series_spread(s);
 	char per[160] = "";
 	if (s->best.nt > 1 && isfinite(s->best.bal)) {
 		double med = median_finite(s->bal, s->n);
@@ -456,16 +511,16 @@ static size_t collect(const struct meas *x, struct ocb_ceiling *out)
 	size_t n = 0;
 	for (int i = 0; i < x->ntl; i++) {
 		if (x->measured & OCB_CEIL_FMA)
-			n += (size_t)series_ceiling(&x->fma[i], x->quick, &out[n]);
+			n += (size_t)series_ceiling(&x->s.fma[i], x->quick, &out[n]);
 		if (x->measured & OCB_CEIL_INT8)
-			n += (size_t)series_ceiling(&x->int8[i], x->quick, &out[n]);
+			n += (size_t)series_ceiling(&x->s.int8[i], x->quick, &out[n]);
 	}
 	for (int i = 0; (x->measured & OCB_CEIL_BW) && i < x->ntl; i++)
 		for (int k = 0; k < 2 * NLEVEL; k++)
-			n += (size_t)series_ceiling(&x->bw[i][k / NLEVEL][k % NLEVEL], x->quick,
+			n += (size_t)series_ceiling(&x->s.bw[i][k / NLEVEL][k % NLEVEL], x->quick,
 						    &out[n]);
 	for (int i = 0; (x->measured & OCB_CEIL_SGEMM) && i < x->ntl; i++)
-		n += (size_t)series_ceiling(&x->sgemm[i], x->quick, &out[n]);
+		n += (size_t)series_ceiling(&x->s.sgemm[i], x->quick, &out[n]);
 	return n;
 }
 
@@ -474,7 +529,7 @@ static void xcheck_of(const struct meas *x, struct ocb_ceilings_report *rep)
 	rep->nxc = (size_t)x->ntl;
 	for (int i = 0; i < x->ntl; i++) {
 		rep->xc[i].threads = x->tl[i];
-		rep->xc[i].stream_triad = x->xchk[i].n ? x->xchk[i].best.v : NAN;
+		rep->xc[i].stream_triad = x->s.xchk[i].n ? x->s.xchk[i].best.v : NAN;
 	}
 }
 
@@ -535,6 +590,7 @@ static int measure_checked(struct meas *x, unsigned fam, const struct ocb_ceilin
 		return ocb_seterr(OCB_ENOMEM, "ceilings: no memory");
 	ocb_ceiling_rules_default(rules);
 	rules->sgemm_width = blas_width();
+	x->rules = rules;
 	if ((rc = run_rounds(x, fam)))
 		goto out;
 	for (int attempt = 0;; attempt++) {
@@ -652,7 +708,7 @@ static int sweep_init(struct meas *x)
 			snprintf(how, sizeof how, "%s sweep %s-%s x%zu, %s; band %s-%s/thread, median "
 				 "of top 3", triad ? "triad" : "read", lo, hi, step,
 				 ocb_cpu_avx2() ? "AVX2" : "C", l == 0 ? "0" : blo, l == 3 ? "max" : bhi);
-			series_init(&x->bw[i][triad][l], kind, x->tl[i], "GB/s", how);
+			series_init(&x->s.bw[i][triad][l], kind, x->tl[i], "GB/s", how);
 		}
 	}
 	return OCB_OK;
@@ -680,7 +736,7 @@ static int xchk_init(struct meas *x)
 	char how[200];
 	snprintf(how, sizeof how, "STREAM triad, 3 arrays of %.0f MiB", arr / (double)MIB);
 	for (int i = 0; i < x->ntl; i++)
-		series_init(&x->xchk[i], "stream_triad", x->tl[i], "GB/s", how);
+		series_init(&x->s.xchk[i], "stream_triad", x->tl[i], "GB/s", how);
 	return OCB_OK;
 }
 
@@ -699,7 +755,7 @@ static int sgemm_init(struct meas *x)
 	snprintf(how, sizeof how, "OpenBLAS cblas_sgemm n=%d row-major after a warm-up, core %s",
 		 x->sgemm_n, openblas_get_corename());
 	for (int i = 0; i < x->ntl; i++)
-		series_init(&x->sgemm[i], "flops_sgemm", x->tl[i], "GFLOP/s", how);
+		series_init(&x->s.sgemm[i], "flops_sgemm", x->tl[i], "GFLOP/s", how);
 	return OCB_OK;
 }
 
@@ -728,10 +784,10 @@ static int meas_init(struct meas *x, const struct ocb_machine *m, int threads_al
 	for (int i = 0; i < x->ntl; i++) {
 		snprintf(how, sizeof how, "%s FMA kernel, %d independent %d-lane accumulators",
 			 ocb_cpu_avx2() ? "AVX2" : "plain-C", OCB_FMA_ACC, OCB_FMA_LANES);
-		series_init(&x->fma[i], "flops_fp32", x->tl[i], "GFLOP/s", how);
+		series_init(&x->s.fma[i], "flops_fp32", x->tl[i], "GFLOP/s", how);
 		snprintf(how, sizeof how, "%s int8 dot chain (maddubs+madd+add), %d accumulators, "
 			 "2 ops per multiply-add", ocb_cpu_avx2() ? "AVX2" : "plain-C", OCB_INT8_ACC);
-		series_init(&x->int8[i], "ops_int8", x->tl[i], "GOP/s", how);
+		series_init(&x->s.int8[i], "ops_int8", x->tl[i], "GOP/s", how);
 	}
 	if ((fam & OCB_CEIL_BW) && (rc = sweep_init(x)))
 		goto fail;
