@@ -293,6 +293,10 @@ static int measure(const struct ocb_global *g, const struct ocb_machine *m, int 
 	if (rc || (rc = ocb_runner_store_ceilings(s, mid, run_id, c, n, verify)) ||
 	    (rc = ocb_store_run_finish(s, run_id, "complete")))
 		goto out;
+	for (size_t i = 0; i < n; i++)
+		if (c[i].suspect[0])
+			ocb_warn("ceilings: %s at %d thread(s) = %.1f %s stored flagged suspect: %s",
+				 c[i].kind, c[i].threads, c[i].value, c[i].unit, c[i].suspect);
 	if (g->json) {
 		print_json(m, uuid, c, n, &rep);
 	} else {

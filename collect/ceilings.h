@@ -36,8 +36,9 @@ struct ocb_ceilings_report {
 
 /* Measures every ceiling with 1 thread and threads_all threads. quick: fewer trials
  * (3, else 5), shorter sweeps. *out is malloc'd (caller frees with free()), *n its
- * length; every ceiling carries trials, spread and suspect ("" or the reasons; a
- * warning is logged for each flagged one). rep may be NULL. */
+ * length; every ceiling carries trials, spread and suspect ("" or the reasons; an
+ * info line is logged for each flagged one: callers warn as they see fit). rep may be
+ * NULL. */
 int ocb_ceilings_measure_ex(const struct ocb_machine *m, int threads_all, int quick,
 			    struct ocb_ceiling **out, size_t *n, struct ocb_ceilings_report *rep);
 int ocb_ceilings_measure(const struct ocb_machine *m, int threads_all, int quick,

@@ -628,7 +628,7 @@ static int measure_checked(struct meas *x, unsigned fam, const struct ocb_ceilin
 		if (!all[i].suspect[0])
 			continue;
 		rep->suspect++;
-		ocb_warn("ceilings: %s at %d thread(s) = %.1f %s is stored as suspect: %s", all[i].kind,
+		ocb_info("ceilings: %s at %d thread(s) = %.1f %s fails the rules: %s", all[i].kind,
 			 all[i].threads, all[i].value, all[i].unit, all[i].suspect);
 	}
 	*out = all;

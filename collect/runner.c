@@ -173,6 +173,26 @@ static int verify_cached(struct ocb_store *s, int64_t machine_id, int64_t run_id
 	return rc;
 }
 
+/* One line (info: --quiet silences it, a failing run keeps its one error line) when the
+ * ceilings this run uses include flagged ones; their results' fractions inherit it. */
+static void warn_suspect_ceilings(const struct ocb_ceiling *c, size_t n)
+{
+	char kinds[256] = "";
+	size_t k = 0, len = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!c[i].suspect[0])
+			continue;
+		k++;
+		if (len < sizeof kinds)
+			len += (size_t)snprintf(kinds + len, sizeof kinds - len, "%s%s/%d",
+						len ? ", " : "", c[i].kind, c[i].threads);
+	}
+	if (k)
+		ocb_info("warning: %zu ceiling(s) of this machine are flagged suspect (%s); see "
+			 "'ocbench ceilings --show', re-measure with 'ocbench ceilings --verify'",
+			 k, kinds);
+}
+
 /* Cached ceilings are reused unless asked, or unless they came from a --quick sweep and
  * this run is a full one (a quick sweep is coarser). */
 static int cached_ceilings_usable(const struct ocb_ceiling *c, size_t n, int quick)
@@ -383,9 +403,11 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 					 &ceil, &nceil);
 		if (rc != OCB_OK)
 			goto fail;
-	} else if ((rc = verify_cached(s, machine_id, run_id, &m, o->quick, &ceil, &nceil))) {
-		goto fail;
+	} else if (!o->quick &&
+		   (rc = verify_cached(s, machine_id, run_id, &m, o->quick, &ceil, &nceil))) {
+		goto fail; /* (a --quick run, CI, uses flagged values with their flag) */
 	}
+	warn_suspect_ceilings(ceil, nceil);
 
 	rc = ocb_counters_open(o->events, o->nevents, o->no_papi, &ctr);
 	if (rc != OCB_OK)
