@@ -612,9 +612,9 @@ static int measure_checked(struct meas *x, unsigned fam, const struct ocb_ceilin
 		if (!again || attempt == OCB_CEIL_REMEASURES)
 			break;
 		rep->remeasures++;
-		ocb_info("ceilings: %s%s%s%s failed a consistency rule: re-measuring (%d of %d)",
-			 again & OCB_CEIL_FMA ? "fp32 FMA " : "", again & OCB_CEIL_INT8 ? "int8 " : "",
-			 again & OCB_CEIL_BW ? "bandwidth " : "", again & OCB_CEIL_SGEMM ? "sgemm " : "",
+		ocb_info("ceilings: %s%s%s%sfailed a consistency rule: re-measuring (%d of %d)",
+			 again & OCB_CEIL_FMA ? "fp32 FMA, " : "", again & OCB_CEIL_INT8 ? "int8, " : "",
+			 again & OCB_CEIL_BW ? "bandwidth, " : "", again & OCB_CEIL_SGEMM ? "sgemm, " : "",
 			 attempt + 1, OCB_CEIL_REMEASURES);
 		if ((rc = run_rounds(x, again)))
 			goto out;

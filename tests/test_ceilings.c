@@ -23,6 +23,7 @@
 #include "../kernels/peak_fma.h"
 #include "../kernels/peak_int8.h"
 #include "../kernels/stream.h"
+#include "cli_util.h"
 
 #define KIB 1024.0
 #define MIB (1024.0 * 1024.0)
@@ -586,4 +587,19 @@ Test(ceilings, verify_replaces_a_flagged_value)
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	cr_assert_eq(system(cmd), 0);
+}
+
+Test(ceilings, help_documents_verify_and_the_rules)
+{
+	const char *argv[] = {"", "ceilings", "--help", NULL};
+	struct cli_out o;
+	cr_assert_eq(cli_run(&o, argv, NULL), 0);
+	cr_assert_eq(o.status, 0);
+	cr_expect(strstr(o.out, "--verify"), "%s", o.out);
+	cr_expect(strstr(o.out, "ops_int8") && strstr(o.out, "GOP/s"), "%s", o.out);
+	cr_expect(strstr(o.out, "suspect") && strstr(o.out, "spread"), "%s", o.out);
+	const char *both[] = {"", "ceilings", "--show", "--verify", NULL};
+	cr_assert_eq(cli_run(&o, both, NULL), 0);
+	cr_expect_eq(o.status, 2);
+	cr_expect_eq(cli_lines(o.err), 1, "%s", o.err);
 }
