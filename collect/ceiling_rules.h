@@ -4,6 +4,8 @@
  *   trials   at least 3 best-of trials whose spread (best - worst) / best <= spread_max
  *   balance  every thread of an N-thread kernel within balance_min of the fastest one
  *            (a thread sharing its core with another process runs at about half rate)
+ *   cores    every thread got >= share_min of its core (CPU time / wall time): below,
+ *            another task ran there during the trials (a busy host)
  *   scaling  N threads >= scale_min x 1 thread for the compute roofs (flops_fp32,
  *            ops_int8, flops_sgemm) and the per-core caches (bw_l1, bw_l2, + _triad)
  *   sgemm    flops_sgemm <= sgemm_peak_max x sgemm_width x flops_fp32 (a BLAS cannot
@@ -33,6 +35,7 @@ struct ocb_ceiling_rules {
 	int trials_min;         /* 3 */
 	double spread_max;      /* 0.10 */
 	double balance_min;     /* 0.6 */
+	double share_min;       /* 0.9 */
 	double scale_min;       /* 0.95 */
 	double sgemm_peak_max;  /* 1.02 */
 	double sgemm_peak_min;  /* 0.5 */
@@ -50,7 +53,7 @@ void ocb_ceiling_rules_default(struct ocb_ceiling_rules *r);
 /* Checks c[0..n) against every rule, using xc[0..nx) for the STREAM rule (may be NULL,
  * 0). Sets each c[i].suspect to its reasons ("" when it passes), replacing what was
  * there. Returns how many are suspect. trials 0 skips the trials rule, balance 0 the
- * balance rule (not measured). */
+ * balance rule, cpu_share 0 the cores rule (not measured). */
 size_t ocb_ceilings_check(struct ocb_ceiling *c, size_t n, const struct ocb_ceiling_xcheck *xc,
 			  size_t nx, const struct ocb_ceiling_rules *r);
 

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "../common/ocb_error.h"
 #include "../common/ocb_time.h"
@@ -24,10 +25,24 @@ static int allowed_cpus(int *list, int cap)
 	return n;
 }
 
-int ocb_team_run(int nt, ocb_team_fn fn, void *arg, double *agg, double *rate, int *cpu,
-		 int *pinned)
+double ocb_thread_cpu_s(void)
 {
-	double *t0 = NULL, *t1 = NULL, *work = NULL;
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double ocb_process_cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int ocb_team_run(int nt, ocb_team_fn fn, void *arg, double *agg, double *rate, int *cpu,
+		 double *share, int *pinned)
+{
+	double *t0 = NULL, *t1 = NULL, *work = NULL, *cput = NULL;
 	int *where = NULL, ran = 0, rc = OCB_OK, pin = 0;
 	int *cpus = NULL;
 
@@ -38,7 +53,8 @@ int ocb_team_run(int nt, ocb_team_fn fn, void *arg, double *agg, double *rate, i
 	work = calloc((size_t)nt, sizeof *work);
 	cpus = calloc((size_t)nt, sizeof *cpus);
 	where = calloc((size_t)nt, sizeof *where);
-	if (!t0 || !t1 || !work || !cpus || !where) {
+	cput = calloc((size_t)nt, sizeof *cput);
+	if (!t0 || !t1 || !work || !cpus || !where || !cput) {
 		rc = ocb_seterr(OCB_ENOMEM, "team of %d threads", nt);
 		goto out;
 	}
@@ -58,9 +74,11 @@ int ocb_team_run(int nt, ocb_team_fn fn, void *arg, double *agg, double *rate, i
 		}
 #pragma omp barrier
 		if (ran == nt) {
+			double c0 = ocb_thread_cpu_s();
 			t0[t] = ocb_now_s();
 			work[t] = fn(t, nt, arg);
 			t1[t] = ocb_now_s();
+			cput[t] = ocb_thread_cpu_s() - c0;
 			where[t] = sched_getcpu();
 		}
 		if (restore)
@@ -79,6 +97,8 @@ int ocb_team_run(int nt, ocb_team_fn fn, void *arg, double *agg, double *rate, i
 			rate[t] = t1[t] > t0[t] ? work[t] / (t1[t] - t0[t]) : NAN;
 		if (cpu)
 			cpu[t] = where[t];
+		if (share)
+			share[t] = t1[t] > t0[t] ? fmin(1.0, cput[t] / (t1[t] - t0[t])) : NAN;
 	}
 	*agg = last > first ? total / (last - first) : NAN;
 	if (pinned)
@@ -89,6 +109,7 @@ out:
 	free(work);
 	free(cpus);
 	free(where);
+	free(cput);
 	return rc;
 }
 

@@ -17,10 +17,17 @@ typedef double (*ocb_team_fn)(int t, int nt, void *arg);
 /* Runs fn on nt OpenMP threads at once (all start after one barrier). *agg = total work
  * / (last end - first start), per second; rate[t] (may be NULL, else nt entries) =
  * thread t's work / its own time; cpu[t] (may be NULL) = the CPU it ended on (-1 when
- * unknown). *pinned = 1 when the threads were pinned. Fails (OCB_ERUNTIME) when OpenMP
- * gives fewer than nt threads. */
+ * unknown); share[t] (may be NULL) = thread t's CPU time / its own wall time, about 1
+ * when it had its core to itself and 0.5 when another runnable task shared it (the
+ * direct sign of a busy host, whatever the scheduler did with the intruder). *pinned
+ * (may be NULL) = 1 when the threads were pinned. Fails (OCB_ERUNTIME) when OpenMP gives
+ * fewer than nt threads. */
 int ocb_team_run(int nt, ocb_team_fn fn, void *arg, double *agg, double *rate, int *cpu,
-		 int *pinned);
+		 double *share, int *pinned);
+
+/* CPU time of the calling thread / of the whole process, seconds. */
+double ocb_thread_cpu_s(void);
+double ocb_process_cpu_s(void);
 
 /* min(rate) / max(rate) over rate[0..nt): 1 = even, NaN when nt < 1 or a rate <= 0. */
 double ocb_team_balance(const double *rate, int nt);

@@ -54,6 +54,7 @@ static const char *const level_name[NLEVEL] = {"l1", "l2", "l3", "dram"};
 struct tstat {
 	double v;        /* aggregate rate in the ceiling's unit */
 	double bal;      /* slowest / fastest thread; NaN with one thread or none known */
+	double share;    /* least CPU time / wall time of a thread (1: had its core) */
 	int nt;
 	double rate[SHOW];
 	int cpu[SHOW];
@@ -66,9 +67,29 @@ struct series {
 	const char *unit;
 	char how[200];   /* the method text without the trials and per-thread part */
 	int n;
-	double v[MAX_TRIALS], bal[MAX_TRIALS];
-	struct tstat best;
+	struct tstat tr[MAX_TRIALS];
 };
+
+/* The trials a ceiling is made of: those whose threads had their cores (share >=
+ * share_min) when there are at least trials_min of them, else all; *best the index of
+ * the best used one. Returns how many are used (used[i] says which). */
+static int series_used(const struct series *s, const struct ocb_ceiling_rules *r, int *used,
+		       int *best)
+{
+	int clean = 0, k = 0;
+	for (int i = 0; i < s->n; i++)
+		clean += !(s->tr[i].share < r->share_min);
+	*best = -1;
+	for (int i = 0; i < s->n; i++) {
+		used[i] = clean < r->trials_min || !(s->tr[i].share < r->share_min);
+		if (!used[i])
+			continue;
+		k++;
+		if (*best < 0 || s->tr[i].v > s->tr[*best].v)
+			*best = i;
+	}
+	return k;
+}
 
 /* Every series of a measurement. */
 struct series_set {
@@ -112,7 +133,6 @@ static void series_init(struct series *s, const char *kind, int threads, const c
 static void series_reset(struct series *s)
 {
 	s->n = 0;
-	memset(&s->best, 0, sizeof s->best);
 }
 
 /* A trial without a finite positive rate (an empty band) is not a trial. */
@@ -120,35 +140,36 @@ static void series_add(struct series *s, const struct tstat *t)
 {
 	if (s->n >= MAX_TRIALS || !(t->v > 0) || !isfinite(t->v))
 		return;
-	s->v[s->n] = t->v;
-	s->bal[s->n] = t->bal;
-	s->n++;
-	if (t->v > s->best.v)
-		s->best = *t;
+	s->tr[s->n++] = *t;
 }
 
 /* One team run of fn on nt threads; rates scaled by `scale` (to GFLOP/s, GB/s ...). */
 static int team_trial(int nt, ocb_team_fn fn, void *arg, double scale, struct tstat *ts)
 {
 	double *rate = calloc((size_t)nt, sizeof *rate), agg = NAN;
+	double *share = calloc((size_t)nt, sizeof *share);
 	int *cpu = calloc((size_t)nt, sizeof *cpu);
 	int rc = OCB_OK;
 	memset(ts, 0, sizeof *ts);
-	if (!rate || !cpu) {
+	if (!rate || !cpu || !share) {
 		rc = ocb_seterr(OCB_ENOMEM, "ceilings: team of %d", nt);
 		goto out;
 	}
-	if ((rc = ocb_team_run(nt, fn, arg, &agg, rate, cpu, NULL)))
+	if ((rc = ocb_team_run(nt, fn, arg, &agg, rate, cpu, share, NULL)))
 		goto out;
 	ts->v = agg * scale;
 	ts->bal = nt > 1 ? ocb_team_balance(rate, nt) : NAN;
 	ts->nt = nt;
+	ts->share = share[0];
+	for (int t = 1; t < nt; t++)
+		ts->share = fmin(ts->share, share[t]);
 	for (int t = 0; t < nt && t < SHOW; t++) {
 		ts->rate[t] = rate[t] * scale;
 		ts->cpu[t] = cpu[t];
 	}
 out:
 	free(rate);
+	free(share);
 	free(cpu);
 	return rc;
 }
@@ -188,7 +209,7 @@ static int calibrate(ocb_team_fn fn, double ops_per_iter, double trial_s, long *
 	struct peak_arg a = {.iters = (long)(trial_s / 4 * 20e9 / ops_per_iter) + 1};
 	for (;;) {
 		double agg = NAN;
-		int rc = ocb_team_run(1, fn, &a, &agg, NULL, NULL, NULL);
+		int rc = ocb_team_run(1, fn, &a, &agg, NULL, NULL, NULL, NULL);
 		if (rc)
 			return rc;
 		double t = agg > 0 ? (double)a.iters * ops_per_iter / agg : 0;
@@ -268,7 +289,7 @@ static int calibrate_reps(int nt, struct sweep_arg *a, double min_s)
 	a->reps = (long)(min_s * 1e10 / (double)a->ws) + 1;
 	for (;;) {
 		double agg = NAN;
-		int rc = ocb_team_run(nt, sweep_body, a, &agg, NULL, NULL, NULL);
+		int rc = ocb_team_run(nt, sweep_body, a, &agg, NULL, NULL, NULL, NULL);
 		if (rc)
 			return rc;
 		double t = agg > 0 ? counted(a->kind, a->ws) * (double)a->reps / agg : 0;
@@ -346,10 +367,14 @@ static int sgemm_round(struct meas *x)
 			sgemm_call(x);
 			x->warmed[i] = 1;
 		}
-		double t = ocb_now_s();
+		double c = ocb_process_cpu_s(), t = ocb_now_s();
 		sgemm_call(x);
 		t = ocb_now_s() - t;
+		c = ocb_process_cpu_s() - c;
 		ts.v = t > 0 ? flops / t * 1e-9 : NAN;
+		/* OpenBLAS's threads are not ours to time one by one: the process's CPU time
+		 * over threads x wall says whether they had their cores */
+		ts.share = t > 0 ? fmin(1.0, c / (t * x->tl[i])) : NAN;
 		series_add(&x->s.sgemm[i], &ts);
 	}
 	usleep(SGEMM_PAUSE_US);
@@ -374,20 +399,45 @@ static void each_series(struct series_set *a, struct series_set *b, unsigned fam
 	}
 }
 
-static double series_spread(const struct series *s)
+/* (best - worst) / best over the used trials; INFINITY when none. */
+static double series_spread(const struct series *s, const struct ocb_ceiling_rules *r)
 {
-	double lo = s->v[0];
-	for (int i = 1; i < s->n; i++)
-		lo = fmin(lo, s->v[i]);
-	return s->n ? (s->best.v - lo) / s->best.v : INFINITY;
+	int used[MAX_TRIALS], best, k = series_used(s, r, used, &best);
+	double lo = INFINITY;
+	for (int i = 0; i < s->n; i++)
+		if (used[i])
+			lo = fmin(lo, s->tr[i].v);
+	return k ? (s->tr[best].v - lo) / s->tr[best].v : INFINITY;
+}
+
+/* Median of the finite values of v[0..n); NaN when none. */
+static double median_finite(const double *v, int n);
+
+/* The worse of the best used trial's and the median used trial's value of field f
+ * (balance, CPU share): a disturbance that lasts shows in most trials. NaN if unknown. */
+static double series_worst_of(const struct series *s, const struct ocb_ceiling_rules *r,
+			      int share)
+{
+	int used[MAX_TRIALS], best, k = 0;
+	double v[MAX_TRIALS];
+	series_used(s, r, used, &best);
+	if (best < 0)
+		return NAN;
+	for (int i = 0; i < s->n; i++)
+		if (used[i])
+			v[k++] = share ? s->tr[i].share : s->tr[i].bal;
+	double b = share ? s->tr[best].share : s->tr[best].bal, med = median_finite(v, k);
+	return isfinite(med) && isfinite(b) ? fmin(b, med) : b;
 }
 
 /* The per-series rules of ceiling_rules (trials, spread, balance) on one pass. */
 static int series_clean(const struct series *s, const struct ocb_ceiling_rules *r)
 {
-	if (s->n < r->trials_min || series_spread(s) > r->spread_max)
+	int used[MAX_TRIALS], best;
+	if (series_used(s, r, used, &best) < r->trials_min || series_spread(s, r) > r->spread_max)
 		return 0;
-	return s->best.nt <= 1 || !isfinite(s->best.bal) || s->best.bal >= r->balance_min;
+	double bal = series_worst_of(s, r, 0), sh = series_worst_of(s, r, 1);
+	return !(bal < r->balance_min) && !(sh < r->share_min);
 }
 
 /* After a re-measure pass: keep in *cur the better of the earlier pass *old and the new
@@ -397,11 +447,18 @@ static int series_clean(const struct series *s, const struct ocb_ceiling_rules *
 static void keep_better(struct series *cur, struct series *old, const void *arg)
 {
 	const struct ocb_ceiling_rules *r = arg;
-	int co = old->n > 0 && series_clean(old, r), cn = series_clean(cur, r);
+	int uo[MAX_TRIALS], uc[MAX_TRIALS], bo, bc;
 	if (old->n == 0)
 		return;
-	if ((co && !cn) || (co && cn && old->best.v > cur->best.v) ||
-	    (!co && !cn && series_spread(old) < series_spread(cur)))
+	if (cur->n == 0) {
+		*cur = *old;
+		return;
+	}
+	int co = series_clean(old, r), cn = series_clean(cur, r);
+	series_used(old, r, uo, &bo);
+	series_used(cur, r, uc, &bc);
+	if ((co && !cn) || (co && cn && old->tr[bo].v > cur->tr[bc].v) ||
+	    (!co && !cn && series_spread(old, r) < series_spread(cur, r)))
 		*cur = *old;
 }
 
@@ -454,6 +511,8 @@ static int cmp_asc(const void *a, const void *b)
 /* Median of the finite values of v[0..n); NaN when none. */
 static double median_finite(const double *v, int n)
 {
+	if (n <= 0)
+		return NAN;
 	double s[MAX_TRIALS];
 	int k = 0;
 	for (int i = 0; i < n; i++)
@@ -480,27 +539,34 @@ static void per_thread_json(const struct tstat *t, char *buf, size_t len)
 		snprintf(buf + o, len - o, "]%s}", t->nt > SHOW ? ",\"more\":true" : "");
 }
 
-/* The ceiling of a series: best trial, trials, spread, balance (the worse of the best
- * trial's and the median trial's: a disturbance that lasts shows in most trials). */
-static int series_ceiling(const struct series *s, int quick, struct ocb_ceiling *c)
+/* The ceiling of a series: the best used trial (series_used), their count and spread,
+ * balance and CPU share (series_worst_of), the per-thread rates of the best trial. */
+static int series_ceiling(const struct series *s, int quick, const struct ocb_ceiling_rules *r,
+			  struct ocb_ceiling *c)
 {
-	if (s->n == 0)
+	int used[MAX_TRIALS], best, k = series_used(s, r, used, &best);
+	if (k == 0)
 		return 0; /* not measured (an empty band): left out rather than stored as 0 */
+	const struct tstat *bt = &s->tr[best];
 	memset(c, 0, sizeof *c);
 	snprintf(c->kind, sizeof c->kind, "%s", s->kind);
 	c->threads = s->threads;
-	c->value = s->best.v;
+	c->value = bt->v;
 	snprintf(c->unit, sizeof c->unit, "%s", s->unit);
-	c->trials = s->n;
-	c->spread = series_spread(s);
-	char per[160] = "";
-	if (s->best.nt > 1 && isfinite(s->best.bal)) {
-		double med = median_finite(s->bal, s->n);
-		c->balance = isfinite(med) ? fmin(s->best.bal, med) : s->best.bal;
-		per_thread_json(&s->best, per, sizeof per);
+	c->trials = k;
+	c->spread = series_spread(s, r);
+	double sh = series_worst_of(s, r, 1);
+	c->cpu_share = isfinite(sh) ? sh : 0;
+	char per[160] = "", left[48] = "";
+	if (bt->nt > 1 && isfinite(bt->bal)) {
+		double bal = series_worst_of(s, r, 0);
+		c->balance = isfinite(bal) ? bal : 0;
+		per_thread_json(bt, per, sizeof per);
 	}
-	snprintf(c->method, sizeof c->method, "%s%s; best of %d interleaved trials%s%s%s%s",
-		 quick ? "quick; " : "", s->how, s->n, per[0] ? "; per-thread " : "",
+	if (k < s->n)
+		snprintf(left, sizeof left, " (+%d left out: cores not ours)", s->n - k);
+	snprintf(c->method, sizeof c->method, "%s%s; best of %d interleaved trials%s%s%s%s%s",
+		 quick ? "quick; " : "", s->how, k, left, per[0] ? "; per-thread " : "",
 		 per[0] ? s->unit : "", per[0] ? " " : "", per);
 	return 1;
 }
@@ -511,16 +577,16 @@ static size_t collect(const struct meas *x, struct ocb_ceiling *out)
 	size_t n = 0;
 	for (int i = 0; i < x->ntl; i++) {
 		if (x->measured & OCB_CEIL_FMA)
-			n += (size_t)series_ceiling(&x->s.fma[i], x->quick, &out[n]);
+			n += (size_t)series_ceiling(&x->s.fma[i], x->quick, x->rules, &out[n]);
 		if (x->measured & OCB_CEIL_INT8)
-			n += (size_t)series_ceiling(&x->s.int8[i], x->quick, &out[n]);
+			n += (size_t)series_ceiling(&x->s.int8[i], x->quick, x->rules, &out[n]);
 	}
 	for (int i = 0; (x->measured & OCB_CEIL_BW) && i < x->ntl; i++)
 		for (int k = 0; k < 2 * NLEVEL; k++)
 			n += (size_t)series_ceiling(&x->s.bw[i][k / NLEVEL][k % NLEVEL], x->quick,
-						    &out[n]);
+						    x->rules, &out[n]);
 	for (int i = 0; (x->measured & OCB_CEIL_SGEMM) && i < x->ntl; i++)
-		n += (size_t)series_ceiling(&x->s.sgemm[i], x->quick, &out[n]);
+		n += (size_t)series_ceiling(&x->s.sgemm[i], x->quick, x->rules, &out[n]);
 	return n;
 }
 
@@ -529,7 +595,9 @@ static void xcheck_of(const struct meas *x, struct ocb_ceilings_report *rep)
 	rep->nxc = (size_t)x->ntl;
 	for (int i = 0; i < x->ntl; i++) {
 		rep->xc[i].threads = x->tl[i];
-		rep->xc[i].stream_triad = x->s.xchk[i].n ? x->s.xchk[i].best.v : NAN;
+		int used[MAX_TRIALS], best;
+		series_used(&x->s.xchk[i], x->rules, used, &best);
+		rep->xc[i].stream_triad = best >= 0 ? x->s.xchk[i].tr[best].v : NAN;
 	}
 }
 

@@ -39,6 +39,8 @@ struct ocb_ceiling {
 	double spread;      /* (best - worst) / best over those trials; ignored if trials 0 */
 	double balance;     /* slowest / fastest thread's own rate, in (0, 1]; 0 = not
 			     * measured (1 thread, OpenBLAS, or read back: not stored) */
+	double cpu_share;   /* least CPU time / wall time a thread got, in (0, 1]: below 1
+			     * another task ran on its core; 0 = not measured (not stored) */
 	char suspect[160];  /* "" = passed the consistency rules, else the reason(s) */
 };
 

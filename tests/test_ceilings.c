@@ -292,19 +292,21 @@ static int allowed_cpus(void)
 Test(ceilings, team_runs_on_distinct_cores_and_times_each_thread)
 {
 	long iters = 20000;
-	double agg = 0, rate[2] = {0, 0};
+	double agg = 0, rate[2] = {0, 0}, share[2] = {-1, -1};
 	int cpu[2] = {-2, -2}, pinned = -1;
-	cr_assert_eq(ocb_team_run(2, count_body, &iters, &agg, rate, cpu, &pinned), OCB_OK);
+	cr_assert_eq(ocb_team_run(2, count_body, &iters, &agg, rate, cpu, share, &pinned), OCB_OK);
 	cr_assert(agg > 0 && isfinite(agg));
 	cr_assert(rate[0] > 0 && rate[1] > 0);
+	/* CPU time over wall time: in (0, 1] whatever else runs */
+	cr_assert(share[0] > 0 && share[0] <= 1 && share[1] > 0 && share[1] <= 1);
 	cr_assert_eq(pinned, allowed_cpus() >= 2);
 	if (pinned)
 		cr_assert_neq(cpu[0], cpu[1], "pinned threads on one CPU %d", cpu[0]);
 	/* the affinity mask is given back */
-	cr_assert_eq(ocb_team_run(1, count_body, &iters, &agg, rate, cpu, &pinned), OCB_OK);
+	cr_assert_eq(ocb_team_run(1, count_body, &iters, &agg, rate, cpu, NULL, &pinned), OCB_OK);
 	cr_assert_eq(pinned, 0);
 	cr_assert_eq(allowed_cpus(), allowed_cpus());
-	cr_assert_neq(ocb_team_run(0, count_body, &iters, &agg, NULL, NULL, NULL), OCB_OK);
+	cr_assert_neq(ocb_team_run(0, count_body, &iters, &agg, NULL, NULL, NULL, NULL), OCB_OK);
 }
 
 Test(ceilings, team_balance)
@@ -341,6 +343,7 @@ static size_t good_set(struct ocb_ceiling *c)
 		c[i].trials = 5;
 		c[i].spread = 0.04;
 		c[i].balance = g[i].th > 1 ? 0.97 : 0;
+		c[i].cpu_share = 0.99;
 	}
 	return n;
 }
@@ -368,7 +371,7 @@ Test(ceilings, rules_pass_a_good_set)
 		cr_assert_str_empty(c[i].suspect, "%s/%d: %s", c[i].kind, c[i].threads, c[i].suspect);
 	/* old rows (trials 0, balance 0) and no cross-check: nothing to object to either */
 	for (size_t i = 0; i < n; i++)
-		c[i].trials = 0, c[i].spread = NAN, c[i].balance = 0;
+		c[i].trials = 0, c[i].spread = NAN, c[i].balance = 0, c[i].cpu_share = 0;
 	cr_assert_eq(ocb_ceilings_check(c, n, NULL, 0, &r), 0);
 }
 
@@ -389,6 +392,7 @@ static const struct rule_case rule_cases[] = {
 	{"few trials", "bw_l2", 1, 100, 0.01, 0, 2, " bw_l2/1 ", "trial", 0},
 	{"one slow thread", "ops_int8", 2, 398, 0.04, 0.48, 5, " ops_int8/2 ", "slowest thread",
 	 0},
+	{"core shared (busy host)", "bw_l1", 1, 200, 0.04, 0, 5, " bw_l1/1 ", "of its core", 0},
 	{"2 threads < 1 (fp32, issue 8)", "flops_fp32", 2, 86.2, 0.04, 0.97, 5,
 	 " flops_fp32/2 flops_sgemm/2 ", "below 1 thread", 0},
 	{"2 threads < 1 (L2 triad, issue 8)", "bw_l2_triad", 2, 7.7, 0.04, 0.97, 5,
@@ -421,6 +425,8 @@ Test(ceilings, rules_detect_each_violation)
 		x->spread = t->spread;
 		x->balance = t->balance;
 		x->trials = t->trials;
+		if (strcmp(t->name, "core shared (busy host)") == 0)
+			x->cpu_share = 0.55;
 		if (t->xc1 > 0)
 			xc[0].stream_triad = t->xc1;
 		if (t->xc1 > 0 && strcmp(t->kind, "bw_dram") == 0) /* keep the triad rule quiet */
@@ -497,18 +503,21 @@ Test(ceilings, disturbed_two_thread_peak_is_flagged)
 	spin_stop = 0;
 	cr_assert_eq(pthread_create(&th, &at, spin, NULL), 0);
 	long iters = 0;
-	double agg = 0, rate[2], worst = 1;
+	double agg = 0, rate[2], share[2], worst = 1, least = 1;
 	int cpu[2], pinned = 0;
 	/* about 20 ms per trial at 100 GFLOP/s per core (length does not matter) */
 	iters = (long)(2e9 / OCB_FMA_FLOPS_PER_ITER);
 	for (int trial = 0; trial < 3; trial++) {
-		cr_assert_eq(ocb_team_run(2, fma_body, &iters, &agg, rate, cpu, &pinned), OCB_OK);
+		cr_assert_eq(ocb_team_run(2, fma_body, &iters, &agg, rate, cpu, share, &pinned),
+			     OCB_OK);
 		cr_assert(pinned);
 		cr_assert_eq(cpu[1], cpus[1], "thread 1 ran on CPU %d, not %d", cpu[1], cpus[1]);
 		double b = ocb_team_balance(rate, 2);
 		worst = fmin(worst, b);
-		cr_log_info("disturbed trial %d: %.1f / %.1f GFLOP/s per thread (balance %.2f)",
-			    trial, rate[0] * 1e-9, rate[1] * 1e-9, b);
+		least = fmin(least, fmin(share[0], share[1]));
+		cr_log_info("disturbed trial %d: %.1f / %.1f GFLOP/s per thread (balance %.2f, "
+			    "CPU share %.2f / %.2f)", trial, rate[0] * 1e-9, rate[1] * 1e-9, b,
+			    share[0], share[1]);
 	}
 	spin_stop = 1;
 	pthread_join(th, NULL);
@@ -519,9 +528,12 @@ Test(ceilings, disturbed_two_thread_peak_is_flagged)
 	ocb_ceiling_rules_default(&r);
 	size_t n = good_set(c);
 	get(c, n, "flops_fp32", 2)->balance = worst;
+	get(c, n, "flops_fp32", 2)->cpu_share = least;
 	size_t bad = ocb_ceilings_check(c, n, good_xc, 2, &r);
-	int flagged = strstr(get(c, n, "flops_fp32", 2)->suspect, "slowest thread") != NULL;
-	cr_expect(flagged || worst >= r.balance_min, "balance %.2f not flagged", worst);
+	const char *why = get(c, n, "flops_fp32", 2)->suspect;
+	int flagged = strstr(why, "slowest thread") || strstr(why, "of its core");
+	cr_expect(flagged || (worst >= r.balance_min && least >= r.share_min),
+		  "balance %.2f, CPU share %.2f not flagged", worst, least);
 	cr_expect_eq(bad, (size_t)flagged);
 }
 
