@@ -11,7 +11,7 @@ void ocb_ceiling_rules_default(struct ocb_ceiling_rules *r)
 		.trials_min = 3, .spread_max = 0.10, .balance_min = 0.6, .share_min = 0.9,
 		.scale_min = 0.95,
 		.sgemm_peak_max = 1.02, .sgemm_peak_min = 0.5, .sgemm_width = 1,
-		.order_tol = 1.05, .triad_lo = 0.85, .triad_hi = 1.15, .read_lo = 0.85,
+		.order_tol = 1.05, .triad_lo = 0.85, .triad_hi = 1.15, .read_lo = 0.7,
 		.read_hi = 1.5,
 	};
 }
@@ -62,7 +62,7 @@ static void check_each(struct ocb_ceiling *c, size_t n, const struct ocb_ceiling
 			flag(x, "slowest thread at %.2fx the fastest (< %.2fx): a core is shared",
 			     x->balance, r->balance_min);
 		if (x->cpu_share > 0 && x->cpu_share < r->share_min)
-			flag(x, "a thread got %.0f%% of its core (< %.0f%%): another task ran there",
+			flag(x, "a thread got %.1f%% of its core (< %.0f%%): another task ran there",
 			     100 * x->cpu_share, 100 * r->share_min);
 		struct ocb_ceiling *one = x->threads > 1 && scales_per_core(x->kind)
 						  ? find(c, n, x->kind, 1) : NULL;

@@ -43,8 +43,11 @@ struct ocb_ceiling_rules {
 				 * (AVX-512 OpenBLAS cores against the AVX2 kernel) */
 	double order_tol;       /* 1.05 */
 	double triad_lo, triad_hi; /* 0.85, 1.15 */
-	double read_lo, read_hi;   /* 0.85, 1.5: a read moves no write traffic, so it may
-				    * beat the triad by the write-back share */
+	double read_lo, read_hi;   /* 0.7, 1.5: a different kernel. A read moves no write
+				    * traffic, so it may beat the triad; a single read stream
+				    * per core may also trail it (0.82-0.87x at 1 and 2 threads
+				    * on the Xeon VM, where per-core bandwidth is bounded by
+				    * outstanding misses and the triad keeps 3 streams going) */
 };
 
 /* The defaults above. */
