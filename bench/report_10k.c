@@ -49,9 +49,9 @@ int main(void)
 		m.cores = m.threads = 2;
 		if (ocb_store_machine(s, &m, &mid[k]))
 			return fail("machine");
-		struct ocb_ceiling c[] = {{"flops_sgemm", 1, 80, "GFLOP/s", "bench"},
-					  {"bw_l1", 1, 65, "GB/s", "bench"},
-					  {"bw_dram", 1, 13, "GB/s", "bench"}};
+		struct ocb_ceiling c[] = {{.kind = "flops_sgemm", .threads = 1, .value = 80, .unit = "GFLOP/s", .method = "bench"},
+					  {.kind = "bw_l1", .threads = 1, .value = 65, .unit = "GB/s", .method = "bench"},
+					  {.kind = "bw_dram", .threads = 1, .value = 13, .unit = "GB/s", .method = "bench"}};
 		for (int i = 0; i < 3; i++)
 			if (ocb_store_ceiling(s, mid[k], 0, &c[i]))
 				return fail("ceiling");

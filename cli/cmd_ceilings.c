@@ -1,6 +1,7 @@
-/* `ocbench ceilings`: measure this machine's roofline ceilings now and store them, or
- * (--show) print the stored ones. Measuring also runs the acceptance cross-check of
- * issue 2: an independent STREAM triad and the ceilings' sgemm, with the ratios. */
+/* `ocbench ceilings`: measure this machine's roofline ceilings now and store them,
+ * (--verify) re-measure and replace the stored values flagged suspect, or (--show) print
+ * the stored ones. Measuring prints the cross-checks (independent STREAM triad against
+ * bw_dram, sgemm against the FMA peak) that collect/ceiling_rules enforces. */
 #include <cJSON.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -12,6 +13,7 @@
 
 #include "../collect/ceilings.h"
 #include "../collect/host.h"
+#include "../collect/runner.h"
 #include "../common/ocb_cpu.h"
 #include "../common/ocb_error.h"
 #include "../common/ocb_log.h"
@@ -22,20 +24,34 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ocbench ceilings [--quick] [--threads N] [--show] [--json]\n\n"
+		"usage: ocbench ceilings [--quick] [--threads N] [--show | --verify] [--json]\n\n"
 		"Measures this machine's roofline ceilings and stores them with the machine:\n"
-		"  flops_fp32   fp32 FMA kernel peak (AVX2, independent accumulators)\n"
-		"  flops_sgemm  OpenBLAS sgemm n=4096 (--quick: 2048)\n"
+		"  flops_fp32   fp32 FMA kernel peak (AVX2, independent accumulators), GFLOP/s\n"
+		"  flops_sgemm  OpenBLAS sgemm n=4096 (--quick: 2048), GFLOP/s\n"
+		"  ops_int8     int8 dot peak (AVX2 maddubs+madd+add chains), GOP/s, 2 ops per\n"
+		"               int8 multiply-add (the unit of the quantized kernels' work)\n"
 		"  bw_l1 .. bw_dram, bw_l1_triad .. bw_dram_triad\n"
-		"               plateaus of a read / STREAM-triad working-set sweep\n"
-		"each with 1 thread and with N threads. Then cross-checks: STREAM triad (arrays\n"
-		">= 4x the per-core L3 share and >= 64 MiB each) against bw_dram, and the FMA\n"
-		"peak against sgemm, printing the ratios.\n\n"
+		"               plateaus of a read / STREAM-triad working-set sweep, GB/s\n"
+		"each with 1 thread and with N threads (one thread pinned per core; each thread's\n"
+		"own rate is recorded in the method). Every value is the best of 5 trials (--quick:\n"
+		"3) interleaved over the whole measurement; trials and spread are stored.\n\n"
+		"Before storing, the set is checked: <= 10%% spread over >= 3 trials (a trial in\n"
+		"which a thread did not get >= 90%% of its core is left out when 3 clean ones\n"
+		"remain, else the value is flagged); every thread within 0.6x of the fastest;\n"
+		"N threads >= 0.95x 1 thread for the compute roofs, L1 and L2; flops_sgemm\n"
+		"between 0.5x and 1.02x flops_fp32 (2.04x for an AVX-512 BLAS); L1 >= L2 >= L3\n"
+		">= DRAM (within 5%%); bw_dram_triad within [0.85, 1.15] and bw_dram within\n"
+		"[0.7, 1.5] of an independent STREAM triad (arrays >= 4x the per-core L3 share,\n"
+		">= 64 MiB), both cross-checks printed. A family that fails is re-measured (up\n"
+		"to %d times); what still fails is stored flagged suspect with the reason and a\n"
+		"warning. Readers use the newest value that is not suspect, if there is one.\n\n"
 		"options:\n"
-		"  --quick      short sweeps and smaller sizes (about 10 s instead of ~60 s)\n"
+		"  --quick      fewer trials, short sweeps and smaller sizes (about 4x faster)\n"
 		"  --threads N  the 'all threads' count (default: online CPUs)\n"
 		"  --show       print the stored ceilings of this machine; measure nothing\n"
-		"  --json       machine-readable output\n");
+		"  --verify     re-measure only the stored values flagged suspect (those whose\n"
+		"               newest row is flagged) and replace them with the new values\n"
+		"  --json       machine-readable output\n", OCB_CEIL_REMEASURES);
 }
 
 /* RFC 4122 version-4 UUID from /dev/urandom into buf (>= 37 bytes). */
@@ -69,17 +85,48 @@ static cJSON *ceilings_json(const struct ocb_ceiling *c, size_t n)
 		cJSON_AddNumberToObject(o, "value", c[i].value);
 		cJSON_AddStringToObject(o, "unit", c[i].unit);
 		cJSON_AddStringToObject(o, "method", c[i].method);
+		if (c[i].trials > 0) {
+			cJSON_AddNumberToObject(o, "trials", c[i].trials);
+			cJSON_AddNumberToObject(o, "spread", c[i].spread);
+		} else {
+			cJSON_AddNullToObject(o, "trials");
+			cJSON_AddNullToObject(o, "spread");
+		}
+		if (c[i].suspect[0])
+			cJSON_AddStringToObject(o, "suspect", c[i].suspect);
+		else
+			cJSON_AddNullToObject(o, "suspect");
 		cJSON_AddItemToArray(a, o);
 	}
 	return a;
 }
 
+/* One line per ceiling; a flagged one gets a second line with the reasons. Trials and
+ * spread print as '-' for rows stored before they were recorded. */
 static void print_table(const struct ocb_ceiling *c, size_t n)
 {
-	printf("%-16s %7s %10s %-8s %s\n", "kind", "threads", "value", "unit", "method");
+	printf("%-14s %7s %9s %-8s %6s %6s %-7s %s\n", "kind", "threads", "value", "unit",
+	       "trials", "spread", "check", "method");
+	for (size_t i = 0; i < n; i++) {
+		char tr[16] = "-", sp[16] = "-";
+		if (c[i].trials > 0) {
+			snprintf(tr, sizeof tr, "%d", c[i].trials);
+			if (isfinite(c[i].spread))
+				snprintf(sp, sizeof sp, "%.1f%%", 100 * c[i].spread);
+		}
+		printf("%-14s %7d %9.1f %-8s %6s %6s %-7s %s\n", c[i].kind, c[i].threads, c[i].value,
+		       c[i].unit, tr, sp, c[i].suspect[0] ? "SUSPECT" : "ok", c[i].method);
+		if (c[i].suspect[0])
+			printf("%-14s   suspect: %s\n", "", c[i].suspect);
+	}
+}
+
+static size_t count_suspect(const struct ocb_ceiling *c, size_t n)
+{
+	size_t k = 0;
 	for (size_t i = 0; i < n; i++)
-		printf("%-16s %7d %10.1f %-8s %s\n", c[i].kind, c[i].threads, c[i].value, c[i].unit,
-		       c[i].method);
+		k += c[i].suspect[0] != '\0';
+	return k;
 }
 
 /* The machine row of this host's fingerprint in a read-only store; 0 if none. */
@@ -141,17 +188,74 @@ static double val(const struct ocb_ceiling *c, size_t n, const char *kind, int t
 	return x ? x->value : NAN;
 }
 
+static const char *within(double r, double lo, double hi)
+{
+	return isnan(r) ? "n/a" : r >= lo && r <= hi ? "ok" : "OFF (flagged)";
+}
+
+/* The two cross-checks of every thread count, with the bounds of the rules. */
+static void print_xcheck(const struct ocb_ceiling *c, size_t n,
+			 const struct ocb_ceilings_report *rep)
+{
+	const struct ocb_ceiling_rules *r = &rep->rules;
+	double smax = r->sgemm_peak_max * r->sgemm_width;
+	printf("\ncross-checks (same session):\n");
+	for (size_t i = 0; i < rep->nxc; i++) {
+		int t = rep->xc[i].threads;
+		double st = rep->xc[i].stream_triad, dt = val(c, n, "bw_dram_triad", t) / st,
+		       d = val(c, n, "bw_dram", t) / st;
+		double fp = val(c, n, "flops_fp32", t), sg = val(c, n, "flops_sgemm", t);
+		printf("  %d thread(s): STREAM triad %.1f GB/s; bw_dram_triad / STREAM = %.2f "
+		       "[%.2f, %.2f] %s; bw_dram / STREAM = %.2f [%.2f, %.2f] %s\n",
+		       t, st, dt, r->triad_lo, r->triad_hi, within(dt, r->triad_lo, r->triad_hi), d,
+		       r->read_lo, r->read_hi, within(d, r->read_lo, r->read_hi));
+		printf("  %d thread(s): flops_sgemm %.1f / flops_fp32 %.1f GFLOP/s = %.2f [%.2f, "
+		       "%.2f]%s %s\n", t, sg, fp, sg / fp, r->sgemm_peak_min, smax,
+		       r->sgemm_width == 2 ? " (AVX-512 BLAS vs AVX2 kernel)" : "",
+		       within(sg / fp, r->sgemm_peak_min, smax));
+	}
+}
+
+static void print_json(const struct ocb_machine *m, const char *uuid,
+		       const struct ocb_ceiling *c, size_t n, const struct ocb_ceilings_report *rep)
+{
+	cJSON *o = cJSON_CreateObject(), *chk = cJSON_CreateArray();
+	cJSON_AddStringToObject(o, "fingerprint", m->fingerprint);
+	cJSON_AddStringToObject(o, "run_uuid", uuid);
+	cJSON_AddItemToObject(o, "ceilings", ceilings_json(c, n));
+	for (size_t i = 0; i < rep->nxc; i++) {
+		cJSON *x = cJSON_CreateObject();
+		int t = rep->xc[i].threads;
+		double st = rep->xc[i].stream_triad;
+		cJSON_AddNumberToObject(x, "threads", t);
+		cJSON_AddNumberToObject(x, "stream_triad_gbs", st);
+		cJSON_AddNumberToObject(x, "bw_dram_over_triad", val(c, n, "bw_dram", t) / st);
+		cJSON_AddNumberToObject(x, "bw_dram_triad_over_triad",
+					val(c, n, "bw_dram_triad", t) / st);
+		cJSON_AddNumberToObject(x, "sgemm_over_flops_fp32",
+					val(c, n, "flops_sgemm", t) / val(c, n, "flops_fp32", t));
+		cJSON_AddItemToArray(chk, x);
+	}
+	cJSON_AddItemToObject(o, "check", chk);
+	cJSON_AddNumberToObject(o, "remeasures", rep->remeasures);
+	cJSON_AddNumberToObject(o, "suspect", (double)count_suspect(c, n));
+	char *txt = cJSON_PrintUnformatted(o);
+	if (txt)
+		printf("%s\n", txt);
+	free(txt);
+	cJSON_Delete(o);
+}
+
+/* Measures (verify = 0) or re-measures the flagged values (verify = 1) and stores. */
 static int measure(const struct ocb_global *g, const struct ocb_machine *m, int threads,
-		   int quick)
+		   int quick, int verify)
 {
 	struct ocb_store *s = NULL;
-	struct ocb_ceiling *c = NULL;
-	size_t n = 0;
+	struct ocb_ceiling *c = NULL, *cur = NULL, *flagged = NULL;
+	struct ocb_ceilings_report rep = {0};
+	size_t n = 0, ncur = 0, nflag = 0;
 	int64_t mid = 0, run_id = 0;
-	double triad[2] = {NAN, NAN};
-	int tl[2] = {threads, 1};
-	int ntl = threads > 1 ? 2 : 1;
-	char uuid[40], cfg[96];
+	char uuid[40], cfg[128];
 	int rc = OCB_OK, ec = 0;
 
 	ec = cli_open_store(g, CMD, OCB_STORE_WRITE, &s);
@@ -159,8 +263,23 @@ static int measure(const struct ocb_global *g, const struct ocb_machine *m, int 
 		return ec;
 	if ((rc = ocb_store_machine(s, m, &mid)) || (rc = make_uuid(uuid)))
 		goto out;
-	snprintf(cfg, sizeof cfg, "{\"quick\":%s,\"threads\":%d}", quick ? "true" : "false",
-		 threads);
+	if (verify) {
+		if ((rc = ocb_store_ceilings_flagged(s, mid, &flagged, &nflag)) ||
+		    (rc = ocb_store_ceilings_get(s, mid, &cur, &ncur)))
+			goto out;
+		if (nflag == 0) {
+			if (g->json)
+				printf("{\"fingerprint\":\"%s\",\"flagged\":0,\"ceilings\":[]}\n",
+				       m->fingerprint);
+			else
+				printf("machine %s: no stored ceiling is flagged suspect; nothing to "
+				       "verify\n", m->fingerprint);
+			goto out;
+		}
+		ocb_info("ceilings: %zu flagged value(s) to re-measure", nflag);
+	}
+	snprintf(cfg, sizeof cfg, "{\"quick\":%s,\"threads\":%d,\"verify\":%s}",
+		 quick ? "true" : "false", threads, verify ? "true" : "false");
 	struct ocb_run_info ri = {
 		.uuid = uuid, .machine_id = mid, .suite = "ceilings", .label = NULL,
 		.ocbench_version = OCB_VERSION, .git_sha = OCB_GIT_SHA, .cmdline = g->cmdline,
@@ -171,78 +290,28 @@ static int measure(const struct ocb_global *g, const struct ocb_machine *m, int 
 	if (ocb_host_blas_fallback())
 		ocb_warn("OpenBLAS runs its '%s' kernels on this CPU (no AVX2): sgemm is far below "
 			 "the FMA peak; set OPENBLAS_CORETYPE=Haswell", m->blas);
-
-	/* The cross-check first: STREAM triad while no OpenBLAS thread is spinning. Arrays
-	 * >= 4x the per-core L3 share and >= 64 MiB each (REFERENCE.md §3, §6). */
-	double share = m->l3_bytes > 0 ? (double)m->l3_bytes / (m->threads > 0 ? m->threads : 1)
-				       : 0.0;
-	double arr = 64.0 * (1 << 20);
-	if (!quick && 4 * share > arr)
-		arr = 4 * share;
-	if (m->mem_bytes > 0 && 3 * arr > (double)m->mem_bytes / 4)
-		arr = (double)m->mem_bytes / 12;
-	size_t sn = (size_t)(arr / sizeof(float));
-	for (int i = 0; i < ntl; i++) {
-		ocb_info("ceilings: STREAM triad, 3 arrays of %.0f MiB, %d thread(s)", arr / (1 << 20),
-			 tl[i]);
-		if ((rc = ocb_ceilings_stream_triad(sn, tl[i], quick ? 5 : 10, &triad[i])))
-			goto out;
-	}
-
-	if ((rc = ocb_ceilings_measure(m, threads, quick, &c, &n)))
+	rc = verify ? ocb_ceilings_verify(m, quick, cur, ncur, flagged, nflag, &c, &n, &rep)
+		    : ocb_ceilings_measure_ex(m, threads, quick, &c, &n, &rep);
+	if (rc || (rc = ocb_runner_store_ceilings(s, mid, run_id, c, n, verify)) ||
+	    (rc = ocb_store_run_finish(s, run_id, "complete")))
 		goto out;
-	if ((rc = ocb_store_begin(s)))
-		goto out;
-	for (size_t i = 0; rc == OCB_OK && i < n; i++)
-		rc = ocb_store_ceiling(s, mid, run_id, &c[i]);
-	if (rc == OCB_OK)
-		rc = ocb_store_commit(s);
-	if (rc)
-		goto out;
-	if ((rc = ocb_store_run_finish(s, run_id, "complete")))
-		goto out;
-
-	/* Ratios of the acceptance check: |ratio - 1| <= 0.15 passes. */
+	for (size_t i = 0; i < n; i++)
+		if (c[i].suspect[0])
+			ocb_warn("ceilings: %s at %d thread(s) = %.1f %s stored flagged suspect: %s",
+				 c[i].kind, c[i].threads, c[i].value, c[i].unit, c[i].suspect);
 	if (g->json) {
-		cJSON *o = cJSON_CreateObject(), *chk = cJSON_CreateArray();
-		cJSON_AddStringToObject(o, "fingerprint", m->fingerprint);
-		cJSON_AddStringToObject(o, "run_uuid", uuid);
-		cJSON_AddItemToObject(o, "ceilings", ceilings_json(c, n));
-		for (int i = 0; i < ntl; i++) {
-			cJSON *x = cJSON_CreateObject();
-			double sg = val(c, n, "flops_sgemm", tl[i]);
-			cJSON_AddNumberToObject(x, "threads", tl[i]);
-			cJSON_AddNumberToObject(x, "stream_triad_gbs", triad[i]);
-			cJSON_AddNumberToObject(x, "bw_dram_over_triad", val(c, n, "bw_dram", tl[i]) / triad[i]);
-			cJSON_AddNumberToObject(x, "bw_dram_triad_over_triad",
-						val(c, n, "bw_dram_triad", tl[i]) / triad[i]);
-			cJSON_AddNumberToObject(x, "sgemm_gflops", sg);
-			cJSON_AddNumberToObject(x, "flops_fp32_over_sgemm",
-						val(c, n, "flops_fp32", tl[i]) / sg);
-			cJSON_AddItemToArray(chk, x);
-		}
-		cJSON_AddItemToObject(o, "check", chk);
-		char *txt = cJSON_PrintUnformatted(o);
-		if (txt)
-			printf("%s\n", txt);
-		free(txt);
-		cJSON_Delete(o);
+		print_json(m, uuid, c, n, &rep);
 	} else {
 		printf("machine %s: %s, %d threads (stored in %s)\n", m->fingerprint, m->cpu_model,
 		       m->threads, g->db_path);
+		if (verify)
+			printf("re-measured %zu flagged value(s); they replace the flagged rows:\n",
+			       nflag);
 		print_table(c, n);
-		printf("\ncross-check (same session; within 15%% passes):\n");
-		for (int i = 0; i < ntl; i++) {
-			double d = val(c, n, "bw_dram", tl[i]), dt = val(c, n, "bw_dram_triad", tl[i]);
-			double fp = val(c, n, "flops_fp32", tl[i]), sg = val(c, n, "flops_sgemm", tl[i]);
-			printf("  %d thread(s): STREAM triad %.1f GB/s; bw_dram / STREAM triad = %.2f %s; "
-			       "bw_dram_triad / STREAM triad = %.2f\n",
-			       tl[i], triad[i], d / triad[i], fabs(d / triad[i] - 1) <= 0.15 ? "ok" : "OFF",
-			       dt / triad[i]);
-			printf("  %d thread(s): OpenBLAS sgemm n=%d %.1f GFLOP/s; flops_fp32 / sgemm = %.2f %s\n",
-			       tl[i], quick ? 2048 : 4096, sg, fp / sg,
-			       fabs(fp / sg - 1) <= 0.15 ? "ok" : "OFF");
-		}
+		if (!verify)
+			print_xcheck(c, n, &rep);
+		printf("\n%zu ceilings stored, %zu flagged suspect, %d re-measure pass(es)\n", n,
+		       count_suspect(c, n), rep.remeasures);
 	}
 out:
 	if (rc && run_id > 0)
@@ -250,6 +319,8 @@ out:
 	if (rc)
 		ec = cli_fail(CMD, rc);
 	free(c);
+	free(cur);
+	free(flagged);
 	ocb_store_close(s);
 	return ec;
 }
@@ -259,10 +330,11 @@ int cmd_ceilings(const struct ocb_global *g, int argc, char **argv)
 	static const struct option opts[] = {
 		{"quick", no_argument, NULL, 'q'},   {"threads", required_argument, NULL, 't'},
 		{"show", no_argument, NULL, 's'},    {"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},    {NULL, 0, NULL, 0},
+		{"verify", no_argument, NULL, 'v'},  {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	struct ocb_global gg = *g;
-	int quick = 0, show_only = 0, c;
+	int quick = 0, show_only = 0, verify = 0, c;
 	long threads = ocb_cpu_cores();
 	struct ocb_machine m;
 
@@ -272,6 +344,7 @@ int cmd_ceilings(const struct ocb_global *g, int argc, char **argv)
 		switch (c) {
 		case 'q': quick = 1; break;
 		case 's': show_only = 1; break;
+		case 'v': verify = 1; break;
 		case 'j': gg.json = 1; break;
 		case 'h': usage(stdout); return 0;
 		case 't':
@@ -284,6 +357,8 @@ int cmd_ceilings(const struct ocb_global *g, int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error(CMD, "unexpected argument '%s' (see 'ocbench %s --help')",
 				       argv[optind], CMD);
+	if (show_only && verify)
+		return cli_usage_error(CMD, "--show and --verify exclude each other");
 	ocb_host_probe(&m);
-	return show_only ? show(&gg, &m) : measure(&gg, &m, (int)threads, quick);
+	return show_only ? show(&gg, &m) : measure(&gg, &m, (int)threads, quick, verify);
 }

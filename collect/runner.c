@@ -137,6 +137,22 @@ static int store_run_context(struct ocb_store *s, int64_t run_id)
 	return rc;
 }
 
+int ocb_runner_store_ceilings(struct ocb_store *s, int64_t machine_id, int64_t run_id,
+			      const struct ocb_ceiling *c, size_t n, int replace)
+{
+	int rc = ocb_store_begin(s);
+	for (size_t i = 0; rc == OCB_OK && i < n; i++) {
+		if (replace)
+			rc = ocb_store_ceiling_drop_flagged(s, machine_id, c[i].kind, c[i].threads);
+		if (rc == OCB_OK)
+			rc = ocb_store_ceiling(s, machine_id, run_id, &c[i]);
+	}
+	if (rc == OCB_OK)
+		return ocb_store_commit(s);
+	ocb_store_commit(s); /* ends the group; the first error is the one reported */
+	return rc;
+}
+
 int ocb_runner_ceilings(struct ocb_store *s, int64_t machine_id, int64_t run_id,
 			const struct ocb_machine *m, int threads_all, int quick,
 			struct ocb_ceiling **out, size_t *n)
@@ -144,12 +160,62 @@ int ocb_runner_ceilings(struct ocb_store *s, int64_t machine_id, int64_t run_id,
 	int rc = ocb_ceilings_measure(m, threads_all, quick, out, n);
 	if (rc != OCB_OK)
 		return rc;
-	rc = ocb_store_begin(s);
-	for (size_t i = 0; rc == OCB_OK && i < *n; i++)
-		rc = ocb_store_ceiling(s, machine_id, run_id, &(*out)[i]);
+	return ocb_runner_store_ceilings(s, machine_id, run_id, *out, *n, 0);
+}
+
+/* The cached set still holds values flagged suspect (no good value of that kind and
+ * thread count exists): re-measure them once, as `ceilings --verify` would, store the
+ * new values in their place and read the set again. What is still flagged is used with
+ * its flag (the harness and report see ocb_ceiling.suspect). */
+static int verify_cached(struct ocb_store *s, int64_t machine_id, int64_t run_id,
+			 const struct ocb_machine *m, int quick, struct ocb_ceiling **ceil,
+			 size_t *nceil)
+{
+	struct ocb_ceiling *flagged = NULL, *fresh = NULL;
+	size_t nf = 0, nfresh = 0;
+	int rc = OCB_OK;
+	for (size_t i = 0; i < *nceil; i++)
+		nf += (*ceil)[i].suspect[0] != '\0';
+	if (nf == 0)
+		return OCB_OK;
+	if (!(flagged = malloc(nf * sizeof *flagged)))
+		return ocb_seterr(OCB_ENOMEM, "ceilings: no memory");
+	nf = 0;
+	for (size_t i = 0; i < *nceil; i++)
+		if ((*ceil)[i].suspect[0])
+			flagged[nf++] = (*ceil)[i];
+	ocb_info("re-measuring %zu cached ceiling(s) flagged suspect...", nf);
+	rc = ocb_ceilings_verify(m, quick, *ceil, *nceil, flagged, nf, &fresh, &nfresh, NULL);
 	if (rc == OCB_OK)
-		rc = ocb_store_commit(s);
+		rc = ocb_runner_store_ceilings(s, machine_id, run_id, fresh, nfresh, 1);
+	if (rc == OCB_OK) {
+		free(*ceil);
+		*ceil = NULL;
+		rc = ocb_store_ceilings_get(s, machine_id, ceil, nceil);
+	}
+	free(flagged);
+	free(fresh);
 	return rc;
+}
+
+/* One line (info: --quiet silences it, a failing run keeps its one error line) when the
+ * ceilings this run uses include flagged ones; their results' fractions inherit it. */
+static void warn_suspect_ceilings(const struct ocb_ceiling *c, size_t n)
+{
+	char kinds[256] = "";
+	size_t k = 0, len = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!c[i].suspect[0])
+			continue;
+		k++;
+		if (len < sizeof kinds)
+			len += (size_t)snprintf(kinds + len, sizeof kinds - len, "%s%s/%d",
+						len ? ", " : "", c[i].kind, c[i].threads);
+	}
+	if (k)
+		ocb_info("warning: %zu ceiling(s) of this machine are flagged suspect (%s); see "
+			 "'ocbench ceilings --show', re-measure with 'ocbench ceilings --verify'",
+			 k, kinds);
 }
 
 /* Cached ceilings are reused unless asked, or unless they came from a --quick sweep and
@@ -390,7 +456,11 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 					 &ceil, &nceil);
 		if (rc != OCB_OK)
 			goto fail;
+	} else if (!o->quick &&
+		   (rc = verify_cached(s, machine_id, run_id, &m, o->quick, &ceil, &nceil))) {
+		goto fail; /* (a --quick run, CI, uses flagged values with their flag) */
 	}
+	warn_suspect_ceilings(ceil, nceil);
 
 	rc = ocb_counters_open(o->events, o->nevents, o->no_papi, &ctr);
 	if (rc != OCB_OK)

@@ -35,6 +35,14 @@ char *ocb_utc_now(char *buf, size_t len)
 	return buf;
 }
 
+double ocb_thread_cpu_s(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return NAN;
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 double ocb_process_cpu_s(void)
 {
 	struct timespec ts;

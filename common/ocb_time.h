@@ -19,6 +19,8 @@ char *ocb_utc_now(char *buf, size_t len);
 double ocb_iso8601_parse(const char *s);
 /* Unix seconds t as "YYYY-MM-DDTHH:MM:SSZ" (UTC, whole seconds) into buf (>= 21 bytes). */
 char *ocb_utc_stamp(double t, char *buf, size_t len);
+/* CLOCK_THREAD_CPUTIME_ID in seconds: CPU time of the calling thread (NaN on failure). */
+double ocb_thread_cpu_s(void);
 /* CLOCK_PROCESS_CPUTIME_ID in seconds: CPU time of every thread of this process. */
 double ocb_process_cpu_s(void);
 

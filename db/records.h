@@ -26,14 +26,24 @@ struct ocb_machine {
 };
 
 /* One measured machine limit. kind: 'flops_fp32' (FMA kernel), 'flops_sgemm' (OpenBLAS),
- * 'bw_l1' 'bw_l2' 'bw_l3' 'bw_dram' (read sweep), and the same with '_triad'.
- * unit: "GFLOP/s" or "GB/s". method: how it was measured, human-readable. */
+ * 'ops_int8' (int8 dot chain, GOP/s, 2 ops per multiply-accumulate), 'bw_l1' 'bw_l2'
+ * 'bw_l3' 'bw_dram' (read sweep), and the same with '_triad'.
+ * unit: "GFLOP/s", "GOP/s" or "GB/s". method: how it was measured, human-readable, with
+ * each thread's own rate of the best trial ("; per-thread {...}") where there is one.
+ * New fields go at the end: callers initialise the first five positionally. */
 struct ocb_ceiling {
 	char kind[32];
 	int threads;
 	double value;
 	char unit[16];
-	char method[160];
+	char method[320];
+	int trials;         /* independent best-of trials behind value; 0 = unknown (old row) */
+	double spread;      /* (best - worst) / best over those trials; ignored if trials 0 */
+	double balance;     /* slowest / fastest thread's own rate, in (0, 1]; 0 = not
+			     * measured (1 thread, OpenBLAS, or read back: not stored) */
+	double cpu_share;   /* least CPU time / wall time a thread got, in (0, 1]: below 1
+			     * another task ran on its core; 0 = not measured (not stored) */
+	char suspect[160];  /* "" = passed the consistency rules, else the reason(s) */
 };
 
 /* Robust statistics of one case's samples (seconds unless the result's unit says). */

@@ -70,6 +70,8 @@ enum stmt_id {
 	ST_IDENT_INS,
 	ST_CEILING_INS,
 	ST_CEILING_GET,
+	ST_CEILING_FLAGGED,
+	ST_CEILING_DROP_FLAGGED,
 	ST_COUNT
 };
 
@@ -107,12 +109,24 @@ static const char *const stmt_sql[ST_COUNT] = {
 			 " VALUES (?1,?2,?3)",
 	[ST_CEILING_INS] =
 		"INSERT INTO ceiling (machine_id, run_id, kind, threads, value, unit, method,"
-		" created_at) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)",
-	/* newest = latest created_at; equal stamps (1 s resolution) -> the later row */
+		" created_at, trials, spread, suspect) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)",
+	/* Per (kind, threads): the newest row that passed the consistency rules, else the
+	 * newest flagged one (suspect NOT NULL sorts after NULL). Newest = latest created_at;
+	 * equal stamps (1 s resolution) -> the later row. */
 	[ST_CEILING_GET] =
-		"SELECT kind, threads, value, unit, method FROM (SELECT *, row_number() OVER"
-		" (PARTITION BY kind, threads ORDER BY created_at DESC, id DESC) AS rn"
+		"SELECT kind, threads, value, unit, method, trials, spread, suspect FROM"
+		" (SELECT *, row_number() OVER (PARTITION BY kind, threads ORDER BY"
+		" suspect IS NOT NULL, created_at DESC, id DESC) AS rn"
 		" FROM ceiling WHERE machine_id = ?1) WHERE rn = 1 ORDER BY kind, threads",
+	/* Per (kind, threads): the newest row, only when it is flagged. */
+	[ST_CEILING_FLAGGED] =
+		"SELECT kind, threads, value, unit, method, trials, spread, suspect FROM"
+		" (SELECT *, row_number() OVER (PARTITION BY kind, threads ORDER BY"
+		" created_at DESC, id DESC) AS rn FROM ceiling WHERE machine_id = ?1)"
+		" WHERE rn = 1 AND suspect IS NOT NULL ORDER BY kind, threads",
+	[ST_CEILING_DROP_FLAGGED] =
+		"DELETE FROM ceiling WHERE machine_id = ?1 AND kind = ?2 AND threads = ?3"
+		" AND suspect IS NOT NULL",
 };
 
 struct ocb_store {
@@ -909,11 +923,35 @@ int ocb_store_ceiling(struct ocb_store *s, int64_t machine_id, int64_t run_id,
 	bind_text(st, 6, c->unit);
 	bind_opt_text(st, 7, c->method);
 	bind_text(st, 8, ocb_utc_now(now, sizeof now));
+	if (c->trials > 0) { /* trials 0: not known (a hand-made or imported ceiling) */
+		sqlite3_bind_int(st, 9, c->trials);
+		bind_real(st, 10, c->spread);
+	} else {
+		sqlite3_bind_null(st, 9);
+		sqlite3_bind_null(st, 10);
+	}
+	bind_opt_text(st, 11, c->suspect);
 	return step_done(s, st, "insert ceiling");
 }
 
-int ocb_store_ceilings_get(struct ocb_store *s, int64_t machine_id, struct ocb_ceiling **out,
-			   size_t *n)
+int ocb_store_ceiling_drop_flagged(struct ocb_store *s, int64_t machine_id, const char *kind,
+				   int threads)
+{
+	sqlite3_stmt *st;
+	int rc = need_write(s);
+	if (rc)
+		return rc;
+	if (!(st = stmt(s, ST_CEILING_DROP_FLAGGED)))
+		return db_status(s->db);
+	sqlite3_bind_int64(st, 1, machine_id);
+	bind_text(st, 2, kind);
+	sqlite3_bind_int(st, 3, threads);
+	return step_done(s, st, "delete flagged ceiling");
+}
+
+/* Rows of ceiling statement `id` for machine_id into a malloc'd array. */
+static int ceilings_read(struct ocb_store *s, enum stmt_id id, int64_t machine_id,
+			 struct ocb_ceiling **out, size_t *n)
 {
 	struct ocb_ceiling *v = NULL;
 	size_t len = 0, cap = 0;
@@ -924,7 +962,7 @@ int ocb_store_ceilings_get(struct ocb_store *s, int64_t machine_id, struct ocb_c
 	*n = 0;
 	if (!s || !s->db)
 		return ocb_seterr(OCB_EINVAL, "store: not open");
-	if (!(st = stmt(s, ST_CEILING_GET)))
+	if (!(st = stmt(s, id)))
 		return db_status(s->db);
 	sqlite3_bind_int64(st, 1, machine_id);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -945,6 +983,9 @@ int ocb_store_ceilings_get(struct ocb_store *s, int64_t machine_id, struct ocb_c
 		c->value = sqlite3_column_double(st, 2);
 		ocb_col_text(c->unit, sizeof c->unit, st, 3);
 		ocb_col_text(c->method, sizeof c->method, st, 4);
+		c->trials = sqlite3_column_int(st, 5); /* NULL (an older row) -> 0, unknown */
+		c->spread = ocb_col_real(st, 6);
+		ocb_col_text(c->suspect, sizeof c->suspect, st, 7);
 	}
 	if (step != SQLITE_DONE)
 		rc = s_err(s, "read ceilings");
@@ -957,4 +998,16 @@ out:
 	*out = v;
 	*n = len;
 	return OCB_OK;
+}
+
+int ocb_store_ceilings_get(struct ocb_store *s, int64_t machine_id, struct ocb_ceiling **out,
+			   size_t *n)
+{
+	return ceilings_read(s, ST_CEILING_GET, machine_id, out, n);
+}
+
+int ocb_store_ceilings_flagged(struct ocb_store *s, int64_t machine_id,
+			       struct ocb_ceiling **out, size_t *n)
+{
+	return ceilings_read(s, ST_CEILING_FLAGGED, machine_id, out, n);
 }

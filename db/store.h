@@ -59,11 +59,22 @@ int ocb_store_workload_ident(struct ocb_store *s, int64_t run_id, const char *wo
 int ocb_store_begin(struct ocb_store *s);
 int ocb_store_commit(struct ocb_store *s);
 
+/* One ceiling row with its trials, spread and suspect reason ("" = NULL). */
 int ocb_store_ceiling(struct ocb_store *s, int64_t machine_id, int64_t run_id,
 		      const struct ocb_ceiling *c);
-/* The newest ceiling of each (kind, threads) of a machine. *out is malloc'd (caller
- * frees with free()), *n its length; *n == 0 when the machine has none yet. */
+/* The current ceiling of each (kind, threads) of a machine: the newest row that passed
+ * the consistency rules (suspect NULL), else the newest flagged one (c->suspect says
+ * why). *out is malloc'd (caller frees with free()), *n its length; *n == 0 when the
+ * machine has none yet. */
 int ocb_store_ceilings_get(struct ocb_store *s, int64_t machine_id, struct ocb_ceiling **out,
 			   size_t *n);
+/* The (kind, threads) whose newest row is flagged suspect, as those rows (what
+ * `ceilings --verify` re-measures). Same ownership as ocb_store_ceilings_get. */
+int ocb_store_ceilings_flagged(struct ocb_store *s, int64_t machine_id,
+			       struct ocb_ceiling **out, size_t *n);
+/* Deletes the flagged rows of (kind, threads) of a machine: a re-measured value
+ * replaces them (call in the same ocb_store_begin group as its insert). */
+int ocb_store_ceiling_drop_flagged(struct ocb_store *s, int64_t machine_id, const char *kind,
+				   int threads);
 
 #endif

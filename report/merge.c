@@ -171,9 +171,10 @@ int ocb_merge_db(struct ocb_store *s, const char *other_path, struct ocb_merge_s
 		       NULL)) ||
 	    (rc = exec(db,
 		       "INSERT INTO main.ceiling (machine_id, run_id, kind, threads, value, unit, method,"
-		       " created_at)"
+		       " created_at, trials, spread, suspect)"
 		       " SELECT mm.nid, (SELECT r.id FROM main.run r JOIN ocb_other.run x ON x.uuid = r.uuid"
-		       " WHERE x.id = o.run_id), o.kind, o.threads, o.value, o.unit, o.method, o.created_at"
+		       " WHERE x.id = o.run_id), o.kind, o.threads, o.value, o.unit, o.method, o.created_at,"
+		       " o.trials, o.spread, o.suspect"
 		       " FROM ocb_other.ceiling o JOIN temp.ocb_mmap mm ON mm.oid = o.machine_id"
 		       " WHERE NOT EXISTS (SELECT 1 FROM main.ceiling c WHERE c.machine_id = mm.nid"
 		       " AND c.kind = o.kind AND c.threads = o.threads AND c.value = o.value"

@@ -249,13 +249,15 @@ int ocb_mceil_load(sqlite3 *db, const int64_t *ids, size_t n, struct ocb_mceil *
 	}
 	if (n == 0)
 		return OCB_OK;
-	/* Newest row per (machine, kind, threads); machines without ceilings still come
-	 * back once (LEFT JOIN) for their names. */
+	/* Newest row per (machine, kind, threads) that is not flagged suspect, else the
+	 * newest flagged one (as ocb_store_ceilings_get); machines without ceilings still
+	 * come back once (LEFT JOIN) for their names. */
 	if (sqlite3_prepare_v2(db,
 			       "SELECT m.id, m.hostname, m.cpu_model, c.kind, c.threads, c.value,"
 			       " c.unit, c.method FROM machine m LEFT JOIN ("
 			       " SELECT *, ROW_NUMBER() OVER (PARTITION BY machine_id, kind, threads"
-			       " ORDER BY created_at DESC, id DESC) AS rn FROM ceiling) c"
+			       " ORDER BY suspect IS NOT NULL, created_at DESC, id DESC) AS rn"
+			       " FROM ceiling) c"
 			       " ON c.machine_id = m.id AND c.rn = 1"
 			       " ORDER BY m.id, c.kind, c.threads",
 			       -1, &st, NULL) != SQLITE_OK)

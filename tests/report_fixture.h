@@ -53,11 +53,11 @@ static inline int64_t fx_machine(struct ocb_store *s, const char *host, const ch
 	int64_t id;
 	cr_assert_eq(ocb_store_machine(s, &m, &id), OCB_OK, "%s", ocb_lasterr());
 	struct ocb_ceiling c[] = {
-		{"flops_sgemm", 1, 100, "GFLOP/s", "test"},
-		{"flops_fp32", 1, 80, "GFLOP/s", "test"},
-		{"bw_l1", 1, 200, "GB/s", "test"},
-		{"bw_l2", 1, 80, "GB/s", "test"},
-		{"bw_dram", 1, 10, "GB/s", "test"},
+		{.kind = "flops_sgemm", .threads = 1, .value = 100, .unit = "GFLOP/s", .method = "test"},
+		{.kind = "flops_fp32", .threads = 1, .value = 80, .unit = "GFLOP/s", .method = "test"},
+		{.kind = "bw_l1", .threads = 1, .value = 200, .unit = "GB/s", .method = "test"},
+		{.kind = "bw_l2", .threads = 1, .value = 80, .unit = "GB/s", .method = "test"},
+		{.kind = "bw_dram", .threads = 1, .value = 10, .unit = "GB/s", .method = "test"},
 	};
 	for (size_t i = 0; i < sizeof c / sizeof *c; i++)
 		cr_assert_eq(ocb_store_ceiling(s, id, 0, &c[i]), OCB_OK, "%s", ocb_lasterr());

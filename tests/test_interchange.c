@@ -174,6 +174,13 @@ Test(interchange, merge_is_idempotent)
 	one_run(a, "hostA", "aaaa1111", 1);
 	one_run(b, "hostB", "bbbb2222", 2);
 	one_run(b, "hostB", "bbbb2222", 3); /* b: two runs on one machine */
+	sqlite3 *rb = NULL; /* one of b's ceilings carries its trials, spread and a flag */
+	cr_assert_eq(sqlite3_open(b, &rb), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(rb, "UPDATE ceiling SET trials = 5, spread = 0.03,"
+				      " suspect = 'cores: a thread got 0.5 of its core'"
+				      " WHERE id = (SELECT min(id) FROM ceiling)", NULL, NULL, NULL),
+		     SQLITE_OK);
+	sqlite3_close(rb);
 	struct ocb_store *s = fx_open(a);
 	sqlite3 *h = ocb_store_handle(s);
 	struct ocb_merge_stats st;
@@ -190,6 +197,8 @@ Test(interchange, merge_is_idempotent)
 		before[i] = fx_count(h, tables[i]);
 	cr_assert_eq(before[0], 2);
 	cr_assert_eq(before[1], 3);
+	cr_assert_eq(fx_count(h, "ceiling WHERE trials = 5 AND spread = 0.03 AND suspect LIKE 'cores:%'"),
+		     1, "merge keeps a ceiling's trials, spread and flag");
 	/* every merged result points at a merged run of hostB */
 	cr_assert_eq(fx_count(h, "result r JOIN run u ON u.id = r.run_id JOIN machine m"
 				 " ON m.id = u.machine_id WHERE m.hostname = 'hostB'"),

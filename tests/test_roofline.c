@@ -183,12 +183,12 @@ Test(roofline, harness_and_report_agree)
 	m.l2_bytes = 512 << 10;
 	m.l3_bytes = 32 << 20;
 	struct ocb_ceiling c[] = {
-		{"flops_fp32", 1, 98.4, "GFLOP/s", "t"},  {"flops_fp32", 2, 196.0, "GFLOP/s", "t"},
-		{"flops_sgemm", 1, 85.0, "GFLOP/s", "t"}, {"flops_sgemm", 2, 172.0, "GFLOP/s", "t"},
-		{"ops_int8", 1, 400.0, "GOP/s", "t"},     {"bw_l1", 1, 300.0, "GB/s", "t"},
-		{"bw_l2", 1, 95.0, "GB/s", "t"},          {"bw_l2", 2, 180.0, "GB/s", "t"},
-		{"bw_l3", 1, 60.0, "GB/s", "t"},          {"bw_dram", 1, 20.0, "GB/s", "t"},
-		{"bw_dram", 2, 33.0, "GB/s", "t"},        {"bw_dram_triad", 2, 36.0, "GB/s", "t"},
+		{.kind = "flops_fp32", .threads = 1, .value = 98.4, .unit = "GFLOP/s", .method = "t"},  {.kind = "flops_fp32", .threads = 2, .value = 196.0, .unit = "GFLOP/s", .method = "t"},
+		{.kind = "flops_sgemm", .threads = 1, .value = 85.0, .unit = "GFLOP/s", .method = "t"}, {.kind = "flops_sgemm", .threads = 2, .value = 172.0, .unit = "GFLOP/s", .method = "t"},
+		{.kind = "ops_int8", .threads = 1, .value = 400.0, .unit = "GOP/s", .method = "t"},     {.kind = "bw_l1", .threads = 1, .value = 300.0, .unit = "GB/s", .method = "t"},
+		{.kind = "bw_l2", .threads = 1, .value = 95.0, .unit = "GB/s", .method = "t"},          {.kind = "bw_l2", .threads = 2, .value = 180.0, .unit = "GB/s", .method = "t"},
+		{.kind = "bw_l3", .threads = 1, .value = 60.0, .unit = "GB/s", .method = "t"},          {.kind = "bw_dram", .threads = 1, .value = 20.0, .unit = "GB/s", .method = "t"},
+		{.kind = "bw_dram", .threads = 2, .value = 33.0, .unit = "GB/s", .method = "t"},        {.kind = "bw_dram_triad", .threads = 2, .value = 36.0, .unit = "GB/s", .method = "t"},
 	};
 	size_t nc = sizeof c / sizeof *c;
 	static const struct {

@@ -627,6 +627,101 @@ Test(store, ceilings_get_newest)
 	ocb_store_close(s);
 }
 
+/* trials, spread and suspect go in and come back; NULL trials (an old row) reads 0 */
+Test(store, ceiling_trials_spread_suspect_round_trip)
+{
+	const char *p = tpath("ceilrt.db");
+	struct ocb_store *s = open_ok(p, OCB_STORE_WRITE);
+	struct ocb_machine m = machine("cdcd7777");
+	int64_t mid = 0;
+	cr_assert_eq(ocb_store_machine(s, &m, &mid), OCB_OK);
+	struct ocb_ceiling a = {.kind = "ops_int8", .threads = 2, .value = 448.6, .unit = "GOP/s",
+				.method = "m", .trials = 5, .spread = 0.037};
+	struct ocb_ceiling b = {.kind = "bw_l2_triad", .threads = 2, .value = 7.7, .unit = "GB/s",
+				.trials = 3, .spread = 0.5, .suspect = "2 threads below 1 thread"};
+	struct ocb_ceiling old = {.kind = "bw_l1", .threads = 1, .value = 100, .unit = "GB/s"};
+	cr_assert_eq(ocb_store_ceiling(s, mid, 0, &a), OCB_OK);
+	cr_assert_eq(ocb_store_ceiling(s, mid, 0, &b), OCB_OK);
+	cr_assert_eq(ocb_store_ceiling(s, mid, 0, &old), OCB_OK);
+	sqlite3 *h = ocb_store_handle(s);
+	cr_expect_eq(q_int(h, "SELECT count(*) FROM ceiling WHERE trials IS NULL AND spread IS NULL"
+			      " AND suspect IS NULL"), 1); /* the old-style row */
+	cr_expect_eq(q_int(h, "SELECT count(*) FROM ceiling WHERE suspect IS NOT NULL"), 1);
+	struct ocb_ceiling *c = NULL;
+	size_t n = 0;
+	cr_assert_eq(ocb_store_ceilings_get(s, mid, &c, &n), OCB_OK);
+	cr_assert_eq(n, 3);
+	/* ORDER BY kind, threads: bw_l1, bw_l2_triad, ops_int8 */
+	cr_expect_eq(c[0].trials, 0);
+	cr_expect(isnan(c[0].spread));
+	cr_expect_str_empty(c[0].suspect);
+	cr_expect_eq(c[1].trials, 3);
+	cr_expect_float_eq(c[1].spread, 0.5, 1e-12);
+	cr_expect_str_eq(c[1].suspect, "2 threads below 1 thread");
+	cr_expect_str_eq(c[2].kind, "ops_int8");
+	cr_expect_str_eq(c[2].unit, "GOP/s");
+	cr_expect_eq(c[2].trials, 5);
+	cr_expect_float_eq(c[2].spread, 0.037, 1e-12);
+	cr_expect_str_empty(c[2].suspect);
+	free(c);
+	ocb_store_close(s);
+}
+
+/* Readers prefer the newest value that passed the rules; --verify sees the (kind,
+ * threads) whose newest row is flagged and replaces those rows. */
+Test(store, ceilings_prefer_unflagged_and_flagged_are_replaced)
+{
+	const char *p = tpath("ceilflag.db");
+	struct ocb_store *s = open_ok(p, OCB_STORE_WRITE);
+	struct ocb_machine m = machine("cdcd6666");
+	int64_t mid = 0;
+	cr_assert_eq(ocb_store_machine(s, &m, &mid), OCB_OK);
+	struct ocb_ceiling good = {.kind = "flops_fp32", .threads = 2, .value = 201.9,
+				   .unit = "GFLOP/s", .trials = 5, .spread = 0.02};
+	struct ocb_ceiling bad = good;
+	bad.value = 86.2;
+	snprintf(bad.suspect, sizeof bad.suspect, "2 threads below 1 thread");
+	struct ocb_ceiling only_bad = bad;
+	snprintf(only_bad.kind, sizeof only_bad.kind, "bw_l2_triad");
+	cr_assert_eq(ocb_store_ceiling(s, mid, 0, &good), OCB_OK);
+	cr_assert_eq(ocb_store_ceiling(s, mid, 0, &bad), OCB_OK); /* newer, but flagged */
+	cr_assert_eq(ocb_store_ceiling(s, mid, 0, &only_bad), OCB_OK);
+
+	struct ocb_ceiling *c = NULL, *f = NULL;
+	size_t n = 0, nf = 0;
+	cr_assert_eq(ocb_store_ceilings_get(s, mid, &c, &n), OCB_OK);
+	cr_assert_eq(n, 2);
+	cr_expect_str_eq(c[0].kind, "bw_l2_triad"); /* no good one: the flagged one, flagged */
+	cr_expect_str_neq(c[0].suspect, "");
+	cr_expect_str_eq(c[1].kind, "flops_fp32");
+	cr_expect_eq(c[1].value, 201.9); /* the older good value wins over the newer flagged */
+	cr_expect_str_empty(c[1].suspect);
+	free(c);
+	cr_assert_eq(ocb_store_ceilings_flagged(s, mid, &f, &nf), OCB_OK);
+	cr_assert_eq(nf, 2); /* newest rows of both are flagged */
+	free(f);
+
+	/* replace the flagged fp32 row with a re-measured good one */
+	struct ocb_ceiling again = good;
+	again.value = 199.0;
+	cr_assert_eq(ocb_store_begin(s), OCB_OK);
+	cr_assert_eq(ocb_store_ceiling_drop_flagged(s, mid, "flops_fp32", 2), OCB_OK);
+	cr_assert_eq(ocb_store_ceiling(s, mid, 0, &again), OCB_OK);
+	cr_assert_eq(ocb_store_commit(s), OCB_OK);
+	sqlite3 *h = ocb_store_handle(s);
+	cr_expect_eq(q_int(h, "SELECT count(*) FROM ceiling WHERE kind = 'flops_fp32'"), 2);
+	cr_expect_eq(q_int(h, "SELECT count(*) FROM ceiling WHERE kind = 'flops_fp32' AND"
+			      " suspect IS NOT NULL"), 0);
+	cr_assert_eq(ocb_store_ceilings_flagged(s, mid, &f, &nf), OCB_OK);
+	cr_assert_eq(nf, 1);
+	cr_expect_str_eq(f[0].kind, "bw_l2_triad");
+	free(f);
+	cr_assert_eq(ocb_store_ceilings_get(s, mid, &c, &n), OCB_OK);
+	cr_expect_eq(c[1].value, 199.0);
+	free(c);
+	ocb_store_close(s);
+}
+
 Test(store, run_resolve)
 {
 	const char *p = tpath("resolve.db");

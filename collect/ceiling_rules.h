@@ -1,0 +1,63 @@
+/* ceiling_rules: the consistency rules a set of measured ceilings must satisfy before
+ * ocbench trusts it (issue 8). A ceiling is an attained rate, so the rules are what
+ * attained rates of one machine must obey whatever the machine:
+ *   trials   at least 3 best-of trials whose spread (best - worst) / best <= spread_max
+ *   balance  every thread of an N-thread kernel within balance_min of the fastest one
+ *            (a thread sharing its core with another process runs at about half rate)
+ *   cores    every thread got >= share_min of its core (CPU time / wall time): below,
+ *            another task ran there during the trials (a busy host)
+ *   scaling  N threads >= scale_min x 1 thread for the compute roofs (flops_fp32,
+ *            ops_int8, flops_sgemm) and the per-core caches (bw_l1, bw_l2, + _triad)
+ *   sgemm    flops_sgemm <= sgemm_peak_max x sgemm_width x flops_fp32 (a BLAS cannot
+ *            beat the FMA peak of the same vector width; sgemm_width = 2 when the BLAS
+ *            runs AVX-512 and the FMA kernel AVX2) and >= sgemm_peak_min x flops_fp32
+ *            (else the BLAS runs a fallback kernel, or was disturbed)
+ *   order    bw_l1 >= bw_l2 >= bw_l3 >= bw_dram (each within order_tol), per thread
+ *            count, read and triad separately
+ *   STREAM   bw_dram_triad / independent STREAM triad in [triad_lo, triad_hi] and
+ *            bw_dram (read) / STREAM triad in [read_lo, read_hi]
+ * Pure functions: no I/O, no clock. */
+#ifndef OCB_CEILING_RULES_H
+#define OCB_CEILING_RULES_H
+
+#include <stddef.h>
+
+#include "../db/records.h"
+
+/* An independent reference measured in the same session: STREAM triad (GB/s) on
+ * `threads` threads; NaN when not measured. */
+struct ocb_ceiling_xcheck {
+	int threads;
+	double stream_triad;
+};
+
+struct ocb_ceiling_rules {
+	int trials_min;         /* 3 */
+	double spread_max;      /* 0.10 */
+	double balance_min;     /* 0.6 */
+	double share_min;       /* 0.9 */
+	double scale_min;       /* 0.95 */
+	double sgemm_peak_max;  /* 1.02 */
+	double sgemm_peak_min;  /* 0.5 */
+	double sgemm_width;     /* 1; 2 when the BLAS's vectors are twice the FMA kernel's
+				 * (AVX-512 OpenBLAS cores against the AVX2 kernel) */
+	double order_tol;       /* 1.05 */
+	double triad_lo, triad_hi; /* 0.85, 1.15 */
+	double read_lo, read_hi;   /* 0.7, 1.5: a different kernel. A read moves no write
+				    * traffic, so it may beat the triad; a single read stream
+				    * per core may also trail it (0.82-0.87x at 1 and 2 threads
+				    * on the Xeon VM, where per-core bandwidth is bounded by
+				    * outstanding misses and the triad keeps 3 streams going) */
+};
+
+/* The defaults above. */
+void ocb_ceiling_rules_default(struct ocb_ceiling_rules *r);
+
+/* Checks c[0..n) against every rule, using xc[0..nx) for the STREAM rule (may be NULL,
+ * 0). Sets each c[i].suspect to its reasons ("" when it passes), replacing what was
+ * there. Returns how many are suspect. trials 0 skips the trials rule, balance 0 the
+ * balance rule, cpu_share 0 the cores rule (not measured). */
+size_t ocb_ceilings_check(struct ocb_ceiling *c, size_t n, const struct ocb_ceiling_xcheck *xc,
+			  size_t nx, const struct ocb_ceiling_rules *r);
+
+#endif

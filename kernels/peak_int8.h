@@ -1,0 +1,38 @@
+/* peak_int8: a compute-bound int8 dot-product loop for the roofline's integer roof
+ * (ceiling kind "ops_int8", GOP/s), the instructions the Q8_0/Q4_0/TQ kernels' inner
+ * loops are made of (REFERENCE.md §2 "AVX2 idioms"): per step and accumulator,
+ *   p16 = vpmaddubsw(a, b)     32 u8 x s8 products summed in pairs -> 16 x s16
+ *   p32 = vpmaddwd(p16, 1)     pairs summed -> 8 x s32
+ *   acc = vpaddd(acc, p32)     int32 accumulate (wraps mod 2^32)
+ * OCB_INT8_ACC independent accumulators so that only the 1-cycle vpaddd is loop-carried
+ * and the multiply ports stay busy (2 x maddubs + madd per cycle at most on Intel
+ * p0/p1 and on AMD Zen; 8 chains leave slack for a 5-cycle latency).
+ * Ops are counted as the quant kernels' work model counts them (collect/
+ * bench_quant_gemv.c: 2 per multiply-accumulate): 32 products x 2 = 64 ops per
+ * accumulator per step. Owns nothing: no allocation, no global state. */
+#ifndef OCB_PEAK_INT8_H
+#define OCB_PEAK_INT8_H
+
+#include <stdint.h>
+
+#define OCB_INT8_ACC 8      /* independent int32x8 accumulators per thread */
+#define OCB_INT8_BYTES 32   /* int8 products per accumulator per step (one ymm) */
+/* Ops of one step of one thread: a multiply and an add per int8 product. */
+#define OCB_INT8_OPS_PER_ITER (2.0 * OCB_INT8_ACC * OCB_INT8_BYTES)
+
+/* Runs `iters` steps on each of `threads` OpenMP threads (threads <= 0: the OpenMP
+ * default) and returns the ops done (threads x iters x OCB_INT8_OPS_PER_ITER).
+ * *sink (may be NULL) receives the sum over threads, accumulators and lanes of every
+ * int32 lane read as uint32: ocb_peak_int8_expect() says what it must be. Products stay
+ * far from int16 saturation (|a b| <= 9), so every variant computes the same integers.
+ * Dispatches to the AVX2 variant when ocb_cpu_avx2(), else the plain-C _ref. */
+double ocb_peak_int8(long iters, int threads, uint64_t *sink);
+/* Plain C, the same integer arithmetic lane by lane. */
+double ocb_peak_int8_ref(long iters, int threads, uint64_t *sink);
+/* AVX2; call only when ocb_cpu_avx2() (tests compare it with _ref). */
+double ocb_peak_int8_avx2(long iters, int threads, uint64_t *sink);
+/* The *sink every variant must give for (iters, threads), in closed form:
+ * threads x sum over lanes of (init + iters x step) mod 2^32. */
+uint64_t ocb_peak_int8_expect(long iters, int threads);
+
+#endif
