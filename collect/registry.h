@@ -15,6 +15,7 @@
 	X(sgemv, "baseline")            \
 	X(stream_copy, "baseline")      \
 	X(stream_triad, "baseline")     \
+	X(sgemm_thin, "baseline")       \
 	X(train_mlp, "train")           \
 	X(train_lm, "train")            \
 	X(quant_gemv, "quant")          \
