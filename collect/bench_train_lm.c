@@ -173,7 +173,7 @@ static void teardown(void *st)
 static const char *pick_corpus(const cJSON *p, const struct ocb_ctx *ctx, char *buf,
 			       size_t len)
 {
-	const char *c = ocb_json_str(p, "corpus", NULL);
+	const char *c = cJSON_GetObjectItemCaseSensitive(p, "corpus") ? ocb_pstr(p, "corpus") : NULL;
 	if (c) {
 		snprintf(buf, len, "%s", c);
 		return buf;
