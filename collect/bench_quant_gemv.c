@@ -20,12 +20,10 @@ int qbench_setup(const cJSON *params, const struct ocb_ctx *ctx, int gemm, void 
 	struct qbench *q = NULL;
 	float *wf = NULL;
 	int rc = OCB_OK;
-	const char *fmt = ocb_json_str(params, "format", "q4_0");
+	const char *fmt = ocb_pstr(params, "format");
 	const int is_f32 = strcmp(fmt, "f32") == 0;
 	const struct qformat *f = is_f32 ? NULL : qformat_find(fmt);
-	int64_t m = (int64_t)ocb_json_num(params, "m", 4096);
-	int64_t k = (int64_t)ocb_json_num(params, "k", 4096);
-	int64_t n = (int64_t)ocb_json_num(params, "n", 1);
+	int64_t m = ocb_pint(params, "m"), k = ocb_pint(params, "k"), n = ocb_pint(params, "n");
 
 	*state = NULL;
 	if (!is_f32 && !f) {
@@ -176,10 +174,9 @@ int qbench_check(struct qbench *q, int gemm, double *err)
 
 int qbench_work(const cJSON *params, int gemm, struct ocb_work *w)
 {
-	const char *fmt = ocb_json_str(params, "format", "q4_0");
+	const char *fmt = ocb_pstr(params, "format");
 	const struct qformat *f = qformat_find(fmt);
-	double m = ocb_json_num(params, "m", 4096), k = ocb_json_num(params, "k", 4096);
-	double n = ocb_json_num(params, "n", 1);
+	double m = ocb_pint(params, "m"), k = ocb_pint(params, "k"), n = ocb_pint(params, "n");
 	if (!f && strcmp(fmt, "f32") != 0)
 		return ocb_seterr(OCB_EINVAL, "quant bench: unknown format \"%s\"", fmt);
 	double wbytes = f ? m * (double)qformat_row_bytes(f, (int64_t)k) : m * k * 4;
@@ -263,11 +260,22 @@ static int gemv_run(void *state) { return qbench_run(state, 0); }
 static int gemv_check(void *state, double *err) { return qbench_check(state, 0, err); }
 static int gemv_work(const cJSON *params, struct ocb_work *w) { return qbench_work(params, 0, w); }
 
+/* Declared parameters (collect/params.h). */
+static const char *const gemv_formats[] = {"q8_0", "q4_0", "q4_1", "q3_g", "q2_g", "tq2_0",
+					   "tq1_0", "f32", NULL};
+static const struct ocb_param gemv_params[] = {
+	{"format", OCB_P_ENUM, "\"q4_0\"", 0, 0, gemv_formats, "", "weight format (f32: OpenBLAS sgemv)"},
+	{"m", OCB_P_INT, "4096", 1, 1 << 20, NULL, "rows", "rows of W (outputs)"},
+	{"k", OCB_P_INT, "4096", 1, 1 << 20, NULL, "columns", "columns of W (inputs); a multiple of the format's block"},
+	{"n", OCB_P_INT, "1", 1, 1, NULL, "rows", "activation rows (GEMV: 1)"},
+	{0},
+};
+
 const struct ocb_bench ocb_bench_quant_gemv = {
 	.name = "quant_gemv",
-	.suite = "quant",
 	.doc = "batch-1 GEMV with Q8_0/Q4_0/Q4_1/Q3_G/Q2_G/TQ2_0/TQ1_0 weights (int8 activations); f32 = OpenBLAS sgemv",
 	.kind = OCB_KERNEL,
+	.params = gemv_params,
 	.cases = gemv_cases,
 	.setup = gemv_setup,
 	.run = gemv_run,
