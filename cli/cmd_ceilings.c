@@ -288,8 +288,9 @@ static int measure(const struct ocb_global *g, const struct ocb_machine *m, int 
 	if ((rc = ocb_store_run_begin(s, &ri, &run_id)))
 		goto out;
 	if (ocb_host_blas_fallback())
-		ocb_warn("OpenBLAS runs its '%s' kernels on this CPU (no AVX2): sgemm is far below "
-			 "the FMA peak; set OPENBLAS_CORETYPE=Haswell", m->blas);
+		ocb_warn("OpenBLAS runs its '%s' kernels, narrower than this CPU's vectors: sgemm "
+			 "is far below the FMA peak; set OPENBLAS_CORETYPE=%s", m->blas,
+			 ocb_host_blas_core_wanted());
 	rc = verify ? ocb_ceilings_verify(m, quick, cur, ncur, flagged, nflag, &c, &n, &rep)
 		    : ocb_ceilings_measure_ex(m, threads, quick, &c, &n, &rep);
 	if (rc || (rc = ocb_runner_store_ceilings(s, mid, run_id, c, n, verify)) ||

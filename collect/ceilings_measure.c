@@ -814,8 +814,12 @@ static int sgemm_init(struct meas *x)
 	ocb_rng_seed(&rng, 42);
 	for (size_t i = 0; i < 2 * nn; i++)
 		x->gbuf[i] = 2.0f * ocb_rng_uniformf(&rng) - 1.0f;
-	snprintf(how, sizeof how, "OpenBLAS cblas_sgemm n=%d row-major after a warm-up, core %s",
-		 x->sgemm_n, openblas_get_corename());
+	/* the core OpenBLAS runs, and whether ocbench (or the user) forced it */
+	const char *forced = getenv("OPENBLAS_CORETYPE");
+	int f = forced && *forced;
+	snprintf(how, sizeof how, "OpenBLAS cblas_sgemm n=%d row-major after a warm-up, core %s%s%s%s",
+		 x->sgemm_n, openblas_get_corename(), f ? " (OPENBLAS_CORETYPE=" : "",
+		 f ? forced : "", f ? ")" : "");
 	for (int i = 0; i < x->ntl; i++)
 		series_init(&x->s.sgemm[i], "flops_sgemm", x->tl[i], "GFLOP/s", how);
 	return OCB_OK;
