@@ -197,7 +197,7 @@ static double int8_body(int t, int nt, void *arg)
 	uint64_t sink = 0;
 	double f = ocb_peak_int8(a->iters, 1, &sink);
 	(void)t, (void)nt;
-	if (sink != ocb_peak_int8_expect(a->iters, 1))
+	if (sink != ocb_peak_int8_expected(a->iters, 1))
 		__atomic_store_n(&a->bad, 1, __ATOMIC_RELAXED);
 	return f;
 }
@@ -227,7 +227,7 @@ static int peak_round(struct meas *x, int int8)
 {
 	double trial_s = x->quick ? 0.02 : 0.05;
 	ocb_team_fn fn = int8 ? int8_body : fma_body;
-	double per = int8 ? OCB_INT8_OPS_PER_ITER : ocb_peak_fma_flops_per_iter();
+	double per = int8 ? ocb_peak_int8_ops_per_iter() : ocb_peak_fma_flops_per_iter();
 	long *iters = int8 ? &x->int8_iters : &x->fma_iters;
 	int rc;
 	if (*iters == 0 && (rc = calibrate(fn, per, trial_s, iters)))
@@ -837,7 +837,6 @@ static void meas_release(struct meas *x)
 static int meas_init(struct meas *x, const struct ocb_machine *m, int threads_all, int quick,
 		     unsigned fam)
 {
-	char how[200];
 	int rc = OCB_OK;
 	memset(x, 0, sizeof *x);
 	x->m = m;
@@ -849,9 +848,7 @@ static int meas_init(struct meas *x, const struct ocb_machine *m, int threads_al
 	ocb_ceilings_bands(m, quick, &x->b);
 	for (int i = 0; i < x->ntl; i++) {
 		series_init(&x->s.fma[i], "flops_fp32", x->tl[i], "GFLOP/s", ocb_peak_fma_isa());
-		snprintf(how, sizeof how, "%s int8 dot chain (maddubs+madd+add), %d accumulators, "
-			 "2 ops per multiply-add", ocb_cpu_avx2() ? "AVX2" : "plain-C", OCB_INT8_ACC);
-		series_init(&x->s.int8[i], "ops_int8", x->tl[i], "GOP/s", how);
+		series_init(&x->s.int8[i], "ops_int8", x->tl[i], "GOP/s", ocb_peak_int8_isa());
 	}
 	if ((fam & OCB_CEIL_BW) && (rc = sweep_init(x)))
 		goto fail;

@@ -53,6 +53,12 @@ int ocb_cpu_avx512f(void)
 	return avx512f_cached;
 }
 
+int ocb_cpu_avx512vnni(void)
+{
+	return ocb_cpu_avx512f() && __builtin_cpu_supports("avx512bw") &&
+	       __builtin_cpu_supports("avx512vnni");
+}
+
 void ocb_cpu_reset(void)
 {
 	avx2_cached = -1;

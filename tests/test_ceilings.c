@@ -149,7 +149,7 @@ Test(ceilings, int8_accumulators_move_every_step)
 	cr_assert_neq(ocb_peak_int8_expect(2, 1), ocb_peak_int8_expect(1, 1));
 	uint64_t a = 0;
 	ocb_peak_int8(1000, 1, &a);
-	cr_assert_eq(a, ocb_peak_int8_expect(1000, 1));
+	cr_assert_eq(a, ocb_peak_int8_expected(1000, 1));
 }
 
 Test(ceilings, slices_cover_the_range)
@@ -211,6 +211,60 @@ Test(ceilings, stream_triad_and_copy_avx2_equal_ref)
 		cr_assert(memcmp(a3, b, n * sizeof(float)) == 0, "copy ref threads %d", t);
 	}
 	ocb_free(buf);
+}
+
+static void need_vnni512(void)
+{
+	if (!ocb_cpu_avx512vnni())
+		cr_skip_test("no AVX-512 VNNI here (or OCB_FORCE_AVX2 set)");
+}
+
+Test(ceilings, int8_vnni512_matches_ref)
+{
+	need_vnni512();
+	const long iters[] = {0, 1, 3, 17, 200};
+	for (size_t k = 0; k < sizeof iters / sizeof iters[0]; k++)
+		for (int t = 1; t <= 2; t++) {
+			uint64_t sa = 1, sr = 2;
+			double oa = ocb_peak_int8_vnni512(iters[k], t, &sa);
+			double orf = ocb_peak_int8_vnni512_ref(iters[k], t, &sr);
+			cr_assert_eq(oa, orf);
+			cr_assert_eq(oa, (double)t * (double)iters[k] * OCB_INT8_512_OPS_PER_ITER);
+			cr_assert_eq(OCB_INT8_512_OPS_PER_ITER, 2 * 16 * 64);
+			/* integers: vpdpbusd and the C sums are equal exactly */
+			cr_assert_eq(sa, sr, "iters %ld threads %d", iters[k], t);
+			cr_assert_eq(sa, ocb_peak_int8_vnni512_expect(iters[k], t));
+		}
+}
+
+Test(ceilings, int8_vnni512_ref_counts_every_step)
+{
+	/* the closed form moves with iters and differs from the AVX2 shape's */
+	cr_assert_neq(ocb_peak_int8_vnni512_expect(1, 1), ocb_peak_int8_vnni512_expect(0, 1));
+	cr_assert_neq(ocb_peak_int8_vnni512_expect(1, 1), ocb_peak_int8_expect(1, 1));
+	uint64_t a = 0;
+	cr_assert_eq(ocb_peak_int8_vnni512_ref(7, 2, &a), 2 * 7 * OCB_INT8_512_OPS_PER_ITER);
+	cr_assert_eq(a, ocb_peak_int8_vnni512_expect(7, 2));
+}
+
+/* Forced AVX2 (or a CPU without AVX-512 VNNI): the int8 dispatch runs the AVX2 chain. */
+Test(ceilings, int8_dispatch_without_vnni512)
+{
+	setenv("OCB_FORCE_AVX2", "1", 1);
+	ocb_cpu_reset();
+	cr_assert_eq(ocb_cpu_avx512vnni(), 0);
+	cr_assert_eq(ocb_peak_int8_ops_per_iter(), OCB_INT8_OPS_PER_ITER);
+	uint64_t k = 0;
+	cr_assert_eq(ocb_peak_int8(10, 2, &k), 2 * 10 * OCB_INT8_OPS_PER_ITER);
+	cr_assert_eq(k, ocb_peak_int8_expect(10, 2));
+	cr_assert_eq(ocb_peak_int8_expected(10, 2), ocb_peak_int8_expect(10, 2));
+	unsetenv("OCB_FORCE_AVX2");
+	ocb_cpu_reset();
+	k = 0;
+	ocb_peak_int8(10, 2, &k);
+	cr_assert_eq(k, ocb_peak_int8_expected(10, 2));
+	if (ocb_cpu_avx512vnni())
+		cr_assert(strstr(ocb_peak_int8_isa(), "VNNI"), "%s", ocb_peak_int8_isa());
 }
 
 Test(ceilings, scalar_fallback_dispatch)
