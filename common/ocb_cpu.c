@@ -53,6 +53,11 @@ int ocb_cpu_avx512f(void)
 	return avx512f_cached;
 }
 
+int ocb_cpu_avxvnni(void)
+{
+	return ocb_cpu_avx2() && !env_set("OCB_FORCE_AVX2") && __builtin_cpu_supports("avxvnni");
+}
+
 int ocb_cpu_avx512vnni(void)
 {
 	return ocb_cpu_avx512f() && __builtin_cpu_supports("avx512bw") &&

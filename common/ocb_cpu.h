@@ -12,6 +12,9 @@ int ocb_cpu_avx2(void);
 /* 1 if ocb_cpu_avx2(), the CPU has AVX-512F, the OS saves zmm state (XCR0 bits 1, 2 and
  * 5-7) and OCB_FORCE_AVX2 is not set. Cached after first call. */
 int ocb_cpu_avx512f(void);
+/* 1 if ocb_cpu_avx2(), the CPU has AVX-VNNI (VEX vpdpbusd ymm) and OCB_FORCE_AVX2 is not
+ * set (forced AVX2 is the plain AVX2+FMA baseline). */
+int ocb_cpu_avxvnni(void);
 /* 1 if ocb_cpu_avx512f() and the CPU has AVX-512BW and AVX-512 VNNI (vpdpbusd zmm). */
 int ocb_cpu_avx512vnni(void);
 /* The AVX-512 decision from raw bits (pure; tests feed it CPUs we do not have):

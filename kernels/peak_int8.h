@@ -11,7 +11,8 @@
  * AVX-512 VNNI the dispatch runs 16 chains of vpdpbusd zmm (64 u8 x s8 products summed
  * by fours into 16 x s32 in one instruction, ~4x the AVX2 chain's products per cycle),
  * so that no kernel bound by ops_int8 (AVX2 maddubs, optional AVX-VNNI ymm vpdpbusd:
- * at most 2x the AVX2 chain) can sit above its roof.
+ * at most 2x the AVX2 chain) can sit above its roof; on a CPU with AVX-VNNI but not
+ * AVX-512 (Alder Lake and later client cores) it runs vpdpbusd ymm chains.
  * Ops are counted as the quant kernels' work model counts them (collect/
  * bench_quant_gemv.c: 2 per multiply-accumulate): 32 products x 2 = 64 ops per
  * accumulator per step (AVX2), 128 (zmm). Owns nothing: no allocation, no global state. */
@@ -35,7 +36,8 @@
  * int32 lane read as uint32: ocb_peak_int8_expect() says what it must be. Products stay
  * far from int16 saturation (|a b| <= 9), so every variant computes the same integers.
  * Dispatches to the widest variant the CPU offers: AVX-512 VNNI (vpdpbusd zmm) when
- * ocb_cpu_avx512vnni(), else AVX2 when ocb_cpu_avx2(), else the plain-C _ref. */
+ * ocb_cpu_avx512vnni(), else AVX-VNNI (vpdpbusd ymm, the AVX2 shape) when
+ * ocb_cpu_avxvnni(), else AVX2 when ocb_cpu_avx2(), else the plain-C _ref. */
 double ocb_peak_int8(long iters, int threads, uint64_t *sink);
 /* Ops of one step of one thread of the variant ocb_peak_int8() runs here. */
 double ocb_peak_int8_ops_per_iter(void);
@@ -50,6 +52,8 @@ double ocb_peak_int8_avx2(long iters, int threads, uint64_t *sink);
 /* The *sink the AVX2 variant and _ref must give for (iters, threads), in closed form:
  * threads x sum over lanes of (init + iters x step) mod 2^32. */
 uint64_t ocb_peak_int8_expect(long iters, int threads);
+/* AVX-VNNI, the AVX2 variant's shape and sink; call only when ocb_cpu_avxvnni(). */
+double ocb_peak_int8_avxvnni(long iters, int threads, uint64_t *sink);
 /* AVX-512 VNNI (F, BW, VNNI); call only when ocb_cpu_avx512vnni(). */
 double ocb_peak_int8_vnni512(long iters, int threads, uint64_t *sink);
 /* Plain-C twin of the VNNI variant (16 accumulators x 16 lanes, the same integers). */

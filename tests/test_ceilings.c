@@ -247,12 +247,30 @@ Test(ceilings, int8_vnni512_ref_counts_every_step)
 	cr_assert_eq(a, ocb_peak_int8_vnni512_expect(7, 2));
 }
 
+Test(ceilings, int8_avxvnni_matches_ref)
+{
+	if (!ocb_cpu_avxvnni())
+		cr_skip_test("no AVX-VNNI here (or OCB_FORCE_AVX2 set)");
+	const long iters[] = {0, 1, 3, 17, 200};
+	for (size_t k = 0; k < sizeof iters / sizeof iters[0]; k++)
+		for (int t = 1; t <= 2; t++) {
+			uint64_t sa = 1, sr = 2;
+			double oa = ocb_peak_int8_avxvnni(iters[k], t, &sa);
+			cr_assert_eq(oa, ocb_peak_int8_ref(iters[k], t, &sr));
+			cr_assert_eq(sa, sr, "iters %ld threads %d", iters[k], t);
+			cr_assert_eq(sa, ocb_peak_int8_expect(iters[k], t));
+		}
+}
+
 /* Forced AVX2 (or a CPU without AVX-512 VNNI): the int8 dispatch runs the AVX2 chain. */
 Test(ceilings, int8_dispatch_without_vnni512)
 {
 	setenv("OCB_FORCE_AVX2", "1", 1);
 	ocb_cpu_reset();
 	cr_assert_eq(ocb_cpu_avx512vnni(), 0);
+	cr_assert_eq(ocb_cpu_avxvnni(), 0);
+	if (ocb_cpu_avx2())
+		cr_assert(strstr(ocb_peak_int8_isa(), "AVX2 int8"), "%s", ocb_peak_int8_isa());
 	cr_assert_eq(ocb_peak_int8_ops_per_iter(), OCB_INT8_OPS_PER_ITER);
 	uint64_t k = 0;
 	cr_assert_eq(ocb_peak_int8(10, 2, &k), 2 * 10 * OCB_INT8_OPS_PER_ITER);
