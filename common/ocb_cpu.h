@@ -1,12 +1,27 @@
 /* ocb_cpu: run-time CPU feature choice. One binary runs everywhere: kernels ask here
- * whether to take their AVX2 path. OCB_FORCE_SCALAR=1 in the environment forces the
- * plain-C paths (tests use it to exercise both on an AVX2 machine). */
+ * whether to take their AVX2 or AVX-512 path. OCB_FORCE_SCALAR=1 in the environment
+ * forces the plain-C paths, OCB_FORCE_AVX2=1 keeps the AVX2 paths but never the AVX-512
+ * ones (tests use both to exercise every path on a wide machine). */
 #ifndef OCB_CPU_H
 #define OCB_CPU_H
 
+#include <stdint.h>
+
 /* 1 if the CPU has AVX2 and FMA and OCB_FORCE_SCALAR is not set. Cached after first call. */
 int ocb_cpu_avx2(void);
-/* Forget the cached answer (tests that flip OCB_FORCE_SCALAR call it). */
+/* 1 if ocb_cpu_avx2(), the CPU has AVX-512F, the OS saves zmm state (XCR0 bits 1, 2 and
+ * 5-7) and OCB_FORCE_AVX2 is not set. Cached after first call. */
+int ocb_cpu_avx512f(void);
+/* 1 if ocb_cpu_avx2(), the CPU has AVX-VNNI (VEX vpdpbusd ymm) and OCB_FORCE_AVX2 is not
+ * set (forced AVX2 is the plain AVX2+FMA baseline). */
+int ocb_cpu_avxvnni(void);
+/* 1 if ocb_cpu_avx512f() and the CPU has AVX-512BW and AVX-512 VNNI (vpdpbusd zmm). */
+int ocb_cpu_avx512vnni(void);
+/* The AVX-512 decision from raw bits (pure; tests feed it CPUs we do not have):
+ * has_avx512f = CPUID.(7,0):EBX bit 16, osxsave = CPUID.1:ECX bit 27, xcr0 = XGETBV(0)
+ * (meaningful only when osxsave). 1 when zmm code may run. */
+int ocb_cpu_zmm_usable(int has_avx512f, int osxsave, uint64_t xcr0);
+/* Forget the cached answers (tests that flip OCB_FORCE_SCALAR / OCB_FORCE_AVX2 call it). */
 void ocb_cpu_reset(void);
 /* Number of online cores (>= 1). */
 int ocb_cpu_cores(void);
