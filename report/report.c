@@ -395,7 +395,7 @@ static void report_time(char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-int ocb_report_write(sqlite3 *db, const struct ocb_report_opts *o,
+int ocb_report_write(struct ocb_store *db, const struct ocb_report_opts *o,
 		     struct ocb_report_summary *sum)
 {
 	struct ocb_rctx x;
@@ -414,15 +414,13 @@ int ocb_report_write(sqlite3 *db, const struct ocb_report_opts *o,
 	sel_text(&o->sel, sel, sizeof sel);
 	/* which runs: stated in the report, and refused before anything is written when
 	 * quick and full runs would share its tables */
-	if ((rc = ocb_runs_covered(db, &o->sel, &x.runs, &x.nruns)) ||
+	if ((rc = ocb_sel_runs(db, &o->sel, &x.runs, &x.nruns)) ||
 	    (rc = ocb_runs_check_mixed(x.runs, x.nruns, o->allow_mixed)))
 		goto out;
 	ocb_runs_summary(x.runs, x.nruns, x.covers, sizeof x.covers);
 	snprintf(what, sizeof what, "%s: %s", sel, x.covers);
 
 	if ((rc = make_dir(x.out)))
-		goto out;
-	if ((rc = ocb_sel_cte(&o->sel, x.cte, sizeof x.cte)))
 		goto out;
 	if ((rc = ocb_rset_load(db, &o->sel, 0, &x.rs)))
 		goto out;

@@ -11,72 +11,20 @@
 #include "../common/ocb_error.h"
 #include "rctx.h"
 
-struct cval {
-	int64_t result_id;
-	char event[64];
-	double value;
-	int available;
-};
-
+/* the order of ocb_sel_counters' rows: (result_id, event) */
 static int cmp_cval(const void *a, const void *b)
 {
-	const struct cval *x = a, *y = b;
+	const struct ocb_sel_counter *x = a, *y = b;
 	if (x->result_id != y->result_id)
 		return x->result_id < y->result_id ? -1 : 1;
 	return strcmp(x->event, y->event);
 }
 
-static int load_counters(struct ocb_rctx *x, struct cval **out, size_t *n)
-{
-	char *sql = NULL;
-	sqlite3_stmt *st = NULL;
-	size_t cap = 0;
-	int rc = OCB_OK, s;
-	*out = NULL;
-	*n = 0;
-	if (asprintf(&sql,
-		     "%s SELECT c.result_id, c.event, c.value, c.available FROM counter c"
-		     " JOIN result res ON res.id = c.result_id"
-		     " JOIN sel ON sel.run_id = res.run_id AND sel.suite = res.suite",
-		     x->cte) < 0)
-		return ocb_seterr(OCB_ENOMEM, "counters query");
-	if (sqlite3_prepare_v2(x->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		rc = ocb_seterr(OCB_EDB, "load counters: %s", sqlite3_errmsg(x->db));
-		goto out;
-	}
-	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-		if (*n == cap) {
-			cap = cap ? 2 * cap : 64;
-			struct cval *nv = realloc(*out, cap * sizeof *nv);
-			if (!nv) {
-				rc = ocb_seterr(OCB_ENOMEM, "load counters");
-				goto out;
-			}
-			*out = nv;
-		}
-		struct cval *c = &(*out)[(*n)++];
-		c->result_id = sqlite3_column_int64(st, 0);
-		const unsigned char *e = sqlite3_column_text(st, 1);
-		snprintf(c->event, sizeof c->event, "%s", e ? (const char *)e : "");
-		c->available = sqlite3_column_int(st, 3) &&
-			       sqlite3_column_type(st, 2) != SQLITE_NULL;
-		c->value = c->available ? sqlite3_column_double(st, 2) : NAN;
-	}
-	if (s != SQLITE_DONE)
-		rc = ocb_seterr(OCB_EDB, "load counters: %s", sqlite3_errmsg(x->db));
-	else if (*n)
-		qsort(*out, *n, sizeof **out, cmp_cval);
-out:
-	sqlite3_finalize(st);
-	free(sql);
-	return rc;
-}
-
-static const struct cval *find_cval(const struct cval *cv, size_t n, int64_t id, const char *ev)
+static const struct ocb_sel_counter *find_cval(const struct ocb_sel_counter *cv, size_t n, int64_t id, const char *ev)
 {
 	if (!n)
 		return NULL;
-	struct cval key = {.result_id = id};
+	struct ocb_sel_counter key = {.result_id = id};
 	snprintf(key.event, sizeof key.event, "%s", ev);
 	return bsearch(&key, cv, n, sizeof *cv, cmp_cval);
 }
@@ -115,13 +63,13 @@ static int note_add(char **buf, size_t *len, const char *fmt, ...)
 
 int ocb_rsec_results(struct ocb_rctx *x)
 {
-	struct cval *cv = NULL;
+	struct ocb_sel_counter *cv = NULL;
 	char *sus = NULL; /* this table's suspect reasons, for its note */
 	size_t suslen = 0, nsus = 0;
 	size_t ncv = 0;
 	char **events = NULL;
 	const char **cols = NULL;
-	int rc = load_counters(x, &cv, &ncv);
+	int rc = ocb_sel_counters(x->db, &x->o->sel, &cv, &ncv);
 	if (rc)
 		return rc;
 	int multi = 0;
@@ -225,7 +173,7 @@ int ocb_rsec_results(struct ocb_rctx *x)
 			}
 			c++;
 			for (size_t e = 0; e < nev; e++, c++) {
-				const struct cval *v = find_cval(cv, ncv, r->id, events[e]);
+				const struct ocb_sel_counter *v = find_cval(cv, ncv, r->id, events[e]);
 				if (v && v->available)
 					ocb_table_num(t, row, c, v->value, "%.4g");
 				else

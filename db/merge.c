@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "../common/ocb_error.h"
+#include "result_row.h"
+#include "store_int.h"
 
 /* "file:" URI of an absolute path, percent-encoding all but unreserved chars and '/'
  * (RFC 3986; SQLite "URI filenames"), with mode=ro. Caller frees. */
@@ -99,6 +101,14 @@ int ocb_merge_db(struct ocb_store *s, const char *other_path, struct ocb_merge_s
 		goto out;
 	in_tx = 1;
 	long dummy = 0;
+	/* the result rows: every column of the row codec (result_row.h), new ids */
+	char ocols[1024], result_sql[2560];
+	ocb_result_cols_prefixed("o.", ocols, sizeof ocols);
+	snprintf(result_sql, sizeof result_sql,
+		 "INSERT INTO main.result (id, run_id, " OCB_RESULT_COLS ")"
+		 " SELECT m.nid, m.run_nid, %s FROM ocb_other.result o"
+		 " JOIN temp.ocb_resmap m ON m.oid = o.id ORDER BY m.nid",
+		 ocols);
 	if ((rc = exec(db,
 		       "INSERT INTO main.machine (fingerprint, hostname, cpu_model, isa, cores, threads,"
 		       " l1d_bytes, l2_bytes, l3_bytes, mem_bytes, os, compiler, blas, papi_version, is_vm,"
@@ -138,16 +148,7 @@ int ocb_merge_db(struct ocb_store *s, const char *other_path, struct ocb_merge_s
 		       " AS nid, rm.nid AS run_nid"
 		       " FROM ocb_other.result o JOIN temp.ocb_rmap rm ON rm.oid = o.run_id",
 		       NULL)) ||
-	    (rc = exec(db,
-		       "INSERT INTO main.result (id, run_id, suite, bench, params_json, variant, threads,"
-		       " unit, n, min, median, mean, stddev, mad, ci_low, ci_high, outliers, flops, bytes,"
-		       " check_err, bound, bound_frac, timing_only, status, error, suspect)"
-		       " SELECT m.nid, m.run_nid, o.suite, o.bench, o.params_json, o.variant, o.threads,"
-		       " o.unit, o.n, o.min, o.median, o.mean, o.stddev, o.mad, o.ci_low, o.ci_high,"
-		       " o.outliers, o.flops, o.bytes, o.check_err, o.bound, o.bound_frac, o.timing_only,"
-		       " o.status, o.error, o.suspect FROM ocb_other.result o JOIN temp.ocb_resmap m ON m.oid = o.id"
-		       " ORDER BY m.nid",
-		       &st->results)) ||
+	    (rc = exec(db, result_sql, &st->results)) ||
 	    (rc = exec(db,
 		       "INSERT INTO main.sample (result_id, rep, value, cpu_s) SELECT m.nid, s.rep,"
 		       " s.value, s.cpu_s"
