@@ -56,7 +56,7 @@ int cmd_machines(const struct ocb_global *g, int argc, char **argv)
 		const char *host = ocb_rows_text(&rows, i, "hostname", "");
 		const char *cpu = ocb_rows_text(&rows, i, "cpu_model", "");
 		if (listing_addf(&t, "%lld", (long long)ocb_rows_int(&rows, i, "id")) ||
-		    listing_addf(&t, "%.12s", fp) || listing_addf(&t, "%.12s", fp) ||
+		    listing_addf(&t, "%.12s", fp) ||
 		    listing_addf(&t, "%s", *host ? host : "-") ||
 		    listing_addf(&t, "%s", *cpu ? cpu : "-") ||
 		    listing_addf(&t, "%d/%d", (int)ocb_rows_int(&rows, i, "cores"),
