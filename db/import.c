@@ -196,6 +196,8 @@ static int add_counters(struct group *q)
 }
 
 /* Validates the tree and builds the groups; nothing is written. */
+/* Over 80 lines: one pass over the gbench "benchmarks" array that validates each entry
+ * and groups its iterations and aggregates; the checks share the entry's state. */
 static int parse(const char *path, const cJSON *root, struct group **out, size_t *nout)
 {
 	struct group *g = NULL;

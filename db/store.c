@@ -481,6 +481,8 @@ static int db_connect(const char *path, int flags, sqlite3 **db)
 	return OCB_OK;
 }
 
+/* Over 80 lines: the open sequence (classify the file, open, pragmas, migrate, mark
+ * stale runs) must run in this order with one cleanup; each step is a call. */
 int ocb_store_open(const char *path, enum ocb_store_mode mode, struct ocb_store **out)
 {
 	struct ocb_store *s = NULL;

@@ -121,6 +121,8 @@ int ocb_store_run_resolve(struct ocb_store *s, const char *spec, int64_t *run_id
 	return OCB_OK;
 }
 
+/* Over 80 lines: three reads (row, samples, counters) into one struct with one
+ * cleanup path, so that a failure at any step owns nothing. */
 int ocb_store_result_load(struct ocb_store *s, int64_t result_id, struct ocb_result *out)
 {
 	sqlite3_stmt *st = NULL;

@@ -54,6 +54,8 @@ static int wanted(const char *key, const char *substr, const char *skip_prefix)
 
 /* One plot of the keys matching `substr` (not starting with skip_prefix): x = step, or
  * the per-step time key when tkey, or step * step_time when step_time > 0. */
+/* Over 80 lines: builds one gnuplot script (series per key, axis and time mapping)
+ * and draws it; the pieces share the script buffer. Not changed by issue 9. */
 static int curve(struct ocb_rctx *x, const char *wl, const struct pt *p, size_t n, size_t k,
 		 const char *substr, const char *skip_prefix, const char *tkey, double step_time,
 		 const char *suffix, const char *xlabel, const char *ylabel)
