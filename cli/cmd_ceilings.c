@@ -16,7 +16,9 @@
 #include "../collect/runner.h"
 #include "../common/ocb_cpu.h"
 #include "../common/ocb_error.h"
+#include "../common/ocb_uuid.h"
 #include "../common/ocb_log.h"
+#include "../db/store_query.h"
 #include "cli.h"
 
 #define CMD "ceilings"
@@ -54,25 +56,6 @@ static void usage(FILE *f)
 		"  --verify     re-measure only the stored values flagged suspect (those whose\n"
 		"               newest row is flagged) and replace them with the new values\n"
 		"  --json       machine-readable output\n", OCB_CEIL_REMEASURES);
-}
-
-/* RFC 4122 version-4 UUID from /dev/urandom into buf (>= 37 bytes). */
-static int make_uuid(char *buf)
-{
-	unsigned char b[16];
-	int fd = open("/dev/urandom", O_RDONLY);
-	if (fd < 0)
-		return ocb_seterr(OCB_EIO, "/dev/urandom: cannot open");
-	ssize_t got = read(fd, b, sizeof b);
-	close(fd);
-	if (got != (ssize_t)sizeof b)
-		return ocb_seterr(OCB_EIO, "/dev/urandom: short read");
-	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
-	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
-	sprintf(buf, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-		b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
-		b[13], b[14], b[15]);
-	return OCB_OK;
 }
 
 static cJSON *ceilings_json(const struct ocb_ceiling *c, size_t n)
@@ -131,21 +114,6 @@ static size_t count_suspect(const struct ocb_ceiling *c, size_t n)
 	return k;
 }
 
-/* The machine row of this host's fingerprint in a read-only store; 0 if none. */
-static int64_t machine_id_of(struct ocb_store *s, const char *fp)
-{
-	sqlite3_stmt *st = NULL;
-	int64_t id = 0;
-	if (sqlite3_prepare_v2(ocb_store_handle(s), "SELECT id FROM machine WHERE fingerprint = ?",
-			       -1, &st, NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_bind_text(st, 1, fp, -1, SQLITE_TRANSIENT);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		id = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return id;
-}
-
 static int show(const struct ocb_global *g, const struct ocb_machine *m)
 {
 	struct ocb_store *s = NULL;
@@ -154,7 +122,7 @@ static int show(const struct ocb_global *g, const struct ocb_machine *m)
 	int ec = cli_open_store(g, CMD, OCB_STORE_READ, &s);
 	if (ec)
 		return ec;
-	int64_t mid = machine_id_of(s, m->fingerprint);
+	int64_t mid = ocb_store_machine_find(s, m->fingerprint);
 	if (mid > 0) {
 		int rc = ocb_store_ceilings_get(s, mid, &c, &n);
 		if (rc) {
@@ -262,7 +230,8 @@ static int measure(const struct ocb_global *g, const struct ocb_machine *m, int 
 	ec = cli_open_store(g, CMD, OCB_STORE_WRITE, &s);
 	if (ec)
 		return ec;
-	if ((rc = ocb_store_machine(s, m, &mid)) || (rc = make_uuid(uuid)))
+	ocb_uuid_v4(uuid);
+	if ((rc = ocb_store_machine(s, m, &mid)))
 		goto out;
 	if (verify) {
 		if ((rc = ocb_store_ceilings_flagged(s, mid, &flagged, &nflag)) ||

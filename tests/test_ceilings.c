@@ -21,6 +21,7 @@
 #include "../common/ocb_cpu.h"
 #include "../common/ocb_error.h"
 #include "../db/store.h"
+#include "../db/store_int.h" /* the test reads the database directly */
 #include "../kernels/peak_fma.h"
 #include "../kernels/peak_int8.h"
 #include "../kernels/stream.h"
