@@ -25,7 +25,7 @@
  * 1024/2048/3072/6144/8192: with 2048 Q4_0/TQ2_0 reached ~80% of the read loop, with
  * 4096 ~86-88% (Q8_0 ~85% -> ~90%). */
 #ifndef QPF
-#define QPF 4096
+#define QPF 2048
 #endif
 #define PREFETCH(p) _mm_prefetch((const char *)(p) + QPF, _MM_HINT_T0)
 

@@ -1,0 +1,248 @@
+/* quant_repack: the r8 layout (pack, unpack, buffers), its plain-C GEMV and the run-time
+ * choice of GEMV kernel. See quant_repack.h; the AVX2 kernels are quant_repack_avx2.c. */
+#include "quant_repack.h"
+
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "../common/ocb_alloc.h"
+#include "../common/ocb_cpu.h"
+#include "../common/ocb_error.h"
+#include "quant_gemv.h"
+#include "quant_repack_impl.h"
+
+/* Where the fp16 scales and the codes sit inside one plain block (quant_formats.h). */
+int qr_layout(const struct qformat *f, struct qr_layout *l)
+{
+	memset(l, 0, sizeof *l);
+	switch (f->type) {
+	case QF_Q8_0:
+	case QF_Q4_0:
+		l->nscales = 1, l->scale_off[0] = 0, l->payload_off = 2;
+		break;
+	case QF_Q4_1:
+	case QF_Q3_G:
+	case QF_Q2_G:
+		l->nscales = 2, l->scale_off[0] = 0, l->scale_off[1] = 2, l->payload_off = 4;
+		break;
+	case QF_TQ2_0:
+	case QF_TQ1_0:
+		l->nscales = 1, l->payload_off = 0;
+		l->scale_off[0] = (int)f->block_bytes - 2;
+		break;
+	default:
+		return ocb_seterr(OCB_EINVAL, "repack: format %s has no r8 layout", f->name);
+	}
+	l->payload = (int)f->block_bytes - 2 * l->nscales;
+	l->units = l->payload / 4;
+	return OCB_OK;
+}
+
+int qrepack_supported(const struct qformat *f)
+{
+	return f && qr_avx2_kernel(f->type) != NULL;
+}
+
+size_t qrepack_bytes(const struct qformat *f, int64_t m, int64_t k)
+{
+	return f && m > 0 ? (size_t)m * qformat_row_bytes(f, k) : 0;
+}
+
+static int check_shape(const struct qformat *f, const void *a, const void *b, int64_t m,
+		       int64_t k, const char *what)
+{
+	if (!f || !a || !b)
+		return ocb_seterr(OCB_EINVAL, "%s: NULL format or buffer", what);
+	if (!qrepack_supported(f))
+		return ocb_seterr(OCB_EINVAL, "%s: format %s has no r8 layout", what, f->name);
+	if (m <= 0 || k <= 0 || k % f->block)
+		return ocb_seterr(OCB_EINVAL, "%s %s: bad shape m=%lld k=%lld (k must be a positive "
+				  "multiple of %d)", what, f->name, (long long)m, (long long)k, f->block);
+	return OCB_OK;
+}
+
+/* One group of 8 plain rows (row stride rb) <-> its r8 bytes at g. */
+static void pack_group(const struct qr_layout *l, const struct qformat *f, int64_t nb,
+		       const char *rows, size_t rb, char *g, int unpack)
+{
+	const size_t bb = f->block_bytes;
+	char *pay = g, *sc = g + (size_t)nb * QR_ROWS * (size_t)l->payload;
+	for (int64_t b = 0; b < nb; b++)
+		for (int r = 0; r < QR_ROWS; r++) {
+			char *blk = (char *)rows + (size_t)r * rb + (size_t)b * bb;
+			for (int u = 0; u < l->units; u++) {
+				char *v = pay + ((size_t)b * l->units + u) * 32 + 4 * r;
+				if (unpack)
+					memcpy(blk + l->payload_off + 4 * u, v, 4);
+				else
+					memcpy(v, blk + l->payload_off + 4 * u, 4);
+			}
+			for (int s = 0; s < l->nscales; s++) {
+				char *h = sc + (((size_t)b * l->nscales + s) * QR_ROWS + r) * 2;
+				if (unpack)
+					memcpy(blk + l->scale_off[s], h, 2);
+				else
+					memcpy(h, blk + l->scale_off[s], 2);
+			}
+		}
+}
+
+static int pack_all(const struct qformat *f, const void *src, int64_t m, int64_t k, void *dst,
+		    int threads, int unpack, const char *what)
+{
+	int rc = check_shape(f, src, dst, m, k, what);
+	if (rc)
+		return rc;
+	struct qr_layout l;
+	if ((rc = qr_layout(f, &l)))
+		return rc;
+	const size_t rb = qformat_row_bytes(f, k), gb = QR_ROWS * rb;
+	const int64_t nb = k / f->block, ng = m / QR_ROWS;
+	const char *s = src;
+	char *d = dst;
+#pragma omp parallel for schedule(static) num_threads(threads > 0 ? threads : omp_get_max_threads())
+	for (int64_t g = 0; g < ng; g++) {
+		if (unpack)
+			pack_group(&l, f, nb, d + (size_t)g * gb, rb, (char *)s + (size_t)g * gb, 1);
+		else
+			pack_group(&l, f, nb, s + (size_t)g * gb, rb, d + (size_t)g * gb, 0);
+	}
+	memcpy(d + (size_t)ng * gb, s + (size_t)ng * gb, (size_t)(m - ng * QR_ROWS) * rb);
+	return OCB_OK;
+}
+
+int qrepack_pack(const struct qformat *f, const void *w, int64_t m, int64_t k, void *dst,
+		 int threads)
+{
+	return pack_all(f, w, m, k, dst, threads, 0, "repack");
+}
+
+int qrepack_unpack(const struct qformat *f, const void *wr, int64_t m, int64_t k, void *dst)
+{
+	return pack_all(f, wr, m, k, dst, 1, 1, "unpack");
+}
+
+#define HUGE_PAGE (2u << 20)
+
+void *qrepack_alloc(size_t bytes)
+{
+	void *p = NULL;
+	if (bytes == 0 || posix_memalign(&p, HUGE_PAGE, ocb_round_up(bytes, HUGE_PAGE)) != 0) {
+		ocb_seterr(OCB_ENOMEM, "repack: cannot allocate %zu bytes", bytes);
+		return NULL;
+	}
+#ifdef MADV_HUGEPAGE
+	/* fewer TLB misses while streaming; advice only, so a refusal is not an error */
+	const char *no = getenv("OCB_NO_THP");
+	if (!(no && *no && *no != '0'))
+		madvise(p, ocb_round_up(bytes, HUGE_PAGE), MADV_HUGEPAGE);
+#endif
+	return p;
+}
+
+void qrepack_free(void *p)
+{
+	free(p);
+}
+
+/* ---- GEMV on the r8 layout ---- */
+
+/* Plain C twin: each row of a group is gathered back into plain blocks and multiplied with
+ * the format's scalar vec_dot_ref, so the result equals qgemv_ref's bit for bit (same
+ * arithmetic in the same order, by construction). */
+int qgemv_r8_ref(const struct qformat *f, const void *wr, int64_t m, int64_t k,
+		 const void *xq, float *y, int threads)
+{
+	int rc = check_shape(f, wr, xq, m, k, "qgemv_r8_ref");
+	struct qr_layout l;
+	if (rc || (rc = qr_layout(f, &l)))
+		return rc;
+	if (!y)
+		return ocb_seterr(OCB_EINVAL, "qgemv_r8_ref: NULL output");
+	const size_t rb = qformat_row_bytes(f, k), gb = QR_ROWS * rb;
+	const int64_t nb = k / f->block, ng = m / QR_ROWS;
+	const char *w = wr;
+	int failed = 0;
+#pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
+	{
+		char *rows = malloc(gb); /* one group back in plain layout */
+		if (!rows) {
+#pragma omp atomic write
+			failed = 1;
+		}
+#pragma omp for schedule(static)
+		for (int64_t g = 0; g < ng; g++) {
+			if (!rows)
+				continue;
+			pack_group(&l, f, nb, rows, rb, (char *)w + (size_t)g * gb, 1);
+			for (int r = 0; r < QR_ROWS; r++)
+				y[g * QR_ROWS + r] = f->vec_dot_ref(k, rows + (size_t)r * rb, xq);
+		}
+		free(rows);
+	}
+	if (failed)
+		return ocb_seterr(OCB_ENOMEM, "qgemv_r8_ref: %zu-byte group buffer", gb);
+	for (int64_t r = ng * QR_ROWS; r < m; r++)
+		y[r] = f->vec_dot_ref(k, w + (size_t)r * rb, xq);
+	return OCB_OK;
+}
+
+int qgemv_r8(const struct qformat *f, const void *wr, int64_t m, int64_t k, const void *xq,
+	     float *y, int threads)
+{
+	if (!ocb_cpu_avx2())
+		return qgemv_r8_ref(f, wr, m, k, xq, y, threads);
+	int rc = check_shape(f, wr, xq, m, k, "qgemv_r8");
+	if (rc)
+		return rc;
+	if (!y)
+		return ocb_seterr(OCB_EINVAL, "qgemv_r8: NULL output");
+	const qr_group_fn kern = qr_avx2_kernel(f->type);
+	const size_t rb = qformat_row_bytes(f, k), gb = QR_ROWS * rb;
+	const int64_t ng = m / QR_ROWS;
+	const char *w = wr;
+#pragma omp parallel for schedule(static) num_threads(threads > 0 ? threads : omp_get_max_threads())
+	for (int64_t g = 0; g < ng; g++)
+		kern(k, w + (size_t)g * gb, xq, y + g * QR_ROWS);
+	for (int64_t r = ng * QR_ROWS; r < m; r++)
+		y[r] = f->vec_dot_avx2(k, w + (size_t)r * rb, xq);
+	return OCB_OK;
+}
+
+/* ---- which kernel ---- */
+
+const char *qgemv_kind_name(enum qgemv_kind kind)
+{
+	switch (kind) {
+	case QGEMV_AVX2:
+		return "avx2";
+	case QGEMV_AVX2_R8:
+		return "avx2-r8";
+	default:
+		return "ref";
+	}
+}
+
+enum qgemv_kind qgemv_choose(const struct qformat *f)
+{
+	if (!f || !ocb_cpu_avx2())
+		return QGEMV_REF;
+	const char *env = getenv("OCB_QGEMV");
+	if (env && *env) {
+		if (strcmp(env, "ref") == 0)
+			return QGEMV_REF;
+		if (strcmp(env, "plain") == 0)
+			return QGEMV_AVX2;
+		if (strcmp(env, "r8") == 0)
+			return qrepack_supported(f) ? QGEMV_AVX2_R8 : QGEMV_AVX2;
+	}
+	return qr_default_kind(f, ocb_cpu_id());
+}
+
+enum qgemv_kind qr_default_kind(const struct qformat *f, const struct ocb_cpu_id *cpu)
+{
+	(void)cpu;
+	return qrepack_supported(f) ? QGEMV_AVX2_R8 : QGEMV_AVX2;
+}
