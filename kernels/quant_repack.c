@@ -37,6 +37,7 @@ int qr_layout(const struct qformat *f, struct qr_layout *l)
 	}
 	l->payload = (int)f->block_bytes - 2 * l->nscales;
 	l->units = l->payload / 4;
+	l->hbit_unit = f->type == QF_Q3_G ? 2 : -1; /* qh follows qs[8] */
 	return OCB_OK;
 }
 
@@ -63,6 +64,25 @@ static int check_shape(const struct qformat *f, const void *a, const void *b, in
 	return OCB_OK;
 }
 
+/* Q3_G's high-bit plane, re-encoded for the r8 kernel: bit e of the little-endian qh word
+ * is bit 2 of element e; in the packed unit, bit n + 4u of byte i is that of element
+ * 8n + 4u + i (the element whose low bits sit at bits 2n of qs byte 4u + i), so one shift
+ * moves it next to them. decode = 1: the inverse. */
+static void q3_hbits(uint8_t *dst, const uint8_t *src, int decode)
+{
+	uint8_t out[4] = { 0 };
+	for (int i = 0; i < 4; i++)
+		for (int u = 0; u < 2; u++)
+			for (int n = 0; n < 4; n++) {
+				int e = 8 * n + 4 * u + i, p = n + 4 * u;
+				if (decode)
+					out[e / 8] |= (uint8_t)(((src[i] >> p) & 1) << (e % 8));
+				else
+					out[i] |= (uint8_t)(((src[e / 8] >> (e % 8)) & 1) << p);
+			}
+	memcpy(dst, out, 4);
+}
+
 /* One group of 8 plain rows (row stride rb) <-> its r8 bytes at g. */
 static void pack_group(const struct qr_layout *l, const struct qformat *f, int64_t nb,
 		       const char *rows, size_t rb, char *g, int unpack)
@@ -74,10 +94,14 @@ static void pack_group(const struct qr_layout *l, const struct qformat *f, int64
 			char *blk = (char *)rows + (size_t)r * rb + (size_t)b * bb;
 			for (int u = 0; u < l->units; u++) {
 				char *v = pay + ((size_t)b * l->units + u) * 32 + 4 * r;
-				if (unpack)
-					memcpy(blk + l->payload_off + 4 * u, v, 4);
+				char *p = blk + l->payload_off + 4 * u;
+				if (u == l->hbit_unit)
+					q3_hbits((uint8_t *)(unpack ? p : v), (const uint8_t *)(unpack ? v : p),
+						 unpack);
+				else if (unpack)
+					memcpy(p, v, 4);
 				else
-					memcpy(v, blk + l->payload_off + 4 * u, 4);
+					memcpy(v, p, 4);
 			}
 			for (int s = 0; s < l->nscales; s++) {
 				char *h = sc + (((size_t)b * l->nscales + s) * QR_ROWS + r) * 2;

@@ -14,6 +14,7 @@ struct qr_layout {
 	int payload_off;  /* byte offset of the codes */
 	int payload;      /* bytes of codes per block (a multiple of 4) */
 	int units;        /* payload / 4 */
+	int hbit_unit;    /* Q3_G: the unit holding qh, re-encoded when packed; else -1 */
 };
 
 int qr_layout(const struct qformat *f, struct qr_layout *l);
