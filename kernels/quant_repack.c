@@ -43,7 +43,7 @@ int qr_layout(const struct qformat *f, struct qr_layout *l)
 
 int qrepack_supported(const struct qformat *f)
 {
-	return f && qr_avx2_kernel(f->type) != NULL;
+	return f && qr_avx2_kernel(f->type, 0) != NULL;
 }
 
 size_t qrepack_bytes(const struct qformat *f, int64_t m, int64_t k)
@@ -213,6 +213,14 @@ int qgemv_r8_ref(const struct qformat *f, const void *wr, int64_t m, int64_t k,
 	return OCB_OK;
 }
 
+/* AVX-VNNI r8 kernels only when asked for (OCB_QGEMV=r8-vnni) on a CPU that has them:
+ * on the Xeon they measured slower than the AVX2 ones (see qr_default_kind). */
+static int r8_vnni(void)
+{
+	const char *env = getenv("OCB_QGEMV");
+	return ocb_cpu_id()->avx_vnni && env && strcmp(env, "r8-vnni") == 0;
+}
+
 int qgemv_r8(const struct qformat *f, const void *wr, int64_t m, int64_t k, const void *xq,
 	     float *y, int threads)
 {
@@ -223,7 +231,7 @@ int qgemv_r8(const struct qformat *f, const void *wr, int64_t m, int64_t k, cons
 		return rc;
 	if (!y)
 		return ocb_seterr(OCB_EINVAL, "qgemv_r8: NULL output");
-	const qr_group_fn kern = qr_avx2_kernel(f->type);
+	const qr_group_fn kern = qr_avx2_kernel(f->type, r8_vnni());
 	const size_t rb = qformat_row_bytes(f, k), gb = QR_ROWS * rb;
 	const int64_t ng = m / QR_ROWS;
 	const char *w = wr;
@@ -244,6 +252,8 @@ const char *qgemv_kind_name(enum qgemv_kind kind)
 		return "avx2";
 	case QGEMV_AVX2_R8:
 		return "avx2-r8";
+	case QGEMV_VNNI_R8:
+		return "avxvnni-r8";
 	default:
 		return "ref";
 	}
@@ -259,14 +269,71 @@ enum qgemv_kind qgemv_choose(const struct qformat *f)
 			return QGEMV_REF;
 		if (strcmp(env, "plain") == 0)
 			return QGEMV_AVX2;
-		if (strcmp(env, "r8") == 0)
-			return qrepack_supported(f) ? QGEMV_AVX2_R8 : QGEMV_AVX2;
+		if (strcmp(env, "r8") == 0 || strcmp(env, "r8-vnni") == 0)
+			return !qrepack_supported(f) ? QGEMV_AVX2
+			       : r8_vnni() ? QGEMV_VNNI_R8 : QGEMV_AVX2_R8;
 	}
 	return qr_default_kind(f, ocb_cpu_id());
 }
 
+/* Software prefetch distance of every GEMV kernel (quant_impl.h). 2048 bytes on every CPU
+ * so far: about one core's bandwidth-delay product on both vendors (Xeon: ~16 GB/s x
+ * ~125 ns; Zen 3: ~20 GB/s x ~100 ns) and the measured best on the Xeon (quant_avx2.c).
+ * OCB_QGEMV_PF=<bytes> (0..65536) overrides it, to re-tune on a new machine with
+ * quant_gemv_bw without rebuilding. */
+int qk_prefetch = 2048;
+
+__attribute__((constructor)) static void qk_prefetch_init(void)
+{
+	const char *env = getenv("OCB_QGEMV_PF");
+	if (env && *env) {
+		char *end = NULL;
+		long v = strtol(env, &end, 10);
+		if (end && *end == 0 && v >= 0 && v <= 65536)
+			qk_prefetch = (int)v;
+	}
+}
+
+/* The default GEMV per format and CPU. Reasoning (the Xeon is measured; Zen 3 is not
+ * available here, so its column rests on published per-instruction data: the znver3
+ * scheduling model of LLVM 14 (llvm-mca, from AMD's and uops.info's numbers) and Agner
+ * Fog's tables. Zen 3 runs all 256-bit integer/FP vector work on 4 pipes FP0-3, with
+ * vpmaddubsw/vpmaddwd on 2 of them (FP0, FP3; latency 3, 2 per cycle), shifts and
+ * shuffles on FP1/FP2, vcvtdq2ps on FP2/FP3, FMA on FP0/FP1, and broadcast loads from
+ * memory through the load pipes; Intel Golden Cove-class cores have 3 vector ALU ports
+ * (p0, p1, p5), with maddubs/madd/shift/cvt/FMA on p0/p1 only. Cycles per loop
+ * iteration from llvm-mca -mcpu=znver3 (and icelake-server) on gcc -O2's code, turned
+ * into bytes of weights per cycle; the memory-bound limit to beat is one core's DRAM
+ * share, ~20 GB/s = ~6 B/cycle at ~3.3 GHz on Zen 3, and Q8_0's plain loop, which the
+ * user measured at 85-88% of DRAM on Zen 3, runs at 9.5 B/cycle (model):
+ *
+ *   format  layout    Zen 3 B/cycle   Icelake-SP B/cycle   Xeon measured (hot, 1 thread)
+ *   Q4_0    plain          5.4              5.9                 19 GB/s
+ *   Q4_0    r8            12.2             13.0                 29.6 GB/s (L3-limited)
+ *   Q4_1    r8            12.7             14.0                 29.4 GB/s
+ *   Q2_G    r8             7.5              7.9                 17.4 GB/s
+ *   Q3_G    r8             6.8              6.4                 12.8 GB/s
+ *   TQ2_0   plain          7.5              6.1                 17.9 GB/s
+ *   TQ2_0   r8             5.5              6.5                 22.5 GB/s
+ *   Q8_0    plain          9.5              8.3                 29.5 GB/s
+ *
+ * So: Q4_0 plain (5.4 B/cycle) is compute-bound on Zen 3, as the user found (53-58%),
+ * and r8 more than doubles its arithmetic rate there (12.2, above Q8_0's 9.5): expected
+ * at or above Q8_0's 85-88%. For TQ2_0 the model ranks the plain loop first on Zen 3
+ * (its 64 activation-broadcast loads per group are extra work for Zen 3's load/FP
+ * pipes, while the plain loop folds the activation load into maddubs), so Zen-family
+ * cores keep the plain TQ2_0; on the Xeon r8 measured 1.26x faster hot and is chosen.
+ * AVX-VNNI (vpdpbusd: multiply, pair-add and int32 accumulate in one instruction) looked
+ * like the next step on Intel, but on the Xeon the VNNI r8 kernels (with 2-4 independent
+ * sums against vpdpbusd's 5-cycle latency) measured 1.5-2.5x slower hot than the AVX2
+ * ones (Q4_0 20 vs 29.6 GB/s, Q2_G 9 vs 24 GB/s at 2048^2); they stay available as
+ * OCB_QGEMV=r8-vnni for CPUs where that may differ, never by default. */
 enum qgemv_kind qr_default_kind(const struct qformat *f, const struct ocb_cpu_id *cpu)
 {
-	(void)cpu;
-	return qrepack_supported(f) ? QGEMV_AVX2_R8 : QGEMV_AVX2;
+	if (!qrepack_supported(f))
+		return QGEMV_AVX2;
+	const int amd_zen = strcmp(cpu->vendor, "AuthenticAMD") == 0 && cpu->family >= 0x17;
+	if (f->type == QF_TQ2_0 && (amd_zen || ocb_cpu_is_zen3(cpu)))
+		return QGEMV_AVX2;
+	return QGEMV_AVX2_R8;
 }

@@ -68,14 +68,24 @@ enum qgemv_kind {
 	QGEMV_REF = 0, /* plain C, plain layout */
 	QGEMV_AVX2,    /* AVX2, plain layout (quant_avx2.c) */
 	QGEMV_AVX2_R8, /* AVX2, r8 layout (quant_repack_avx2.c) */
+	QGEMV_VNNI_R8, /* AVX-VNNI (vpdpbusd), r8 layout (quant_repack_avx2.c) */
 };
 
+/* 1 if kind runs on the r8 layout (call qgemv_r8 on qrepack_pack'ed weights). */
+static inline int qgemv_kind_r8(enum qgemv_kind kind)
+{
+	return kind == QGEMV_AVX2_R8 || kind == QGEMV_VNNI_R8;
+}
+
 /* The GEMV this CPU should run for format f: decided from ocb_cpu_avx2(), the format and
- * the CPU's vendor/family/model (see the table in quant_repack.c). The environment
- * variable OCB_QGEMV=plain|r8|ref overrides the choice (r8 only where supported;
- * OCB_FORCE_SCALAR=1 still means ref). */
+ * the CPU's vendor/family/model/features (see qr_default_kind in quant_repack.c). The
+ * environment variable OCB_QGEMV overrides it: ref | plain | r8 (AVX2 r8) | r8-vnni
+ * (the AVX-VNNI r8 kernels, if the CPU has AVX-VNNI; slower on the Xeon measured); r8
+ * only where supported, OCB_FORCE_SCALAR=1 still means ref. qgemv_r8 runs the VNNI
+ * kernels only under OCB_QGEMV=r8-vnni. OCB_QGEMV_PF=<bytes> sets the software prefetch distance of every
+ * GEMV kernel (default: per CPU, see quant_repack.c). */
 enum qgemv_kind qgemv_choose(const struct qformat *f);
-/* "ref", "avx2", "avx2-r8": the name stored as a result's variant. */
+/* "ref", "avx2", "avx2-r8", "avxvnni-r8": the name stored as a result's variant. */
 const char *qgemv_kind_name(enum qgemv_kind kind);
 
 #endif

@@ -22,8 +22,9 @@ int qr_layout(const struct qformat *f, struct qr_layout *l);
 /* y[0..8) = the 8 rows of one r8 group (nb = k / block blocks) times xq. */
 typedef void (*qr_group_fn)(int64_t k, const void *group, const void *xq, float *y);
 
-/* The AVX2 group kernel of a format, or NULL if it has none (quant_repack_avx2.c). */
-qr_group_fn qr_avx2_kernel(enum qformat_type type);
+/* The AVX2 (vnni = 0) or AVX-VNNI (vnni = 1) group kernel of a format, or NULL if it has
+ * none (quant_repack_avx2.c). */
+qr_group_fn qr_avx2_kernel(enum qformat_type type, int vnni);
 
 /* The default GEMV kind on this CPU for f, AVX2 available (quant_repack.c). */
 enum qgemv_kind qr_default_kind(const struct qformat *f, const struct ocb_cpu_id *cpu);

@@ -146,10 +146,8 @@ static void check_r8(const struct qformat *f, int64_t m, int64_t k, int threads)
 	rprob_free(&p);
 }
 
-Test(qrepack, avx2_r8_vs_plain_ref_odd_shapes_threads)
+static void check_all_r8(void)
 {
-	if (!ocb_cpu_avx2())
-		cr_skip_test("no AVX2 on this CPU (or OCB_FORCE_SCALAR set)");
 	for (size_t i = 0; i < NALL; i++) {
 		const struct qformat *f = qformat_find(all_fmts[i]);
 		if (!qrepack_supported(f))
@@ -164,6 +162,24 @@ Test(qrepack, avx2_r8_vs_plain_ref_odd_shapes_threads)
 			check_r8(f, 64, 768, t);
 		}
 	}
+}
+
+/* The kernels qgemv_r8 takes by default (AVX2) */
+Test(qrepack, avx2_r8_vs_plain_ref_odd_shapes_threads)
+{
+	if (!ocb_cpu_avx2())
+		cr_skip_test("no AVX2 on this CPU (or OCB_FORCE_SCALAR set)");
+	check_all_r8();
+}
+
+/* The AVX-VNNI r8 kernels (OCB_QGEMV=r8-vnni) where the CPU has AVX-VNNI */
+Test(qrepack, vnni_r8_kernels)
+{
+	if (!ocb_cpu_avx2() || !ocb_cpu_id()->avx_vnni)
+		cr_skip_test("no AVX-VNNI on this CPU (or OCB_FORCE_SCALAR set)");
+	setenv("OCB_QGEMV", "r8-vnni", 1);
+	check_all_r8();
+	unsetenv("OCB_QGEMV");
 }
 
 /* A wrong answer must not pass the bound: swap two rows of one group in the packed bytes. */
@@ -194,18 +210,22 @@ Test(qrepack, choice_and_overrides)
 	cr_assert_str_eq(qgemv_kind_name(QGEMV_REF), "ref");
 	cr_assert_str_eq(qgemv_kind_name(QGEMV_AVX2), "avx2");
 	cr_assert_str_eq(qgemv_kind_name(QGEMV_AVX2_R8), "avx2-r8");
+	cr_assert_str_eq(qgemv_kind_name(QGEMV_VNNI_R8), "avxvnni-r8");
+	cr_assert(!qgemv_kind_r8(QGEMV_AVX2) && !qgemv_kind_r8(QGEMV_REF));
 	cr_assert_eq(qgemv_choose(NULL), QGEMV_REF);
 	if (ocb_cpu_avx2()) {
 		setenv("OCB_QGEMV", "plain", 1);
 		cr_assert_eq(qgemv_choose(q40), QGEMV_AVX2);
 		setenv("OCB_QGEMV", "r8", 1);
 		cr_assert_eq(qgemv_choose(q40), QGEMV_AVX2_R8);
-		cr_assert_eq(qgemv_choose(tq1), qrepack_supported(tq1) ? QGEMV_AVX2_R8 : QGEMV_AVX2);
+		cr_assert_eq(qgemv_kind_r8(qgemv_choose(tq1)), qrepack_supported(tq1));
+		setenv("OCB_QGEMV", "r8-vnni", 1);
+		cr_assert_eq(qgemv_choose(q40), ocb_cpu_id()->avx_vnni ? QGEMV_VNNI_R8 : QGEMV_AVX2_R8);
 		setenv("OCB_QGEMV", "ref", 1);
 		cr_assert_eq(qgemv_choose(q40), QGEMV_REF);
 		unsetenv("OCB_QGEMV");
 		enum qgemv_kind k = qgemv_choose(q40);
-		cr_assert(k == QGEMV_AVX2 || k == QGEMV_AVX2_R8);
+		cr_assert(k == QGEMV_AVX2 || qgemv_kind_r8(k));
 	}
 	setenv("OCB_FORCE_SCALAR", "1", 1);
 	ocb_cpu_reset();
