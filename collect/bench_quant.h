@@ -33,6 +33,7 @@ struct qbench {
 	 * otherwise); the time to repack one copy is stored as metric `repack_time_<case>` of
 	 * workload "quant_gemv", not counted in the GEMV time. */
 	void *wr;
+	size_t wrstride; /* bytes between repacked copies */
 	double repack_s;
 };
 

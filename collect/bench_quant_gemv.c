@@ -27,16 +27,17 @@ static int qbench_repack(struct qbench *q, const struct ocb_ctx *ctx)
 	q->variant = qgemv_kind_name(kind);
 	if (kind != QGEMV_AVX2_R8)
 		return OCB_OK;
-	if (!(q->wr = qrepack_alloc(q->wstride * (size_t)q->ncopies)))
+	q->wrstride = ocb_round_up(qrepack_bytes(q->f, q->m, q->k), 64);
+	if (!(q->wr = qrepack_alloc(q->wrstride * (size_t)q->ncopies)))
 		return ocb_seterr(OCB_ENOMEM, "quant gemv %s: %zu bytes of repacked weights",
-				  q->f->name, q->wstride * (size_t)q->ncopies);
+				  q->f->name, q->wrstride * (size_t)q->ncopies);
 	double t0 = ocb_now_s();
 	int rc = qrepack_pack(q->f, q->w, q->m, q->k, q->wr, q->threads);
 	q->repack_s = ocb_now_s() - t0;
 	if (rc)
 		return rc;
 	for (int c = 1; c < q->ncopies; c++)
-		memcpy((char *)q->wr + (size_t)c * q->wstride, q->wr, qrepack_bytes(q->f, q->m, q->k));
+		memcpy((char *)q->wr + (size_t)c * q->wrstride, q->wr, qrepack_bytes(q->f, q->m, q->k));
 	char key[96];
 	snprintf(key, sizeof key, "repack_time_%s_%lldx%lld_t%d", q->f->name, (long long)q->m,
 		 (long long)q->k, q->threads);
@@ -166,7 +167,8 @@ int qbench_run(struct qbench *q, int gemm)
 	if (gemm)
 		return qgemm(q->f, w, q->m, q->k, q->xq, q->n, q->y, q->threads);
 	if (q->wr)
-		return qgemv_r8(q->f, (const char *)q->wr + ((const char *)w - (const char *)q->w),
+		return qgemv_r8(q->f, (const char *)q->wr + ((const char *)w - (const char *)q->w) /
+						       q->wstride * q->wrstride,
 				q->m, q->k, q->xq, q->y, q->threads);
 	return qgemv(q->f, w, q->m, q->k, q->xq, q->y, q->threads);
 }

@@ -41,14 +41,44 @@ int qr_layout(const struct qformat *f, struct qr_layout *l)
 	return OCB_OK;
 }
 
+/* The block format the r8 groups of f hold: f itself, except TQ1_0, whose base-3 trits
+ * cost ~4x TQ2_0's arithmetic per byte to decode (quant_avx2.c: 5 multiply-by-3 steps per
+ * byte), more than any core has to spare at DRAM speed; its groups are transcoded to TQ2_0
+ * codes (same values, same fp16 scale: 66 instead of 54 bytes per 256 weights). */
+static const struct qformat *r8_fmt(const struct qformat *f)
+{
+	return f->type == QF_TQ1_0 ? qformat_get(QF_TQ2_0) : f;
+}
+
 int qrepack_supported(const struct qformat *f)
 {
-	return f && qr_avx2_kernel(f->type, 0) != NULL;
+	return f && qr_avx2_kernel(r8_fmt(f)->type, 0) != NULL;
 }
 
 size_t qrepack_bytes(const struct qformat *f, int64_t m, int64_t k)
 {
-	return f && m > 0 ? (size_t)m * qformat_row_bytes(f, k) : 0;
+	if (!f || m <= 0)
+		return 0;
+	const int64_t ng = m / QR_ROWS;
+	return (size_t)(ng * QR_ROWS) * qformat_row_bytes(r8_fmt(f), k) +
+	       (size_t)(m - ng * QR_ROWS) * qformat_row_bytes(f, k);
+}
+
+/* n TQ1_0 rows -> TQ2_0 rows with the same codes and scales (r8_fmt). */
+static void tq1_to_tq2(const struct qformat *f, const char *src, int64_t n, int64_t k, char *dst)
+{
+	const int64_t nb = k / QK_TQ;
+	int8_t q[QK_TQ];
+	float d, mm;
+	for (int64_t r = 0; r < n * nb; r++) {
+		const block_tq1_0 *in = (const block_tq1_0 *)(const void *)src + r;
+		block_tq2_0 *out = (block_tq2_0 *)(void *)dst + r;
+		f->decode_row_ref(QK_TQ, in, &d, &mm, q);
+		memset(out->qs, 0, sizeof out->qs);
+		for (int i = 0; i < QK_TQ; i++) /* element 128h + 32n + m: byte 32h + m, bits 2n */
+			out->qs[32 * (i / 128) + i % 32] |= (uint8_t)((q[i] + 1) << (2 * ((i % 128) / 32)));
+		out->d = in->d;
+	}
 }
 
 static int check_shape(const struct qformat *f, const void *a, const void *b, int64_t m,
@@ -119,21 +149,42 @@ static int pack_all(const struct qformat *f, const void *src, int64_t m, int64_t
 	int rc = check_shape(f, src, dst, m, k, what);
 	if (rc)
 		return rc;
+	const struct qformat *fr = r8_fmt(f);
+	if (unpack && fr != f)
+		return ocb_seterr(OCB_EINVAL, "%s: %s's r8 layout holds %s codes", what, f->name, fr->name);
 	struct qr_layout l;
-	if ((rc = qr_layout(f, &l)))
+	if ((rc = qr_layout(fr, &l)))
 		return rc;
-	const size_t rb = qformat_row_bytes(f, k), gb = QR_ROWS * rb;
+	const size_t rb = qformat_row_bytes(f, k), gb = QR_ROWS * qformat_row_bytes(fr, k);
 	const int64_t nb = k / f->block, ng = m / QR_ROWS;
 	const char *s = src;
 	char *d = dst;
-#pragma omp parallel for schedule(static) num_threads(threads > 0 ? threads : omp_get_max_threads())
-	for (int64_t g = 0; g < ng; g++) {
-		if (unpack)
-			pack_group(&l, f, nb, d + (size_t)g * gb, rb, (char *)s + (size_t)g * gb, 1);
-		else
-			pack_group(&l, f, nb, s + (size_t)g * gb, rb, d + (size_t)g * gb, 0);
+	int failed = 0;
+#pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
+	{
+		char *tmp = fr != f ? malloc(gb) : NULL; /* one transcoded group */
+		if (fr != f && !tmp) {
+#pragma omp atomic write
+			failed = 1;
+		}
+#pragma omp for schedule(static)
+		for (int64_t g = 0; g < ng; g++) {
+			if (unpack) {
+				pack_group(&l, fr, nb, d + (size_t)g * gb, rb, (char *)s + (size_t)g * gb, 1);
+			} else if (fr == f) {
+				pack_group(&l, fr, nb, s + (size_t)g * gb, rb, d + (size_t)g * gb, 0);
+			} else if (tmp) {
+				tq1_to_tq2(f, s + (size_t)g * QR_ROWS * rb, QR_ROWS, k, tmp);
+				pack_group(&l, fr, nb, tmp, gb / QR_ROWS, d + (size_t)g * gb, 0);
+			}
+		}
+		free(tmp);
 	}
-	memcpy(d + (size_t)ng * gb, s + (size_t)ng * gb, (size_t)(m - ng * QR_ROWS) * rb);
+	if (failed)
+		return ocb_seterr(OCB_ENOMEM, "%s: %zu-byte group buffer", what, gb);
+	/* the m % 8 last rows stay plain (in f) */
+	memcpy(d + (size_t)ng * gb, s + (size_t)ng * (unpack ? gb : QR_ROWS * rb),
+	       (size_t)(m - ng * QR_ROWS) * rb);
 	return OCB_OK;
 }
 
@@ -175,17 +226,21 @@ void qrepack_free(void *p)
 
 /* Plain C twin: each row of a group is gathered back into plain blocks and multiplied with
  * the format's scalar vec_dot_ref, so the result equals qgemv_ref's bit for bit (same
- * arithmetic in the same order, by construction). */
+ * arithmetic in the same order, by construction). TQ1_0 rows come back as TQ2_0 blocks
+ * of the same codes and scale, and tq2_0_vec_dot_ref evaluates the same expression as
+ * tq1_0_vec_dot_ref (exact int32 block sum, then sum += d_w * d_a * sum). */
 int qgemv_r8_ref(const struct qformat *f, const void *wr, int64_t m, int64_t k,
 		 const void *xq, float *y, int threads)
 {
 	int rc = check_shape(f, wr, xq, m, k, "qgemv_r8_ref");
+	const struct qformat *fr = f ? r8_fmt(f) : NULL;
 	struct qr_layout l;
-	if (rc || (rc = qr_layout(f, &l)))
+	if (rc || (rc = qr_layout(fr, &l)))
 		return rc;
 	if (!y)
 		return ocb_seterr(OCB_EINVAL, "qgemv_r8_ref: NULL output");
-	const size_t rb = qformat_row_bytes(f, k), gb = QR_ROWS * rb;
+	const size_t rb = qformat_row_bytes(f, k), rbr = qformat_row_bytes(fr, k);
+	const size_t gb = QR_ROWS * rbr;
 	const int64_t nb = k / f->block, ng = m / QR_ROWS;
 	const char *w = wr;
 	int failed = 0;
@@ -200,16 +255,16 @@ int qgemv_r8_ref(const struct qformat *f, const void *wr, int64_t m, int64_t k,
 		for (int64_t g = 0; g < ng; g++) {
 			if (!rows)
 				continue;
-			pack_group(&l, f, nb, rows, rb, (char *)w + (size_t)g * gb, 1);
+			pack_group(&l, fr, nb, rows, rbr, (char *)w + (size_t)g * gb, 1);
 			for (int r = 0; r < QR_ROWS; r++)
-				y[g * QR_ROWS + r] = f->vec_dot_ref(k, rows + (size_t)r * rb, xq);
+				y[g * QR_ROWS + r] = fr->vec_dot_ref(k, rows + (size_t)r * rbr, xq);
 		}
 		free(rows);
 	}
 	if (failed)
 		return ocb_seterr(OCB_ENOMEM, "qgemv_r8_ref: %zu-byte group buffer", gb);
 	for (int64_t r = ng * QR_ROWS; r < m; r++)
-		y[r] = f->vec_dot_ref(k, w + (size_t)r * rb, xq);
+		y[r] = f->vec_dot_ref(k, w + (size_t)ng * gb + (size_t)(r - ng * QR_ROWS) * rb, xq);
 	return OCB_OK;
 }
 
@@ -231,15 +286,15 @@ int qgemv_r8(const struct qformat *f, const void *wr, int64_t m, int64_t k, cons
 		return rc;
 	if (!y)
 		return ocb_seterr(OCB_EINVAL, "qgemv_r8: NULL output");
-	const qr_group_fn kern = qr_avx2_kernel(f->type, r8_vnni());
-	const size_t rb = qformat_row_bytes(f, k), gb = QR_ROWS * rb;
+	const qr_group_fn kern = qr_avx2_kernel(r8_fmt(f)->type, r8_vnni());
+	const size_t rb = qformat_row_bytes(f, k), gb = QR_ROWS * qformat_row_bytes(r8_fmt(f), k);
 	const int64_t ng = m / QR_ROWS;
 	const char *w = wr;
 #pragma omp parallel for schedule(static) num_threads(threads > 0 ? threads : omp_get_max_threads())
 	for (int64_t g = 0; g < ng; g++)
 		kern(k, w + (size_t)g * gb, xq, y + g * QR_ROWS);
 	for (int64_t r = ng * QR_ROWS; r < m; r++)
-		y[r] = f->vec_dot_avx2(k, w + (size_t)r * rb, xq);
+		y[r] = f->vec_dot_avx2(k, w + (size_t)ng * gb + (size_t)(r - ng * QR_ROWS) * rb, xq);
 	return OCB_OK;
 }
 

@@ -19,8 +19,12 @@
  *              block b of rows 8g+0 .. 8g+7 (row r at bytes 4r..4r+3)
  *     scales:  for block b, S x 8 fp16: scale s of block b of rows 8g+0 .. 8g+7
  *   then the m % 8 remaining rows unchanged (plain blocks).
- * The repacked matrix has exactly the bytes of the plain one (m * qformat_row_bytes).
- * Formats with an r8 layout: Q8_0, Q4_0, Q4_1, TQ2_0 (qrepack_supported).
+ * The repacked matrix has exactly the bytes of the plain one (m * qformat_row_bytes),
+ * except TQ1_0, whose groups are transcoded to TQ2_0 codes (66 instead of 54 bytes per
+ * 256 weights: decoding base-3 trits costs more arithmetic than a core has at DRAM
+ * speed). Formats with an r8 layout (qrepack_supported): Q4_0, Q4_1, Q3_G (its high-bit
+ * plane re-encoded), Q2_G, TQ2_0, TQ1_0 (as TQ2_0). Q8_0 has none: its plain loop already
+ * has the fewest operations per byte of all formats.
  *
  * Ownership: every function writes caller buffers; nothing is retained. */
 #ifndef OCB_QUANT_REPACK_H
@@ -36,7 +40,7 @@
 /* 1 if f has an r8 layout. */
 int qrepack_supported(const struct qformat *f);
 
-/* Bytes of the r8 layout of m x k weights (= m * qformat_row_bytes(f, k)). */
+/* Bytes of the r8 layout of m x k weights (m * qformat_row_bytes(f, k) except TQ1_0). */
 size_t qrepack_bytes(const struct qformat *f, int64_t m, int64_t k);
 
 /* Plain blocks w (m x k) -> r8 layout at dst (qrepack_bytes bytes, must not overlap w).
@@ -45,7 +49,7 @@ size_t qrepack_bytes(const struct qformat *f, int64_t m, int64_t k);
  * thread that later streams them. OCB_EINVAL for an unsupported format or bad shape. */
 int qrepack_pack(const struct qformat *f, const void *w, int64_t m, int64_t k, void *dst,
 		 int threads);
-/* The inverse (tests): r8 -> plain blocks. */
+/* The inverse (tests): r8 -> plain blocks. OCB_EINVAL for TQ1_0 (transcoded). */
 int qrepack_unpack(const struct qformat *f, const void *wr, int64_t m, int64_t k, void *dst);
 
 /* A buffer for an r8 matrix: aligned to 2 MiB, transparent huge pages requested
