@@ -159,6 +159,10 @@ static inline QRK_ATTR __m256i QRK(tq2_isum4)(const uint8_t *q, const int8_t *aq
 			s41 = QRK_DOT(s41, _mm256_and_si256(x1, mc), bcast4(ab + 36));
 			su1 = QRK_DOT(su1, _mm256_and_si256(y1, m3), bcast4(ab + 68));
 			s41 = QRK_DOT(s41, _mm256_and_si256(y1, mc), bcast4(ab + 100));
+			/* keep the sums running: left alone, gcc reassociates the (wrapping, so
+			 * associative) int16 adds into a tree over all 64 products of a block and
+			 * spills them to the stack */
+			__asm__("" : "+x"(su0), "+x"(su1), "+x"(s40), "+x"(s41));
 		}
 		s4w = _mm256_add_epi32(s4w, QRK_SUM4(s40, s41, z, z));
 	}
@@ -180,20 +184,19 @@ static QRK_ATTR void QRK(tq2_0_r8)(int64_t k, const void *grp, const void *xq, f
 	const uint8_t *q = grp;
 	const uint16_t *sc = (const uint16_t *)(const void *)(q + 512 * nb);
 	const block_qa256 *a = xq;
-	__m256 acc0 = _mm256_setzero_ps(), acc1 = acc0;
-	int64_t b = 0;
-	for (; b + 1 < nb; b += 2) {
+	__m256 acc = _mm256_setzero_ps();
+	/* one block per iteration: its 4 partial sums give enough independent work, and two
+	 * blocks in flight made gcc spill registers (llvm-mca: 114 stack moves per iteration) */
+	for (int64_t b = 0; b < nb; b++) {
 		const char *pq = (const char *)(q + 512 * b) + qk_prefetch;
-#pragma GCC unroll 16
-		for (int l = 0; l < 1024; l += 64)
+#pragma GCC unroll 8
+		for (int l = 0; l < 512; l += 64)
 			_mm_prefetch(pq + l, _MM_HINT_T0);
-		_mm_prefetch((const char *)(sc + 8 * b) + qk_prefetch / 32, _MM_HINT_T0);
-		TQ2_BLOCK(b, acc0);
-		TQ2_BLOCK(b + 1, acc1);
+		if (!(b & 1))
+			_mm_prefetch((const char *)(sc + 8 * b) + qk_prefetch / 32, _MM_HINT_T0);
+		TQ2_BLOCK(b, acc);
 	}
-	if (b < nb)
-		TQ2_BLOCK(b, acc0);
-	_mm256_storeu_ps(y, _mm256_add_ps(acc0, acc1));
+	_mm256_storeu_ps(y, acc);
 }
 #undef TQ2_BLOCK
 
