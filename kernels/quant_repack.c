@@ -349,40 +349,48 @@ __attribute__((constructor)) static void qk_prefetch_init(void)
 	}
 }
 
-/* The default GEMV per format and CPU. Reasoning (the Xeon is measured; Zen 3 is not
- * available here, so its column rests on published per-instruction data: the znver3
- * scheduling model of LLVM 14 (llvm-mca, from AMD's and uops.info's numbers) and Agner
- * Fog's tables. Zen 3 runs all 256-bit integer/FP vector work on 4 pipes FP0-3, with
- * vpmaddubsw/vpmaddwd on 2 of them (FP0, FP3; latency 3, 2 per cycle), shifts and
- * shuffles on FP1/FP2, vcvtdq2ps on FP2/FP3, FMA on FP0/FP1, and broadcast loads from
- * memory through the load pipes; Intel Golden Cove-class cores have 3 vector ALU ports
- * (p0, p1, p5), with maddubs/madd/shift/cvt/FMA on p0/p1 only. Cycles per loop
- * iteration from llvm-mca -mcpu=znver3 (and icelake-server) on gcc -O2's code, turned
- * into bytes of weights per cycle; the memory-bound limit to beat is one core's DRAM
- * share, ~20 GB/s = ~6 B/cycle at ~3.3 GHz on Zen 3, and Q8_0's plain loop, which the
- * user measured at 85-88% of DRAM on Zen 3, runs at 9.5 B/cycle (model):
+/* The default GEMV per format and CPU. The Xeon is measured here; Zen 3 is not available,
+ * so its column rests on published per-instruction data: LLVM 14's znver3 scheduling
+ * model (llvm-mca; latencies, pipes and throughputs as in uops.info's and Agner Fog's
+ * Zen 3 tables). Zen 3 runs 256-bit integer/FP vector work on 4 pipes FP0-3: vpmaddubsw
+ * and vpmaddwd on FP0/FP3 only (latency 3, 2 per cycle), shifts and shuffles on FP1/FP2,
+ * vcvtdq2ps on FP2/FP3, FMA on FP0/FP1, vcvtph2ps 2 uops; broadcasts from memory go
+ * through the load pipes. Intel Golden Cove-class cores have 3 vector ALU ports (p0, p1,
+ * p5) with maddubs/madd/shifts/cvt/FMA on p0/p1 only. Bytes of weights per cycle of the
+ * inner loops gcc -O2 makes (llvm-mca -mcpu=znver3 / icelake-server), and, measured on
+ * the Xeon, hot GB/s (2048^2, weights in L2/L3, 1 thread):
  *
- *   format  layout    Zen 3 B/cycle   Icelake-SP B/cycle   Xeon measured (hot, 1 thread)
- *   Q4_0    plain          5.4              5.9                 19 GB/s
- *   Q4_0    r8            12.2             13.0                 29.6 GB/s (L3-limited)
- *   Q4_1    r8            12.7             14.0                 29.4 GB/s
- *   Q2_G    r8             7.5              7.9                 17.4 GB/s
- *   Q3_G    r8             6.8              6.4                 12.8 GB/s
- *   TQ2_0   plain          7.5              6.1                 17.9 GB/s
- *   TQ2_0   r8             5.5              6.5                 22.5 GB/s
- *   Q8_0    plain          9.5              8.3                 29.5 GB/s
+ *   format  layout   Zen 3 B/cycle  Icelake-SP B/cycle  Xeon hot GB/s
+ *   Q8_0    plain         9.6             8.4             29.5
+ *   Q4_0    plain         5.4             5.9             19.0
+ *   Q4_0    r8           12.2            13.0             29.6 (L3-limited)
+ *   Q4_1    plain          -               -              14.5
+ *   Q4_1    r8           12.8            14.0             31.8
+ *   Q3_G    plain          -               -               8.5
+ *   Q3_G    r8            6.8             6.4             21.0
+ *   Q2_G    plain          -               -               8.8
+ *   Q2_G    r8            7.5             8.0             23.7
+ *   TQ2_0   plain         7.5             6.1             17.5
+ *   TQ2_0   r8            7.4             7.0             24.2
+ *   TQ1_0   plain         3.5             2.7              4.9
+ *   TQ1_0   r8 (as TQ2)   6.0             5.7             20.1 (per TQ1_0 byte)
  *
- * So: Q4_0 plain (5.4 B/cycle) is compute-bound on Zen 3, as the user found (53-58%),
- * and r8 more than doubles its arithmetic rate there (12.2, above Q8_0's 9.5): expected
- * at or above Q8_0's 85-88%. For TQ2_0 the model ranks the plain loop first on Zen 3
- * (its 64 activation-broadcast loads per group are extra work for Zen 3's load/FP
- * pipes, while the plain loop folds the activation load into maddubs), so Zen-family
- * cores keep the plain TQ2_0; on the Xeon r8 measured 1.26x faster hot and is chosen.
+ * One Zen 3 core's DRAM share is ~20 GB/s = ~6 B/cycle at ~3.3 GHz, and Q8_0's plain
+ * loop, which the user measured at 85-88% of DRAM there, runs at 9.6 B/cycle: a loop
+ * needs roughly that margin over the memory rate to keep DRAM busy. Q4_0 plain (5.4) is
+ * below the memory rate, i.e. compute-bound on Zen 3, as the user found (53-58%); r8
+ * more than doubles it (12.2, above Q8_0): expected at or above Q8_0's 85-88%. The
+ * 2-bit formats (Q2_G, Q3_G, TQ2_0: 4 codes per byte, so twice the maddubs per byte of
+ * the 4-bit ones) stay near 7 B/cycle with either layout, so on Zen 3 they are expected
+ * below the 85% (TQ2_0) target: see the report. For TQ2_0 the model rates r8 and plain
+ * alike on Zen 3 (7.4 vs 7.5), so AMD Zen cores keep the plain TQ2_0 loop (no repacking
+ * for no gain); on the Xeon r8 measured 1.38x faster hot and is chosen.
  * AVX-VNNI (vpdpbusd: multiply, pair-add and int32 accumulate in one instruction) looked
  * like the next step on Intel, but on the Xeon the VNNI r8 kernels (with 2-4 independent
  * sums against vpdpbusd's 5-cycle latency) measured 1.5-2.5x slower hot than the AVX2
- * ones (Q4_0 20 vs 29.6 GB/s, Q2_G 9 vs 24 GB/s at 2048^2); they stay available as
- * OCB_QGEMV=r8-vnni for CPUs where that may differ, never by default. */
+ * ones (Q4_0 20 vs 29.6 GB/s, Q2_G 9 vs 24 GB/s at 2048^2), although a vpdpbusd loop
+ * alone runs at maddubs' rate (2 per cycle); they stay available as OCB_QGEMV=r8-vnni,
+ * never by default. */
 enum qgemv_kind qr_default_kind(const struct qformat *f, const struct ocb_cpu_id *cpu)
 {
 	if (!qrepack_supported(f))
