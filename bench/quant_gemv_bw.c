@@ -117,7 +117,7 @@ static int measure(const struct qformat *f, int64_t n, int reps, int threads, vo
 	touch(buf, wbytes, 1, threads);
 	res->repack_s = 0;
 	if (kind == QGEMV_AVX2_R8) { /* the load-time step, timed apart; plain copy freed */
-		if (!(wr = qrepack_alloc(wbytes)))
+		if (!(wr = qrepack_alloc(qrepack_bytes(f, n, n)))) /* TQ1_0: larger */
 			goto oom;
 		double t0 = ocb_now_s();
 		qrepack_pack(f, w, n, n, wr, threads);
