@@ -14,11 +14,12 @@
 #include <string.h>
 
 #include "quant_impl.h"
+#include "quant_repack_impl.h" /* qk_prefetch */
 
 #define AVX2 __attribute__((target("avx2,fma,f16c")))
 
 /* Software prefetch distance in bytes of weights ahead of the GEMV loop: qk_prefetch
- * (quant_impl.h; default and per-CPU choice in quant_repack.c, OCB_QGEMV_PF overrides). A
+ * (quant_repack_impl.h; default and per-CPU choice in quant_repack.c, OCB_QGEMV_PF overrides). A
  * row-streaming GEMV spends cycles on arithmetic between loads, so the hardware prefetcher
  * alone keeps too few DRAM requests in flight; requesting ~2 KiB ahead (about the
  * bandwidth-delay product of one core: ~16-20 GB/s x ~100-130 ns) lets the GEMV approach

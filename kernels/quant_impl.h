@@ -17,10 +17,6 @@ static inline float qi_h2f(uint16_t h) { return ocb_fp16_to_fp32(h); }
 /* Symmetric/asymmetric helpers: fp16-rounded scale and its inverse (0 if the scale is 0). */
 static inline float qi_inv(float d) { return d != 0.0f ? 1.0f / d : 0.0f; }
 
-/* Software prefetch distance of the GEMV kernels in bytes (quant_repack.c sets it once per
- * process: per CPU, or OCB_QGEMV_PF). */
-extern int qk_prefetch;
-
 #define QI_DECLARE(fmt)                                                                   \
 	void fmt##_quantize_row_ref(const float *x, void *y, int64_t k);                  \
 	void fmt##_dequantize_row(const void *x, float *y, int64_t k);                    \

@@ -8,6 +8,10 @@
 #include "../common/ocb_cpu.h"
 #include "quant_repack.h"
 
+/* Software prefetch distance of every GEMV kernel, plain (quant_avx2.c) and r8, in bytes;
+ * set once per process in quant_repack.c (per CPU, or OCB_QGEMV_PF). */
+extern int qk_prefetch;
+
 struct qr_layout {
 	int nscales;      /* fp16 scales per block (d, or d and m) */
 	int scale_off[2]; /* their byte offsets in the plain block */
