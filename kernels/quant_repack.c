@@ -358,28 +358,30 @@ __attribute__((constructor)) static void qk_prefetch_init(void)
  * through the load pipes. Intel Golden Cove-class cores have 3 vector ALU ports (p0, p1,
  * p5) with maddubs/madd/shifts/cvt/FMA on p0/p1 only. Bytes of weights per cycle of the
  * inner loops gcc -O2 makes (llvm-mca -mcpu=znver3 / icelake-server), and, measured on
- * the Xeon, hot GB/s (2048^2, weights in L2/L3, 1 thread):
+ * the Xeon, hot GB/s (1024^2, weights in L2, 1 thread, best of 1000, two runs):
  *
  *   format  layout   Zen 3 B/cycle  Icelake-SP B/cycle  Xeon hot GB/s
- *   Q8_0    plain         9.6             8.4             29.5
- *   Q4_0    plain         5.4             5.9             19.0
- *   Q4_0    r8           12.2            13.0             29.6 (L3-limited)
- *   Q4_1    plain          -               -              14.5
- *   Q4_1    r8           12.8            14.0             31.8
- *   Q3_G    plain          -               -               8.5
- *   Q3_G    r8            6.8             6.4             21.0
- *   Q2_G    plain          -               -               8.8
- *   Q2_G    r8            7.5             8.0             23.7
- *   TQ2_0   plain         7.5             6.1             17.5
- *   TQ2_0   r8            7.4             7.0             24.2
- *   TQ1_0   plain         3.5             2.7              4.9
- *   TQ1_0   r8 (as TQ2)   6.0             5.7             20.1 (per TQ1_0 byte)
+ *   Q8_0    plain         9.6             8.4             27-29
+ *   Q8_0    r8           18.4            14.6             43-48
+ *   Q4_0    plain         5.4             5.9             16-18
+ *   Q4_0    r8           12.2            13.0             39-44
+ *   Q4_1    plain          -               -              15
+ *   Q4_1    r8           12.8            14.0             42-43
+ *   Q3_G    plain          -               -               9
+ *   Q3_G    r8            6.8             6.4             23-25
+ *   Q2_G    plain          -               -               9
+ *   Q2_G    r8            7.5             8.0             26-28
+ *   TQ2_0   plain         7.5             6.1             15-16
+ *   TQ2_0   r8            7.4             7.0             24-26
+ *   TQ1_0   plain         3.5             2.7              5
+ *   TQ1_0   r8 (as TQ2)   6.0             5.7             19-21 (per TQ1_0 byte)
  *
  * One Zen 3 core's DRAM share is ~20 GB/s = ~6 B/cycle at ~3.3 GHz, and Q8_0's plain
  * loop, which the user measured at 85-88% of DRAM there, runs at 9.6 B/cycle: a loop
  * needs roughly that margin over the memory rate to keep DRAM busy. Q4_0 plain (5.4) is
  * below the memory rate, i.e. compute-bound on Zen 3, as the user found (53-58%); r8
- * more than doubles it (12.2, above Q8_0): expected at or above Q8_0's 85-88%. The
+ * more than doubles it (12.2, above Q8_0's plain 9.6): expected at or above Q8_0's
+ * 85-88%. Q8_0 itself takes r8 too (18.4: twice the margin it had). The
  * 2-bit formats (Q2_G, Q3_G, TQ2_0: 4 codes per byte, so twice the maddubs per byte of
  * the 4-bit ones) stay near 7 B/cycle with either layout, so on Zen 3 they are expected
  * below the 85% (TQ2_0) target: see the report. For TQ2_0 the model rates r8 and plain

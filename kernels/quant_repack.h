@@ -22,9 +22,8 @@
  * The repacked matrix has exactly the bytes of the plain one (m * qformat_row_bytes),
  * except TQ1_0, whose groups are transcoded to TQ2_0 codes (66 instead of 54 bytes per
  * 256 weights: decoding base-3 trits costs more arithmetic than a core has at DRAM
- * speed). Formats with an r8 layout (qrepack_supported): Q4_0, Q4_1, Q3_G (its high-bit
- * plane re-encoded), Q2_G, TQ2_0, TQ1_0 (as TQ2_0). Q8_0 has none: its plain loop already
- * has the fewest operations per byte of all formats.
+ * speed). Formats with an r8 layout (qrepack_supported): all of them: Q8_0, Q4_0, Q4_1,
+ * Q3_G (its high-bit plane re-encoded), Q2_G, TQ2_0, TQ1_0 (as TQ2_0).
  *
  * Ownership: every function writes caller buffers; nothing is retained. */
 #ifndef OCB_QUANT_REPACK_H

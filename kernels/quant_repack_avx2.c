@@ -32,11 +32,13 @@ static inline AVX2 __m256i bcast4(const int8_t *p)
 	return _mm256_set1_epi32(v);
 }
 
-enum b32_kind { B32_Q4_0, B32_Q4_1, B32_Q3_G, B32_Q2_G };
+enum b32_kind { B32_Q8_0, B32_Q4_0, B32_Q4_1, B32_Q3_G, B32_Q2_G };
 
 #define QRK(name) name##_avx2
 #define QRK_ATTR AVX2
 #define QRK_DOT(s, u, a) _mm256_add_epi16((s), _mm256_maddubs_epi16((u), (a)))
+#define QRK_DOT32(s, u, a) \
+	_mm256_add_epi32((s), _mm256_madd_epi16(_mm256_maddubs_epi16((u), (a)), _mm256_set1_epi16(1)))
 #define QRK_SUM4(a, b, c, d)                                                               \
 	_mm256_madd_epi16(_mm256_add_epi16(_mm256_add_epi16((a), (b)), _mm256_add_epi16((c), (d))), \
 			  _mm256_set1_epi16(1))
@@ -45,16 +47,20 @@ enum b32_kind { B32_Q4_0, B32_Q4_1, B32_Q3_G, B32_Q2_G };
 #undef QRK_ATTR
 #undef QRK_DOT
 #undef QRK_SUM4
+#undef QRK_DOT32
 
 #define QRK(name) name##_vnni
 #define QRK_ATTR VNNI
 #define QRK_DOT(s, u, a) _mm256_dpbusd_avx_epi32((s), (u), (a))
+#define QRK_DOT32(s, u, a) _mm256_dpbusd_avx_epi32((s), (u), (a))
 #define QRK_SUM4(a, b, c, d) _mm256_add_epi32(_mm256_add_epi32((a), (b)), _mm256_add_epi32((c), (d)))
 #include "quant_repack_kern.h"
 
 qr_group_fn qr_avx2_kernel(enum qformat_type type, int vnni)
 {
 	switch (type) {
+	case QF_Q8_0:
+		return vnni ? q8_0_r8_vnni : q8_0_r8_avx2;
 	case QF_Q4_0:
 		return vnni ? q4_0_r8_vnni : q4_0_r8_avx2;
 	case QF_Q4_1:

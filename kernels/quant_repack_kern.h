@@ -8,6 +8,7 @@
  *   QRK_ATTR     the target attribute
  *   QRK_DOT(s, u, a)  s + the products of unsigned codes u and int8 activations a
  *   QRK_SUM4(a, b, c, d)  the sum of four such accumulators as 8 int32 row sums
+ *   QRK_DOT32(s, u, a)  int32 s + the products of u and a (no int16 stage)
  * and ld(), bcast4(), enum b32_kind. */
 
 /* ---- blocks of 32 (Q4_0, Q4_1, Q3_G, Q2_G) ----
@@ -62,11 +63,27 @@ static inline QRK_ATTR __attribute__((always_inline)) __m256i QRK(low_isum)(int 
 	return QRK_SUM4(s[0], s[1], s[2], s[3]);
 }
 
+/* Q8_0: 8 vectors of signed int8 codes; |w| . sign(a, w) through maddubs (a pair of
+ * products reaches 2 * 127 * 127 = 32258, so each maddubs goes to int32 at once: QRK_DOT32),
+ * 4 independent sums. */
+static inline QRK_ATTR __m256i QRK(q8_isum)(const uint8_t *q, const int8_t *aq)
+{
+	__m256i s[4] = { _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(),
+			 _mm256_setzero_si256() };
+#pragma GCC unroll 8
+	for (int j = 0; j < 8; j++) {
+		__m256i v = ld(q + 32 * j);
+		s[j & 3] = QRK_DOT32(s[j & 3], _mm256_abs_epi8(v), _mm256_sign_epi8(bcast4(aq + 4 * j), v));
+	}
+	return _mm256_add_epi32(_mm256_add_epi32(s[0], s[1]), _mm256_add_epi32(s[2], s[3]));
+}
+
 static inline QRK_ATTR __attribute__((always_inline)) __m256i QRK(b32_isum)(enum b32_kind kind,
 								   const uint8_t *q, const int8_t *aq)
 {
-	return kind == B32_Q4_0 || kind == B32_Q4_1 ? QRK(nib_isum)(q, aq)
-						    : QRK(low_isum)(kind == B32_Q3_G, q, aq);
+	return kind == B32_Q8_0 ? QRK(q8_isum)(q, aq)
+	       : kind == B32_Q4_0 || kind == B32_Q4_1 ? QRK(nib_isum)(q, aq)
+						      : QRK(low_isum)(kind == B32_Q3_G, q, aq);
 }
 
 #define B32_BLOCK(bb, acc, cacc)                                                            \
@@ -78,7 +95,8 @@ static inline QRK_ATTR __attribute__((always_inline)) __m256i QRK(b32_isum)(enum
 		__m256i is = QRK(b32_isum)(kind, q + 8 * P * (bb), a[bb].qs);                    \
 		acc = _mm256_fmadd_ps(_mm256_mul_ps(wd, _mm256_broadcast_ss(&a[bb].d)),     \
 				      _mm256_cvtepi32_ps(is), acc);                         \
-		cacc = _mm256_fmadd_ps(wo, _mm256_broadcast_ss(&a[bb].ds), cacc);           \
+		if (kind != B32_Q8_0) /* Q8_0 has no offset */                               \
+			cacc = _mm256_fmadd_ps(wo, _mm256_broadcast_ss(&a[bb].ds), cacc);   \
 	} while (0)
 
 /* One group of 8 rows of a 32-block format whose blocks carry P payload bytes */
@@ -86,7 +104,7 @@ static inline QRK_ATTR __attribute__((always_inline)) void QRK(b32_r8)(enum b32_
 							     int64_t k, const void *grp,
 							     const void *xq, float *y)
 {
-	const int S = kind == B32_Q4_0 ? 1 : 2; /* fp16 scales per block: d (, m) */
+	const int S = kind == B32_Q4_0 || kind == B32_Q8_0 ? 1 : 2; /* fp16 scales: d (, m) */
 	const int64_t nb = k / 32;
 	const uint8_t *q = grp;
 	const uint16_t *sc = (const uint16_t *)(const void *)(q + 8 * P * nb);
@@ -105,10 +123,16 @@ static inline QRK_ATTR __attribute__((always_inline)) void QRK(b32_r8)(enum b32_
 	if (b < nb)
 		B32_BLOCK(b, acc0, c0);
 	__m256 acc = _mm256_add_ps(acc0, acc1), c = _mm256_add_ps(c0, c1);
-	_mm256_storeu_ps(y, S == 2 ? _mm256_add_ps(acc, c)
-				   : _mm256_fnmadd_ps(_mm256_set1_ps(8.0f), c, acc));
+	_mm256_storeu_ps(y, kind == B32_Q8_0 ? acc
+			    : S == 2 ? _mm256_add_ps(acc, c)
+				     : _mm256_fnmadd_ps(_mm256_set1_ps(8.0f), c, acc));
 }
 #undef B32_BLOCK
+
+static QRK_ATTR void QRK(q8_0_r8)(int64_t k, const void *g, const void *xq, float *y)
+{
+	QRK(b32_r8)(B32_Q8_0, 32, k, g, xq, y);
+}
 
 static QRK_ATTR void QRK(q4_0_r8)(int64_t k, const void *g, const void *xq, float *y)
 {

@@ -262,6 +262,8 @@ Test(qrepack, bad_arguments)
 	cr_assert_eq(qgemv_r8(f, wr, 0, 32, xq, y, 1), OCB_EINVAL);
 	cr_assert_eq(qgemv_r8_ref(f, wr, 8, 32, xq, NULL, 1), OCB_EINVAL);
 	cr_assert_eq(qrepack_bytes(NULL, 8, 32), 0);
+	cr_assert_eq(qrepack_pack(NULL, w, 8, 32, wr, 1), OCB_EINVAL);
+	cr_assert_eq(qrepack_supported(NULL), 0);
 }
 
 Test(qrepack, cpu_identification)
