@@ -118,7 +118,7 @@ static void pack_group(const struct qr_layout *l, const struct qformat *f, int64
 		       const char *rows, size_t rb, char *g, int unpack)
 {
 	const size_t bb = f->block_bytes;
-	char *pay = g, *sc = g + (size_t)nb * QR_ROWS * (size_t)l->payload;
+	char *sc = g, *pay = g + (size_t)nb * QR_ROWS * 2 * (size_t)l->nscales;
 	for (int64_t b = 0; b < nb; b++)
 		for (int r = 0; r < QR_ROWS; r++) {
 			char *blk = (char *)rows + (size_t)r * rb + (size_t)b * bb;

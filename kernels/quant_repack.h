@@ -15,9 +15,13 @@
  * Layout "r8" of m rows x k weights (nb = k / block blocks per row, P = the payload bytes
  * of one block: its codes without the fp16 scales, S = the number of fp16 scales):
  *   groups of 8 consecutive rows, g = 0 .. m/8 - 1, each nb * 8 * block_bytes bytes:
+ *     scales:  for block b, S x 8 fp16: scale s of block b of rows 8g+0 .. 8g+7
  *     payload: for block b, P/4 vectors of 32 bytes; vector j holds the 4-byte unit j of
  *              block b of rows 8g+0 .. 8g+7 (row r at bytes 4r..4r+3)
- *     scales:  for block b, S x 8 fp16: scale s of block b of rows 8g+0 .. 8g+7
+ *   (scales first: the kernels' code prefetch, running ~2 KiB ahead, then crosses a
+ *   group's scales before its codes; with the scales after the codes, the first scale
+ *   line of every group was a DRAM miss in the middle of the loop, which cost TQ2_0, with
+ *   its short 34 KB groups, ~15% of its cold speed)
  *   then the m % 8 remaining rows unchanged (plain blocks).
  * The repacked matrix has exactly the bytes of the plain one (m * qformat_row_bytes),
  * except TQ1_0, whose groups are transcoded to TQ2_0 codes (66 instead of 54 bytes per

@@ -106,8 +106,8 @@ static inline QRK_ATTR __attribute__((always_inline)) void QRK(b32_r8)(enum b32_
 {
 	const int S = kind == B32_Q4_0 || kind == B32_Q8_0 ? 1 : 2; /* fp16 scales: d (, m) */
 	const int64_t nb = k / 32;
-	const uint8_t *q = grp;
-	const uint16_t *sc = (const uint16_t *)(const void *)(q + 8 * P * nb);
+	const uint16_t *sc = grp; /* scales first, then codes (quant_repack.h) */
+	const uint8_t *q = (const uint8_t *)grp + 16 * S * nb;
 	const block_qa32 *a = xq;
 	__m256 acc0 = _mm256_setzero_ps(), acc1 = acc0, c0 = acc0, c1 = acc0;
 	int64_t b = 0;
@@ -205,8 +205,8 @@ static inline QRK_ATTR __m256i QRK(tq2_isum4)(const uint8_t *q, const int8_t *aq
 static QRK_ATTR void QRK(tq2_0_r8)(int64_t k, const void *grp, const void *xq, float *y)
 {
 	const int64_t nb = k / QK_TQ;
-	const uint8_t *q = grp;
-	const uint16_t *sc = (const uint16_t *)(const void *)(q + 512 * nb);
+	const uint16_t *sc = grp; /* scales first, then codes (quant_repack.h) */
+	const uint8_t *q = (const uint8_t *)grp + 16 * nb;
 	const block_qa256 *a = xq;
 	__m256 acc = _mm256_setzero_ps();
 	/* one block per iteration: its 4 partial sums give enough independent work, and two
