@@ -11,9 +11,9 @@
  *   QRK_DOT32(s, u, a)  int32 s + the products of u and a (no int16 stage)
  * and ld(), bcast4(), enum b32_kind. */
 
-/* ---- blocks of 32 (Q4_0, Q4_1, Q3_G, Q2_G) ----
- * Codes go unsigned into maddubs; a format's offset (-8 for Q4_0, the min m for the
- * others) is applied once per block from the activation block's ds = d_a sum(a): acc gets
+/* ---- blocks of 32 (Q8_0, Q4_0, Q4_1, Q3_G, Q2_G) ----
+ * Codes (but Q8_0's) go unsigned into maddubs; a format's offset (-8 for Q4_0, the min m
+ * for Q4_1, Q3_G, Q2_G) is applied once per block from the activation block's ds = d_a sum(a): acc gets
  * d_w d_a S, cacc gets d_w ds (Q4_0, times -8 at the end) or m_w ds. Each isum function
  * returns [S_0 .. S_7] (int32, exact) for one block of the 8 rows; its int16 partial sums
  * are bounded in its comment. */
@@ -34,9 +34,9 @@ static inline QRK_ATTR __m256i QRK(nib_isum)(const uint8_t *q, const int8_t *aq)
 }
 
 /* Q2_G/Q3_G low bits: 2 vectors; byte j = 4u + i holds elements j + 8n at bits 2n..2n+1.
- * Q3_G's third vector is its high-bit plane re-encoded at packing time (qr_q3_hbits):
- * byte i of unit u... bit n + 4u of byte i is the high bit of element 8n + 4u + i, so one
- * shift and one mask put it at bit 2 (value 4) of the code byte. Codes <= 7: 8 maddubs
+ * Q3_G's third vector is its high-bit plane re-encoded at packing time (q3_hbits in
+ * quant_repack.c): bit n + 4u of byte i is the high bit of element 8n + 4u + i, so one
+ * shift and one mask put it at bit 2 (value 4) of that element's code byte. Codes <= 7: 8 maddubs
  * with |lane| <= 2 * 7 * 127 = 1778, int16 sum <= 14224. */
 static inline QRK_ATTR __attribute__((always_inline)) __m256i QRK(low_isum)(int hbit, const uint8_t *q,
 								   const int8_t *aq)
