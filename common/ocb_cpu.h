@@ -1,11 +1,29 @@
-/* ocb_cpu: run-time CPU feature choice. One binary runs everywhere: kernels ask here
- * whether to take their AVX2 or AVX-512 path. OCB_FORCE_SCALAR=1 in the environment
- * forces the plain-C paths, OCB_FORCE_AVX2=1 keeps the AVX2 paths but never the AVX-512
- * ones (tests use both to exercise every path on a wide machine). */
+/* ocb_cpu: run-time CPU identification and feature choice. One binary runs everywhere:
+ * kernels ask here whether to take their AVX2 or AVX-512 path, and which
+ * vendor/family/model they run on when the best variant differs between
+ * microarchitectures (kernels/quant_repack.c). OCB_FORCE_SCALAR=1 in the environment forces
+ * the plain-C paths, OCB_FORCE_AVX2=1 keeps the AVX2 paths but never the AVX-512 or
+ * AVX-VNNI ones (tests use both to exercise every path on a wide machine). */
 #ifndef OCB_CPU_H
 #define OCB_CPU_H
 
 #include <stdint.h>
+
+/* What cpuid says about this CPU. Filled once (ocb_cpu_id()), constant afterwards. */
+struct ocb_cpu_id {
+	char vendor[13];  /* "GenuineIntel", "AuthenticAMD", ... ("" if cpuid is absent) */
+	char brand[49];   /* processor brand string, trimmed ("" if not reported) */
+	int family;       /* display family: base + extended family (AMD Zen 3 = 0x19) */
+	int model;        /* display model: extended model << 4 | base model */
+	int stepping;
+	int avx2, fma, f16c; /* usable (OS saves the ymm state) */
+	int avx_vnni;     /* AVX-VNNI (VEX vpdpbusd on ymm), leaf 7 sub-leaf 1 eax bit 4 */
+};
+
+/* The cached identification of the CPU this process runs on (never NULL). */
+const struct ocb_cpu_id *ocb_cpu_id(void);
+/* 1 if this is an AMD family 0x19 core with model < 0x10 or 0x20..0x5f (Zen 3). */
+int ocb_cpu_is_zen3(const struct ocb_cpu_id *c);
 
 /* 1 if the CPU has AVX2 and FMA and OCB_FORCE_SCALAR is not set. Cached after first call. */
 int ocb_cpu_avx2(void);
