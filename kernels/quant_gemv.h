@@ -16,26 +16,13 @@
 #include <stdint.h>
 
 #include "quant_formats.h"
+#include "quant_gemm.h" /* the batch-n products share this header's shapes and rules */
 
 /* y[m] = W xq */
 int qgemv(const struct qformat *f, const void *w, int64_t m, int64_t k, const void *xq, float *y,
 	  int threads);
 int qgemv_ref(const struct qformat *f, const void *w, int64_t m, int64_t k, const void *xq,
 	      float *y, int threads);
-
-/* Y[n][m] = Xq[n][k] W^T. Each weight row is decoded once to int8 and reused for all n
- * activation rows (4 at a time in registers), so the product is compute-bound for n >= ~32. */
-int qgemm(const struct qformat *f, const void *w, int64_t m, int64_t k, const void *xq,
-	  int64_t n, float *y, int threads);
-/* Reference: n x m scalar dot products (vec_dot_ref), no weight reuse. */
-int qgemm_ref(const struct qformat *f, const void *w, int64_t m, int64_t k, const void *xq,
-	      int64_t n, float *y, int threads);
-
-/* Y[n][m] = X[n][k] W^T from fp32 activations: quantizes X into `act` (caller's buffer of
- * qformat_act_bytes(f, n, k) bytes) and runs qgemv (n == 1) or qgemm. The forward of a
- * quantized linear layer. */
-int qmatmul(const struct qformat *f, const void *w, int64_t m, int64_t k, const float *x,
-	    int64_t n, float *y, void *act, int threads);
 
 /* Name of the path qgemv/qgemm take now: "avx2" or "ref". */
 const char *qkernel_variant(void);
