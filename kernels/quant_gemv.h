@@ -3,7 +3,7 @@
  * scalar `_ref` twin; the plain names take the AVX2 path when ocb_cpu_avx2() says so.
  *
  * Shapes: W is m rows of k weights (row-major, m * qformat_row_bytes(f, k) bytes; a row
- * per output feature, as reference/linear.h); xq is n rows of quantized activations from
+ * per output feature, as workloads/linear.h); xq is n rows of quantized activations from
  * qformat_quantize_act(f, ...); y is y[m] (GEMV) or Y[n][m] = X[n][k] W^T (GEMM).
  * k must be a multiple of f->block (and so of f->act_block). threads <= 0: OpenMP's
  * default. Work is split over output rows (OpenMP static schedule: contiguous chunks).

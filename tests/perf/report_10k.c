@@ -9,12 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../common/ocb_error.h"
-#include "../common/ocb_log.h"
-#include "../common/ocb_rng.h"
-#include "../common/ocb_time.h"
-#include "../db/store.h"
-#include "../report/report.h"
+#include "../../common/ocb_error.h"
+#include "../../common/ocb_log.h"
+#include "../../common/ocb_rng.h"
+#include "../../common/ocb_time.h"
+#include "../../db/store.h"
+#include "../../report/report.h"
 
 #define NRUNS 10000
 

@@ -23,12 +23,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../common/ocb_alloc.h"
-#include "../common/ocb_cpu.h"
-#include "../common/ocb_rng.h"
-#include "../common/ocb_time.h"
-#include "../kernels/quant_gemv.h"
-#include "../kernels/quant_repack.h"
+#include "../../common/ocb_alloc.h"
+#include "../../common/ocb_cpu.h"
+#include "../../common/ocb_rng.h"
+#include "../../common/ocb_time.h"
+#include "../../kernels/quant_gemv.h"
+#include "../../kernels/quant_repack.h"
 
 /* Sum of all 32-bit words of buf (so the loads cannot be dropped), threads split it in
  * contiguous halves; 4 independent accumulators. */
