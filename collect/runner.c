@@ -375,8 +375,10 @@ static void print_result(const struct ocb_result *r, int json)
 	printf("%-8s %-22s %-40s %-8s t=%-2d %10.4g s ±%4.1f%% n=%-4ld", r->suite, r->bench,
 	       r->params_json ? r->params_json : "", r->variant, r->threads, med,
 	       med > 0 ? 100 * hw / med : 0.0, r->st.n);
+	/* integer-dot kernels count int8 operations (their roof is ops_int8): GOP/s */
 	if (r->flops > 0 && med > 0)
-		printf(" %8.2f GFLOP/s", r->flops / med * 1e-9);
+		printf(" %8.2f %s", r->flops / med * 1e-9,
+		       strstr(r->bound, "ops_int8") ? "GOP/s  " : "GFLOP/s");
 	if (r->bytes > 0 && med > 0)
 		printf(" %8.2f GB/s", r->bytes / med * 1e-9);
 	if (r->bound[0] && isfinite(r->bound_frac))
