@@ -17,6 +17,7 @@
 #include "../common/ocb_time.h"
 #include "artifact.h"
 #include "ceilings.h"
+#include "ceilings_store.h"
 #include "counters.h"
 #include "host.h"
 #include "progress.h"
@@ -122,32 +123,6 @@ static int store_run_context(struct ocb_store *s, int64_t run_id)
 	return rc;
 }
 
-int ocb_runner_store_ceilings(struct ocb_store *s, int64_t machine_id, int64_t run_id,
-			      const struct ocb_ceiling *c, size_t n, int replace)
-{
-	int rc = ocb_store_begin(s);
-	for (size_t i = 0; rc == OCB_OK && i < n; i++) {
-		if (replace)
-			rc = ocb_store_ceiling_drop_flagged(s, machine_id, c[i].kind, c[i].threads);
-		if (rc == OCB_OK)
-			rc = ocb_store_ceiling(s, machine_id, run_id, &c[i]);
-	}
-	if (rc == OCB_OK)
-		return ocb_store_commit(s);
-	ocb_store_commit(s); /* ends the group; the first error is the one reported */
-	return rc;
-}
-
-int ocb_runner_ceilings(struct ocb_store *s, int64_t machine_id, int64_t run_id,
-			const struct ocb_machine *m, int threads_all, int quick,
-			struct ocb_ceiling **out, size_t *n)
-{
-	int rc = ocb_ceilings_measure(m, threads_all, quick, out, n);
-	if (rc != OCB_OK)
-		return rc;
-	return ocb_runner_store_ceilings(s, machine_id, run_id, *out, *n, 0);
-}
-
 /* The cached set still holds values flagged suspect (no good value of that kind and
  * thread count exists): re-measure them once, as `ceilings --verify` would, store the
  * new values in their place and read the set again. What is still flagged is used with
@@ -170,9 +145,8 @@ static int verify_cached(struct ocb_store *s, int64_t machine_id, int64_t run_id
 		if ((*ceil)[i].suspect[0])
 			flagged[nf++] = (*ceil)[i];
 	ocb_info("re-measuring %zu cached ceiling(s) flagged suspect...", nf);
-	rc = ocb_ceilings_verify(m, quick, *ceil, *nceil, flagged, nf, &fresh, &nfresh, NULL);
-	if (rc == OCB_OK)
-		rc = ocb_runner_store_ceilings(s, machine_id, run_id, fresh, nfresh, 1);
+	rc = ocb_ceilings_measure_store(s, machine_id, run_id, m, 0, quick, *ceil, *nceil, flagged,
+					nf, &fresh, &nfresh, NULL);
 	if (rc == OCB_OK) {
 		free(*ceil);
 		*ceil = NULL;
@@ -483,8 +457,8 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 		free(ceil);
 		ceil = NULL;
 		ocb_info("measuring this machine's ceilings (once per machine)...");
-		rc = ocb_runner_ceilings(s, machine_id, run_id, &m, o->default_threads, o->quick,
-					 &ceil, &nceil);
+		rc = ocb_ceilings_measure_store(s, machine_id, run_id, &m, o->default_threads,
+						o->quick, NULL, 0, NULL, 0, &ceil, &nceil, NULL);
 		if (rc != OCB_OK)
 			goto fail;
 	} else if (!o->quick &&
