@@ -12,11 +12,10 @@
 #include <unistd.h>
 
 #include "../collect/ceilings.h"
+#include "../collect/ceilings_store.h"
 #include "../collect/host.h"
-#include "../collect/runner.h"
 #include "../common/ocb_cpu.h"
 #include "../common/ocb_error.h"
-#include "../common/ocb_uuid.h"
 #include "../common/ocb_log.h"
 #include "../db/store_query.h"
 #include "cli.h"
@@ -215,83 +214,47 @@ static void print_json(const struct ocb_machine *m, const char *uuid,
 	cJSON_Delete(o);
 }
 
-/* Measures (verify = 0) or re-measures the flagged values (verify = 1) and stores. */
+static void print_measured(const struct ocb_global *g, const struct ocb_machine *m, int verify,
+			   const struct ocb_ceilings_session *x)
+{
+	if (g->json) {
+		print_json(m, x->uuid, x->c, x->n, &x->rep);
+		return;
+	}
+	printf("machine %s: %s, %d threads (stored in %s)\n", m->fingerprint, m->cpu_model,
+	       m->threads, g->db_path);
+	if (verify)
+		printf("re-measured %zu flagged value(s); they replace the flagged rows:\n",
+		       x->nflag);
+	print_table(x->c, x->n);
+	if (!verify)
+		print_xcheck(x->c, x->n, &x->rep);
+	printf("\n%zu ceilings stored, %zu flagged suspect, %d re-measure pass(es)\n", x->n,
+	       count_suspect(x->c, x->n), x->rep.remeasures);
+}
+
+/* Measures (verify = 0) or re-measures the flagged values (verify = 1) and stores:
+ * the same module path as the runner's (collect/ceilings_store.h). */
 static int measure(const struct ocb_global *g, const struct ocb_machine *m, int threads,
 		   int quick, int verify)
 {
 	struct ocb_store *s = NULL;
-	struct ocb_ceiling *c = NULL, *cur = NULL, *flagged = NULL;
-	struct ocb_ceilings_report rep = {0};
-	size_t n = 0, ncur = 0, nflag = 0;
-	int64_t mid = 0, run_id = 0;
-	char uuid[40], cfg[128];
-	int rc = OCB_OK, ec = 0;
-
-	ec = cli_open_store(g, CMD, OCB_STORE_WRITE, &s);
+	struct ocb_ceilings_session x;
+	int ec = cli_open_store(g, CMD, OCB_STORE_WRITE, &s);
 	if (ec)
 		return ec;
-	ocb_uuid_v4(uuid);
-	if ((rc = ocb_store_machine(s, m, &mid)))
-		goto out;
-	if (verify) {
-		if ((rc = ocb_store_ceilings_flagged(s, mid, &flagged, &nflag)) ||
-		    (rc = ocb_store_ceilings_get(s, mid, &cur, &ncur)))
-			goto out;
-		if (nflag == 0) {
-			if (g->json)
-				printf("{\"fingerprint\":\"%s\",\"flagged\":0,\"ceilings\":[]}\n",
-				       m->fingerprint);
-			else
-				printf("machine %s: no stored ceiling is flagged suspect; nothing to "
-				       "verify\n", m->fingerprint);
-			goto out;
-		}
-		ocb_info("ceilings: %zu flagged value(s) to re-measure", nflag);
-	}
-	snprintf(cfg, sizeof cfg, "{\"quick\":%s,\"threads\":%d,\"verify\":%s}",
-		 quick ? "true" : "false", threads, verify ? "true" : "false");
-	struct ocb_run_info ri = {
-		.uuid = uuid, .machine_id = mid, .suite = "ceilings", .label = NULL,
-		.ocbench_version = OCB_VERSION, .git_sha = OCB_GIT_SHA, .cmdline = g->cmdline,
-		.config_json = cfg, .seed = 0,
-	};
-	if ((rc = ocb_store_run_begin(s, &ri, &run_id)))
-		goto out;
-	if (ocb_host_blas_fallback())
-		ocb_warn("OpenBLAS runs its '%s' kernels, narrower than this CPU's vectors: sgemm "
-			 "is far below the FMA peak; set OPENBLAS_CORETYPE=%s", m->blas,
-			 ocb_host_blas_core_wanted());
-	rc = verify ? ocb_ceilings_verify(m, quick, cur, ncur, flagged, nflag, &c, &n, &rep)
-		    : ocb_ceilings_measure_ex(m, threads, quick, &c, &n, &rep);
-	if (rc || (rc = ocb_runner_store_ceilings(s, mid, run_id, c, n, verify)) ||
-	    (rc = ocb_store_run_finish(s, run_id, "complete")))
-		goto out;
-	for (size_t i = 0; i < n; i++)
-		if (c[i].suspect[0])
-			ocb_warn("ceilings: %s at %d thread(s) = %.1f %s stored flagged suspect: %s",
-				 c[i].kind, c[i].threads, c[i].value, c[i].unit, c[i].suspect);
-	if (g->json) {
-		print_json(m, uuid, c, n, &rep);
-	} else {
-		printf("machine %s: %s, %d threads (stored in %s)\n", m->fingerprint, m->cpu_model,
-		       m->threads, g->db_path);
-		if (verify)
-			printf("re-measured %zu flagged value(s); they replace the flagged rows:\n",
-			       nflag);
-		print_table(c, n);
-		if (!verify)
-			print_xcheck(c, n, &rep);
-		printf("\n%zu ceilings stored, %zu flagged suspect, %d re-measure pass(es)\n", n,
-		       count_suspect(c, n), rep.remeasures);
-	}
-out:
-	if (rc && run_id > 0)
-		ocb_store_run_finish(s, run_id, "failed");
+	int rc = ocb_ceilings_session_run(s, m, threads, quick, verify, g->cmdline, &x);
 	if (rc)
 		ec = cli_fail(CMD, rc);
-	free(c);
-	free(cur);
-	free(flagged);
+	else if (verify && x.nflag == 0 && g->json)
+		printf("{\"fingerprint\":\"%s\",\"flagged\":0,\"ceilings\":[]}\n",
+		       m->fingerprint);
+	else if (verify && x.nflag == 0)
+		printf("machine %s: no stored ceiling is flagged suspect; nothing to verify\n",
+		       m->fingerprint);
+	else
+		print_measured(g, m, verify, &x);
+	ocb_ceilings_session_free(&x);
 	ocb_store_close(s);
 	return ec;
 }

@@ -47,6 +47,87 @@ static int split_list(char *s, const char **names, int max)
 	return n;
 }
 
+/* The probe as one JSON object on stdout. */
+static int print_json(const struct ocb_counters_probe *p, const char *const *names, int n)
+{
+	const struct ocb_papi_info *info = &p->info;
+	int rc = 0;
+	cJSON *root = cJSON_CreateObject();
+	cJSON *papi = cJSON_AddObjectToObject(root, "papi");
+	cJSON *evs = cJSON_AddArrayToObject(root, "events");
+	if (!papi || !evs) {
+		rc = cli_fail("events", ocb_seterr(OCB_ENOMEM, "JSON output"));
+		goto out;
+	}
+	cJSON_AddBoolToObject(papi, "initialised", info->ok);
+	cJSON_AddStringToObject(papi, "version", info->ok ? info->version : "");
+	cJSON_AddStringToObject(papi, "header_version", info->header_version);
+	cJSON_AddStringToObject(papi, "status", info->ok ? ocb_counters_status(p->ctr)
+							 : info->status);
+	cJSON_AddStringToObject(papi, "disabled_components", info->disabled);
+	cJSON_AddBoolToObject(papi, "multiplexed", ocb_counters_multiplexed(p->ctr));
+	for (int i = 0; i < n; i++) {
+		cJSON *e = cJSON_CreateObject();
+		if (!e || !cJSON_AddItemToArray(evs, e)) {
+			cJSON_Delete(e);
+			rc = cli_fail("events", ocb_seterr(OCB_ENOMEM, "JSON output"));
+			goto out;
+		}
+		cJSON_AddStringToObject(e, "event", p->vals[i].event);
+		cJSON_AddStringToObject(e, "requested", names[i]);
+		cJSON_AddBoolToObject(e, "available", p->vals[i].available);
+		if (p->vals[i].available)
+			cJSON_AddNullToObject(e, "reason");
+		else
+			cJSON_AddStringToObject(e, "reason", p->vals[i].reason);
+	}
+	cJSON_AddNumberToObject(root, "presets_available", info->npreset);
+	cJSON_AddNumberToObject(root, "presets_known", info->npreset_known);
+	cJSON_AddNumberToObject(root, "native_events", info->nnative);
+	cJSON_AddNumberToObject(root, "components_enabled", info->ncomponents);
+	cJSON_AddNumberToObject(root, "hardware_counters", info->hw_counters);
+	char *s = cJSON_PrintUnformatted(root);
+	if (!s) {
+		rc = cli_fail("events", ocb_seterr(OCB_ENOMEM, "JSON output"));
+		goto out;
+	}
+	printf("%s\n", s);
+	cJSON_free(s);
+out:
+	cJSON_Delete(root);
+	return rc;
+}
+
+/* The probe as text: PAPI facts, one line per event, the machine's totals. */
+static void print_text(const struct ocb_counters_probe *p, int n)
+{
+	const struct ocb_papi_info *info = &p->info;
+	const struct ocb_counter_val *vals = p->vals;
+	if (info->ok)
+		printf("PAPI %s (built against %s)\n", info->version, info->header_version);
+	else
+		printf("PAPI off: %s\n", info->status);
+	if (info->ok && ocb_counters_status(p->ctr)[0])
+		printf("status: %s\n", ocb_counters_status(p->ctr));
+	if (info->disabled[0])
+		printf("disabled components: %s\n", info->disabled);
+	if (ocb_counters_multiplexed(p->ctr))
+		printf("multiplexed: yes (more events than hardware counters)\n");
+	int w = 5;
+	for (int i = 0; i < n; i++)
+		if ((int)strlen(vals[i].event) > w)
+			w = (int)strlen(vals[i].event);
+	printf("\n%-*s  %-9s  %s\n", w, "event", "available", "reason");
+	for (int i = 0; i < n; i++)
+		printf("%-*s  %-9s  %s\n", w, vals[i].event, vals[i].available ? "yes" : "no",
+		       vals[i].available ? "" : vals[i].reason);
+	if (info->ok)
+		printf("\nthis machine: %d of %d PAPI presets countable, %d native events "
+		       "(%d component%s enabled, %d hardware counters)\n",
+		       info->npreset, info->npreset_known, info->nnative, info->ncomponents,
+		       info->ncomponents == 1 ? "" : "s", info->hw_counters);
+}
+
 int cmd_events(const struct ocb_global *g, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -59,9 +140,7 @@ int cmd_events(const struct ocb_global *g, int argc, char **argv)
 	int no_papi = 0, c, rc = 0, n = 0;
 	char *copy = NULL;
 	const char *names[256];
-	struct ocb_counters *ctr = NULL;
-	struct ocb_counter_val *vals = NULL;
-	cJSON *root = NULL;
+	struct ocb_counters_probe p = {0};
 
 	optind = 0;
 	opterr = 0;
@@ -96,100 +175,17 @@ int cmd_events(const struct ocb_global *g, int argc, char **argv)
 		while (ocb_default_events[n])
 			names[n] = ocb_default_events[n], n++;
 	}
-
-	int st = ocb_counters_open(names, n, no_papi, &ctr);
-	if (st == OCB_EINVAL) {
+	int st = ocb_counters_probe(names, n, no_papi, &p);
+	if (st == OCB_EINVAL)
 		rc = cli_usage_error("events", "%s", ocb_lasterr());
-		goto out;
-	}
-	if (st != OCB_OK) {
+	else if (st != OCB_OK)
 		rc = cli_fail("events", st);
-		goto out;
-	}
-	vals = calloc((size_t)n, sizeof *vals);
-	if (!vals) {
-		rc = cli_fail("events", ocb_seterr(OCB_ENOMEM, "%d events", n));
-		goto out;
-	}
-	/* Count once, around nothing: an event that starts and reads is available. */
-	ocb_counters_start(ctr);
-	ocb_counters_stop(ctr, 1, vals);
-
-	struct ocb_papi_info info;
-	ocb_counters_papi_info(no_papi, &info);
-
-	if (g->json) {
-		root = cJSON_CreateObject();
-		cJSON *papi = cJSON_AddObjectToObject(root, "papi");
-		cJSON *evs = cJSON_AddArrayToObject(root, "events");
-		if (!papi || !evs) {
-			rc = cli_fail("events", ocb_seterr(OCB_ENOMEM, "JSON output"));
-			goto out;
-		}
-		cJSON_AddBoolToObject(papi, "initialised", info.ok);
-		cJSON_AddStringToObject(papi, "version", info.ok ? info.version : "");
-		cJSON_AddStringToObject(papi, "header_version", info.header_version);
-		cJSON_AddStringToObject(papi, "status", info.ok ? ocb_counters_status(ctr)
-								 : info.status);
-		cJSON_AddStringToObject(papi, "disabled_components", info.disabled);
-		cJSON_AddBoolToObject(papi, "multiplexed", ocb_counters_multiplexed(ctr));
-		for (int i = 0; i < n; i++) {
-			cJSON *e = cJSON_CreateObject();
-			if (!e || !cJSON_AddItemToArray(evs, e)) {
-				cJSON_Delete(e);
-				rc = cli_fail("events", ocb_seterr(OCB_ENOMEM, "JSON output"));
-				goto out;
-			}
-			cJSON_AddStringToObject(e, "event", vals[i].event);
-			cJSON_AddStringToObject(e, "requested", names[i]);
-			cJSON_AddBoolToObject(e, "available", vals[i].available);
-			if (vals[i].available)
-				cJSON_AddNullToObject(e, "reason");
-			else
-				cJSON_AddStringToObject(e, "reason", vals[i].reason);
-		}
-		cJSON_AddNumberToObject(root, "presets_available", info.npreset);
-		cJSON_AddNumberToObject(root, "presets_known", info.npreset_known);
-		cJSON_AddNumberToObject(root, "native_events", info.nnative);
-		cJSON_AddNumberToObject(root, "components_enabled", info.ncomponents);
-		cJSON_AddNumberToObject(root, "hardware_counters", info.hw_counters);
-		char *s = cJSON_PrintUnformatted(root);
-		if (!s) {
-			rc = cli_fail("events", ocb_seterr(OCB_ENOMEM, "JSON output"));
-			goto out;
-		}
-		printf("%s\n", s);
-		cJSON_free(s);
-		goto out;
-	}
-
-	if (info.ok)
-		printf("PAPI %s (built against %s)\n", info.version, info.header_version);
+	else if (g->json)
+		rc = print_json(&p, names, n);
 	else
-		printf("PAPI off: %s\n", info.status);
-	if (info.ok && ocb_counters_status(ctr)[0])
-		printf("status: %s\n", ocb_counters_status(ctr));
-	if (info.disabled[0])
-		printf("disabled components: %s\n", info.disabled);
-	if (ocb_counters_multiplexed(ctr))
-		printf("multiplexed: yes (more events than hardware counters)\n");
-	int w = 5;
-	for (int i = 0; i < n; i++)
-		if ((int)strlen(vals[i].event) > w)
-			w = (int)strlen(vals[i].event);
-	printf("\n%-*s  %-9s  %s\n", w, "event", "available", "reason");
-	for (int i = 0; i < n; i++)
-		printf("%-*s  %-9s  %s\n", w, vals[i].event, vals[i].available ? "yes" : "no",
-		       vals[i].available ? "" : vals[i].reason);
-	if (info.ok)
-		printf("\nthis machine: %d of %d PAPI presets countable, %d native events "
-		       "(%d component%s enabled, %d hardware counters)\n",
-		       info.npreset, info.npreset_known, info.nnative, info.ncomponents,
-		       info.ncomponents == 1 ? "" : "s", info.hw_counters);
+		print_text(&p, n);
 out:
-	cJSON_Delete(root);
-	free(vals);
-	ocb_counters_free(ctr);
+	ocb_counters_probe_free(&p);
 	free(copy);
 	return rc;
 }

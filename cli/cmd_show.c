@@ -180,8 +180,7 @@ int cmd_show(const struct ocb_global *g, int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct ocb_store *s = NULL;
-	struct ocb_rows run = {0}, res = {0}, met = {0};
-	int64_t run_id = 0;
+	struct ocb_run_view v = {0};
 	int rc = 0, c;
 
 	optind = 0;
@@ -202,18 +201,14 @@ int cmd_show(const struct ocb_global *g, int argc, char **argv)
 	}
 	if ((rc = cli_open_store(g, "show", OCB_STORE_READ, &s)))
 		goto out;
-	if ((rc = ocb_store_run_resolve(s, argv[optind], &run_id)) ||
-	    (rc = ocb_db_show_run(s, run_id, &run)) || (rc = ocb_db_show_results(s, run_id, &res)) ||
-	    (rc = ocb_db_show_metrics(s, run_id, &met)) ||
-	    (!run.nrow && (rc = ocb_seterr(OCB_ENOENT, "no run %lld", (long long)run_id)))) {
+	if ((rc = ocb_db_run_view(s, argv[optind], &v))) {
 		rc = cli_fail("show", rc);
 		goto out;
 	}
-	rc = g->json ? print_json(&run, &res, &met) : print_text(&run, &res, &met);
+	rc = g->json ? print_json(&v.run, &v.results, &v.metrics)
+		     : print_text(&v.run, &v.results, &v.metrics);
 out:
-	ocb_rows_release(&run);
-	ocb_rows_release(&res);
-	ocb_rows_release(&met);
+	ocb_run_view_release(&v);
 	ocb_store_close(s);
 	return rc;
 }

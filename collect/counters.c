@@ -459,3 +459,26 @@ int ocb_counters_papi_info(int disable, struct ocb_papi_info *info)
 	}
 	return OCB_OK;
 }
+
+int ocb_counters_probe(const char *const *names, int n, int no_papi,
+		       struct ocb_counters_probe *out)
+{
+	memset(out, 0, sizeof *out);
+	int rc = ocb_counters_open(names, n, no_papi, &out->ctr);
+	if (rc != OCB_OK)
+		return rc;
+	out->vals = calloc((size_t)n, sizeof *out->vals);
+	if (!out->vals)
+		return ocb_seterr(OCB_ENOMEM, "%d events", n);
+	ocb_counters_start(out->ctr);
+	ocb_counters_stop(out->ctr, 1, out->vals);
+	ocb_counters_papi_info(no_papi, &out->info);
+	return OCB_OK;
+}
+
+void ocb_counters_probe_free(struct ocb_counters_probe *p)
+{
+	free(p->vals);
+	ocb_counters_free(p->ctr);
+	memset(p, 0, sizeof *p);
+}

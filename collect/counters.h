@@ -58,4 +58,16 @@ struct ocb_papi_info {
 /* Fills *info (disable != 0: PAPI is not touched). Always returns OCB_OK. */
 int ocb_counters_papi_info(int disable, struct ocb_papi_info *info);
 
+/* `ocbench events`: opens names[0..n) (OCB_EINVAL: an unknown name), counts once around
+ * nothing (an event that starts and reads is available) and reads the PAPI facts.
+ * Fills *out; its vals[0..n) and ctr are owned (ocb_counters_probe_free), also on error. */
+struct ocb_counters_probe {
+	struct ocb_counters *ctr;     /* status and multiplexing: ocb_counters_status() etc. */
+	struct ocb_counter_val *vals; /* [n] */
+	struct ocb_papi_info info;
+};
+int ocb_counters_probe(const char *const *names, int n, int no_papi,
+		       struct ocb_counters_probe *out);
+void ocb_counters_probe_free(struct ocb_counters_probe *p);
+
 #endif

@@ -312,15 +312,12 @@ static int measure(const struct ocb_bench *b, void *state, const struct ocb_harn
 	}
 }
 
-int ocb_harness_case(const struct ocb_bench *b, const cJSON *params, const struct ocb_ctx *ctx,
-		     const struct ocb_harness_opts *o, struct ocb_counters *ctr,
-		     struct ocb_result *out)
+/* A fresh result of bench b: identity, params (canonical), NaN numbers, one slot per
+ * counter. OCB_ENOMEM leaves what it allocated in out (the caller frees). */
+static int result_init(const struct ocb_bench *b, const cJSON *params,
+		       const struct ocb_ctx *ctx, struct ocb_counters *ctr,
+		       struct ocb_result *out)
 {
-	struct ocb_harness_opts opts;
-	struct ocb_work w = {NAN, NAN, NULL, NULL};
-	int have_work = 0, set_up = 0, rc = OCB_OK;
-	void *state = NULL;
-
 	memset(out, 0, sizeof *out);
 	snprintf(out->suite, sizeof out->suite, "%s", ocb_bench_home(b));
 	snprintf(out->bench, sizeof out->bench, "%s", b->name);
@@ -339,10 +336,137 @@ int ocb_harness_case(const struct ocb_bench *b, const cJSON *params, const struc
 		if (out->params_json)
 			memcpy(out->params_json, "{}", 3);
 	}
-	if (!out->params_json) {
-		rc = ocb_seterr(OCB_ENOMEM, "harness: %s: parameters", b->name);
-		goto out;
+	if (!out->params_json)
+		return ocb_seterr(OCB_ENOMEM, "harness: %s: parameters", b->name);
+	int nctr = ocb_counters_count(ctr);
+	if (nctr > 0) {
+		out->counters = calloc((size_t)nctr, sizeof *out->counters);
+		if (!out->counters)
+			return ocb_seterr(OCB_ENOMEM, "harness: %d counters", nctr);
+		out->ncounters = (size_t)nctr;
 	}
+	return OCB_OK;
+}
+
+/* A workload: one timed call (wall and process CPU time, host load, counters). A failure
+ * is recorded in out (status, error); the return is for what stops the run. */
+static int time_workload(const struct ocb_bench *b, void *state, const struct ocb_ctx *ctx,
+			 struct ocb_counters *ctr, struct ocb_result *out)
+{
+	if (!b->workload) {
+		ocb_seterr(OCB_EINVAL, "bench has no workload()");
+		set_failed(out, "workload", OCB_EINVAL);
+		return OCB_OK;
+	}
+	struct ocb_hostload hl0, hl1;
+	ocb_hostload_read(&hl0);
+	int counting = ocb_counters_start(ctr) == OCB_OK;
+	ocb_seterr(OCB_OK, "%s", "");
+	double c0 = ocb_process_cpu_s();
+	uint64_t t0 = ocb_now_ns();
+	int wrc = b->workload(state, ctx);
+	uint64_t t1 = ocb_now_ns();
+	double c1 = ocb_process_cpu_s();
+	ocb_hostload_read(&hl1);
+	ocb_hostload_between(&hl0, &hl1, &out->host_others_s, &out->host_wall_s);
+	int crc = counting ? ocb_counters_stop(ctr, 1, out->counters) : OCB_EUNAVAIL;
+	if (wrc != OCB_OK) {
+		set_failed(out, "workload", wrc);
+		return OCB_OK;
+	}
+	if (crc != OCB_OK)
+		drop_counters(out);
+	out->samples = malloc(sizeof *out->samples);
+	if (!out->samples)
+		return ocb_seterr(OCB_ENOMEM, "harness: sample");
+	out->samples[0] = (double)(t1 - t0) * 1e-9;
+	out->nsamples = 1;
+	if (isfinite(c1 - c0) && (out->cpu_samples = malloc(sizeof *out->cpu_samples)))
+		out->cpu_samples[0] = c1 - c0;
+	return OCB_OK;
+}
+
+/* A kernel: the check against the reference, warm-up, then the measured repetitions.
+ * Failures as time_workload. */
+static int time_kernel(const struct ocb_bench *b, void *state,
+		       const struct ocb_harness_opts *o, struct ocb_counters *ctr,
+		       const struct ocb_ctx *ctx, struct ocb_result *out)
+{
+	if (!b->run) {
+		ocb_seterr(OCB_EINVAL, "bench has no run()");
+		set_failed(out, "run", OCB_EINVAL);
+		return OCB_OK;
+	}
+	if (b->check) {
+		double err = NAN;
+		ocb_seterr(OCB_OK, "%s", "");
+		int crc = b->check(state, &err);
+		out->check_err = err;
+		if (crc != OCB_OK) {
+			set_failed(out, "check", crc);
+			return OCB_OK;
+		}
+		if (isnan(err)) {
+			ocb_seterr(OCB_ECHECK, "error against the reference is NaN");
+			set_failed(out, "check", OCB_ECHECK);
+			return OCB_OK;
+		}
+	}
+	long batch = 1;
+	double per_call_ns = 0;
+	ocb_seterr(OCB_OK, "%s", "");
+	int wrc = warm_up(b, state, o->warmup_s, &batch, &per_call_ns);
+	if (wrc != OCB_OK) {
+		set_failed(out, "run (warm-up)", wrc);
+		return OCB_OK;
+	}
+	return measure(b, state, o, ctr, batch, per_call_ns, ctx, out);
+}
+
+/* The end of a case: a failed result carries no numbers; after an allocation failure
+ * (rc) nothing half-built is left in out. */
+static int result_finish(int rc, struct ocb_result *out)
+{
+	if (rc == OCB_OK && strcmp(out->status, "ok") != 0) {
+		/* A failed result carries no numbers: no samples, no counters. */
+		free(out->samples);
+		out->samples = NULL;
+		free(out->cpu_samples);
+		out->cpu_samples = NULL;
+		out->nsamples = 0;
+		free(out->counters);
+		out->counters = NULL;
+		out->ncounters = 0;
+		ocb_stats_compute(NULL, 0, &out->st);
+		out->bound_frac = NAN;
+		out->suspect[0] = '\0';
+	}
+	if (rc != OCB_OK) {
+		/* Allocation failure: nothing half-built leaves here. */
+		int keep = rc;
+		char msg[256];
+		snprintf(msg, sizeof msg, "%s", ocb_lasterr());
+		free(out->params_json);
+		free(out->samples);
+		free(out->cpu_samples);
+		free(out->counters);
+		memset(out, 0, sizeof *out);
+		return ocb_seterr(keep, "%s", msg);
+	}
+	return OCB_OK;
+}
+
+int ocb_harness_case(const struct ocb_bench *b, const cJSON *params, const struct ocb_ctx *ctx,
+		     const struct ocb_harness_opts *o, struct ocb_counters *ctr,
+		     struct ocb_result *out)
+{
+	struct ocb_harness_opts opts;
+	struct ocb_work w = {NAN, NAN, NULL, NULL};
+	int have_work = 0, set_up = 0, rc;
+	void *state = NULL;
+
+	if ((rc = result_init(b, params, ctx, ctr, out)) != OCB_OK)
+		goto out;
 	if (o)
 		opts = *o;
 	else
@@ -351,16 +475,6 @@ int ocb_harness_case(const struct ocb_bench *b, const cJSON *params, const struc
 		opts.min_reps = 1;
 	if (opts.max_reps < opts.min_reps)
 		opts.max_reps = opts.min_reps;
-
-	int nctr = ocb_counters_count(ctr);
-	if (nctr > 0) {
-		out->counters = calloc((size_t)nctr, sizeof *out->counters);
-		if (!out->counters) {
-			rc = ocb_seterr(OCB_ENOMEM, "harness: %d counters", nctr);
-			goto out;
-		}
-		out->ncounters = (size_t)nctr;
-	}
 
 	/* Threads first: setup may already run BLAS (reference outputs). */
 	openblas_set_num_threads(out->threads);
@@ -391,74 +505,10 @@ int ocb_harness_case(const struct ocb_bench *b, const cJSON *params, const struc
 			snprintf(out->variant, sizeof out->variant, "%s", v);
 	}
 
-	if (b->kind == OCB_WORKLOAD) {
-		if (!b->workload) {
-			ocb_seterr(OCB_EINVAL, "bench has no workload()");
-			set_failed(out, "workload", OCB_EINVAL);
-			goto out;
-		}
-		struct ocb_hostload hl0, hl1;
-		ocb_hostload_read(&hl0);
-		int counting = ocb_counters_start(ctr) == OCB_OK;
-		ocb_seterr(OCB_OK, "%s", "");
-		double c0 = ocb_process_cpu_s();
-		uint64_t t0 = ocb_now_ns();
-		int wrc = b->workload(state, ctx);
-		uint64_t t1 = ocb_now_ns();
-		double c1 = ocb_process_cpu_s();
-		ocb_hostload_read(&hl1);
-		ocb_hostload_between(&hl0, &hl1, &out->host_others_s, &out->host_wall_s);
-		int crc = counting ? ocb_counters_stop(ctr, 1, out->counters) : OCB_EUNAVAIL;
-		if (wrc != OCB_OK) {
-			set_failed(out, "workload", wrc);
-			goto out;
-		}
-		if (crc != OCB_OK)
-			drop_counters(out);
-		out->samples = malloc(sizeof *out->samples);
-		if (!out->samples) {
-			rc = ocb_seterr(OCB_ENOMEM, "harness: sample");
-			goto out;
-		}
-		out->samples[0] = (double)(t1 - t0) * 1e-9;
-		out->nsamples = 1;
-		if (isfinite(c1 - c0) && (out->cpu_samples = malloc(sizeof *out->cpu_samples)))
-			out->cpu_samples[0] = c1 - c0;
-	} else {
-		if (!b->run) {
-			ocb_seterr(OCB_EINVAL, "bench has no run()");
-			set_failed(out, "run", OCB_EINVAL);
-			goto out;
-		}
-		if (b->check) {
-			double err = NAN;
-			ocb_seterr(OCB_OK, "%s", "");
-			int crc = b->check(state, &err);
-			out->check_err = err;
-			if (crc != OCB_OK) {
-				set_failed(out, "check", crc);
-				goto out;
-			}
-			if (isnan(err)) {
-				ocb_seterr(OCB_ECHECK, "error against the reference is NaN");
-				set_failed(out, "check", OCB_ECHECK);
-				goto out;
-			}
-		}
-		long batch = 1;
-		double per_call_ns = 0;
-		ocb_seterr(OCB_OK, "%s", "");
-		int wrc = warm_up(b, state, opts.warmup_s, &batch, &per_call_ns);
-		if (wrc != OCB_OK) {
-			set_failed(out, "run (warm-up)", wrc);
-			goto out;
-		}
-		if ((rc = measure(b, state, &opts, ctr, batch, per_call_ns, ctx, out)) != OCB_OK)
-			goto out;
-		if (strcmp(out->status, "ok") != 0)
-			goto out;
-	}
-
+	rc = b->kind == OCB_WORKLOAD ? time_workload(b, state, ctx, ctr, out)
+				     : time_kernel(b, state, &opts, ctr, ctx, out);
+	if (rc != OCB_OK || strcmp(out->status, "ok") != 0)
+		goto out;
 	if ((rc = ocb_stats_compute(out->samples, out->nsamples, &out->st)) != OCB_OK)
 		goto out;
 	ocb_harness_bound(out, &w, have_work, ctx);
@@ -468,33 +518,7 @@ out:
 		if (b->teardown)
 			b->teardown(state);
 	}
-	if (rc == OCB_OK && strcmp(out->status, "ok") != 0) {
-		/* A failed result carries no numbers: no samples, no counters. */
-		free(out->samples);
-		out->samples = NULL;
-		free(out->cpu_samples);
-		out->cpu_samples = NULL;
-		out->nsamples = 0;
-		free(out->counters);
-		out->counters = NULL;
-		out->ncounters = 0;
-		ocb_stats_compute(NULL, 0, &out->st);
-		out->bound_frac = NAN;
-		out->suspect[0] = '\0';
-	}
-	if (rc != OCB_OK) {
-		/* Allocation failure: nothing half-built leaves here. */
-		int keep = rc;
-		char msg[256];
-		snprintf(msg, sizeof msg, "%s", ocb_lasterr());
-		free(out->params_json);
-		free(out->samples);
-		free(out->cpu_samples);
-		free(out->counters);
-		memset(out, 0, sizeof *out);
-		return ocb_seterr(keep, "%s", msg);
-	}
-	return OCB_OK;
+	return result_finish(rc, out);
 }
 
 /* Failed: no numbers (the harness's rule for a failed result). */

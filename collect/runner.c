@@ -17,6 +17,7 @@
 #include "../common/ocb_time.h"
 #include "artifact.h"
 #include "ceilings.h"
+#include "ceilings_store.h"
 #include "counters.h"
 #include "host.h"
 #include "progress.h"
@@ -122,32 +123,6 @@ static int store_run_context(struct ocb_store *s, int64_t run_id)
 	return rc;
 }
 
-int ocb_runner_store_ceilings(struct ocb_store *s, int64_t machine_id, int64_t run_id,
-			      const struct ocb_ceiling *c, size_t n, int replace)
-{
-	int rc = ocb_store_begin(s);
-	for (size_t i = 0; rc == OCB_OK && i < n; i++) {
-		if (replace)
-			rc = ocb_store_ceiling_drop_flagged(s, machine_id, c[i].kind, c[i].threads);
-		if (rc == OCB_OK)
-			rc = ocb_store_ceiling(s, machine_id, run_id, &c[i]);
-	}
-	if (rc == OCB_OK)
-		return ocb_store_commit(s);
-	ocb_store_commit(s); /* ends the group; the first error is the one reported */
-	return rc;
-}
-
-int ocb_runner_ceilings(struct ocb_store *s, int64_t machine_id, int64_t run_id,
-			const struct ocb_machine *m, int threads_all, int quick,
-			struct ocb_ceiling **out, size_t *n)
-{
-	int rc = ocb_ceilings_measure(m, threads_all, quick, out, n);
-	if (rc != OCB_OK)
-		return rc;
-	return ocb_runner_store_ceilings(s, machine_id, run_id, *out, *n, 0);
-}
-
 /* The cached set still holds values flagged suspect (no good value of that kind and
  * thread count exists): re-measure them once, as `ceilings --verify` would, store the
  * new values in their place and read the set again. What is still flagged is used with
@@ -170,9 +145,8 @@ static int verify_cached(struct ocb_store *s, int64_t machine_id, int64_t run_id
 		if ((*ceil)[i].suspect[0])
 			flagged[nf++] = (*ceil)[i];
 	ocb_info("re-measuring %zu cached ceiling(s) flagged suspect...", nf);
-	rc = ocb_ceilings_verify(m, quick, *ceil, *nceil, flagged, nf, &fresh, &nfresh, NULL);
-	if (rc == OCB_OK)
-		rc = ocb_runner_store_ceilings(s, machine_id, run_id, fresh, nfresh, 1);
+	rc = ocb_ceilings_measure_store(s, machine_id, run_id, m, 0, quick, *ceil, *nceil, flagged,
+					nf, &fresh, &nfresh, NULL);
 	if (rc == OCB_OK) {
 		free(*ceil);
 		*ceil = NULL;
@@ -435,6 +409,197 @@ static int store_one(struct ocb_store *s, int64_t run_id, struct ocb_result *r,
 	return rc;
 }
 
+/* Creates the out dir, stores the machine and opens the run row (uuid: 37 bytes). */
+static int begin_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb_machine *m,
+		     char *uuid, char **cfg, int64_t *machine_id, int64_t *run_id)
+{
+	int rc = ensure_dir(o->out_dir);
+	if (rc != OCB_OK)
+		return rc;
+	ocb_host_probe(m);
+	rc = ocb_store_machine(s, m, machine_id);
+	if (rc != OCB_OK)
+		return rc;
+	ocb_uuid_v4(uuid);
+	*cfg = config_json(o);
+	struct ocb_run_info ri = {
+		.uuid = uuid, .machine_id = *machine_id, .suite = o->suite_spec, .label = o->label,
+		.ocbench_version = OCB_VERSION, .git_sha = OCB_GIT_SHA, .cmdline = o->cmdline,
+		.config_json = *cfg ? *cfg : "{}", .seed = o->seed,
+	};
+	return ocb_store_run_begin(s, &ri, run_id);
+}
+
+/* The ceilings this run uses: the cached ones, measured now when there are none usable
+ * (or asked), their flagged values re-measured once on a full run. */
+static int run_ceilings(struct ocb_store *s, const struct ocb_run_opts *o,
+			const struct ocb_machine *m, int64_t machine_id, int64_t run_id,
+			struct ocb_ceiling **ceil, size_t *nceil)
+{
+	int rc = ocb_store_ceilings_get(s, machine_id, ceil, nceil);
+	if (rc != OCB_OK)
+		return rc;
+	if (o->remeasure_ceilings || !cached_ceilings_usable(*ceil, *nceil, o->quick)) {
+		free(*ceil);
+		*ceil = NULL;
+		ocb_info("measuring this machine's ceilings (once per machine)...");
+		rc = ocb_ceilings_measure_store(s, machine_id, run_id, m, o->default_threads,
+						o->quick, NULL, 0, NULL, 0, ceil, nceil, NULL);
+		if (rc != OCB_OK)
+			return rc;
+	} else if (!o->quick &&
+		   (rc = verify_cached(s, machine_id, run_id, m, o->quick, ceil, nceil))) {
+		return rc; /* (a --quick run, CI, uses flagged values with their flag) */
+	}
+	warn_suspect_ceilings(*ceil, *nceil);
+	return OCB_OK;
+}
+
+/* The harness options of one interleaved pass: each pass gets its share,
+ * ceil(x / passes), at least 2 repetitions. */
+static struct ocb_harness_opts pass_harness_opts(const struct ocb_harness_opts *h, int npass)
+{
+	struct ocb_harness_opts hp = *h;
+	if (npass > 1) {
+		hp.budget_s = h->budget_s / npass;
+		hp.min_reps = (h->min_reps + npass - 1) / npass;
+		if (hp.min_reps < 2)
+			hp.min_reps = 2;
+		hp.max_reps = (h->max_reps + npass - 1) / npass;
+		if (hp.max_reps < hp.min_reps)
+			hp.max_reps = hp.min_reps;
+	}
+	return hp;
+}
+
+/* Pass p's order of the plan's cases into order[], returns how many: with passes, the
+ * workloads (pass 1 only) and kernels, shuffled (Fisher-Yates) by an rng seeded from the
+ * run's seed and p; then producers of an artifact (a trained model) before consumers. */
+static size_t pass_order(const struct planned *plan, size_t np,
+			 const struct ocb_bench **bench_of, uint64_t seed, int p, int npass,
+			 size_t *order)
+{
+	size_t nord = np;
+	if (npass > 1) {
+		struct ocb_rng rng;
+		ocb_rng_seed(&rng, seed * 0x9e3779b97f4a7c15ULL + (uint64_t)p);
+		nord = 0;
+		for (size_t i = 0; i < np; i++)
+			if (plan[i].bench->kind == OCB_KERNEL || p == 1)
+				order[nord++] = i;
+		for (size_t i = nord; i > 1; i--) {
+			size_t j = (size_t)ocb_rng_below(&rng, i);
+			size_t t = order[i - 1];
+			order[i - 1] = order[j];
+			order[j] = t;
+		}
+	} else {
+		for (size_t i = 0; i < np; i++)
+			order[i] = i;
+	}
+	ocb_order_prerequisites(bench_of, order, nord);
+	return nord;
+}
+
+/* The per-case arrays of a run (caller frees): med[] all NaN, acc[] (passes > 1 only)
+ * zeroed, order[] to fill, bench_of[i] = plan[i].bench. */
+static int alloc_run_arrays(const struct planned *plan, size_t np, int npass, double **med,
+			    struct ocb_result **acc, size_t **order,
+			    const struct ocb_bench ***bench_of)
+{
+	*med = malloc(np * sizeof **med);
+	*acc = npass > 1 ? calloc(np, sizeof **acc) : NULL;
+	*order = malloc(np * sizeof **order);
+	*bench_of = malloc(np * sizeof **bench_of);
+	if (!*med || (npass > 1 && !*acc) || !*order || !*bench_of)
+		return ocb_seterr(OCB_ENOMEM, "run: %zu cases", np);
+	for (size_t i = 0; i < np; i++) {
+		(*med)[i] = NAN;
+		(*bench_of)[i] = plan[i].bench;
+	}
+	return OCB_OK;
+}
+
+/* What the cases of one run share while they run (all borrowed from ocb_runner_run). */
+struct run_env {
+	struct ocb_store *s;
+	int64_t run_id;
+	const struct ocb_run_opts *o;
+	const struct planned *plan;
+	size_t np;
+	int npass;
+	struct ocb_ctx *ctx;
+	struct sink_ctx *sc;
+	const struct ocb_harness_opts *hp; /* an interleaved pass's share */
+	struct ocb_counters *ctr;
+	struct ocb_progress *prog;
+	struct ocb_result *acc; /* interleaved: each case's merged passes */
+	double *med;            /* each planned case's ok median (NaN: none yet) */
+	struct ocb_run_summary *sum;
+};
+
+/* Runs plan[i] once: an interleaved kernel's samples are merged into acc[i], any other
+ * result is flagged, stored and printed now. */
+static int run_case(struct run_env *e, size_t i)
+{
+	const struct planned *c = &e->plan[i];
+	int interleaved = e->npass > 1 && c->bench->kind == OCB_KERNEL;
+	struct ocb_result r;
+	char *pj = ocb_json_canonical(c->params);
+	ocb_progress_case(e->prog, c->bench->name, pj ? pj : "");
+	free(pj);
+	if (interleaved && e->acc[i].params_json && strcmp(e->acc[i].status, "ok") != 0)
+		return OCB_OK; /* failed in an earlier pass: it would fail again */
+	e->ctx->threads = c->threads;
+	e->sc->bench = c->bench->name;
+	e->sc->nfinals = 0;
+	e->sc->finals[0] = '\0';
+	int rc = ocb_harness_case(c->bench, c->full, e->ctx, interleaved ? e->hp : &e->o->harness,
+				  e->ctr, &r);
+	if (rc == OCB_OK)
+		rc = as_listed(&r, c);
+	if (rc != OCB_OK)
+		return rc;
+	if (interleaved) /* kept in memory until the last pass (samples only) */
+		return ocb_harness_merge(&e->acc[i], &r);
+	if (strcmp(r.status, "ok") == 0)
+		e->med[i] = r.st.median;
+	flag_scaling(e->plan, e->np, i, e->med, &r);
+	ocb_progress_clear(e->prog);
+	return store_one(e->s, e->run_id, &r, e->o, e->sc, e->sum);
+}
+
+/* Interleaved kernels: bound and flags from the merged samples, then stored one by one
+ * in plan order. After an interruption, the cases that ran in some passes are stored
+ * with the samples they have (the run is marked aborted). */
+static int store_interleaved(struct run_env *e)
+{
+	int rc = OCB_OK;
+	for (size_t i = 0; e->acc && i < e->np; i++) {
+		if (!e->acc[i].params_json || strcmp(e->acc[i].status, "ok") != 0)
+			continue;
+		struct ocb_work w = {NAN, NAN, NULL, NULL};
+		const struct ocb_bench *b = e->plan[i].bench;
+		int have_work = b->work && b->work(e->plan[i].full, &w) == OCB_OK;
+		e->ctx->threads = e->plan[i].threads;
+		ocb_harness_bound(&e->acc[i], &w, have_work, e->ctx);
+		ocb_harness_flag(&e->acc[i], e->o->harness.target_ci, e->ctx);
+		e->med[i] = e->acc[i].st.median;
+	}
+	for (size_t i = 0; e->acc && i < e->np && rc == OCB_OK; i++) {
+		if (!e->acc[i].params_json)
+			continue;
+		flag_scaling(e->plan, e->np, i, e->med, &e->acc[i]);
+		e->sc->nfinals = 0;
+		e->sc->finals[0] = '\0';
+		ocb_progress_clear(e->prog);
+		rc = store_one(e->s, e->run_id, &e->acc[i], e->o, e->sc, e->sum);
+	}
+	return rc;
+}
+
+/* Longer than ~80 lines on purpose: it owns the run's resources (one goto cleanup) and
+ * reads as the run's steps in order; each step is a function above. */
 int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb_run_summary *sum)
 {
 	struct ocb_machine m;
@@ -454,22 +619,7 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 	int rc;
 
 	memset(sum, 0, sizeof *sum);
-	rc = ensure_dir(o->out_dir);
-	if (rc != OCB_OK)
-		goto out;
-	ocb_host_probe(&m);
-	rc = ocb_store_machine(s, &m, &machine_id);
-	if (rc != OCB_OK)
-		goto out;
-
-	ocb_uuid_v4(uuid);
-	cfg = config_json(o);
-	struct ocb_run_info ri = {
-		.uuid = uuid, .machine_id = machine_id, .suite = o->suite_spec, .label = o->label,
-		.ocbench_version = OCB_VERSION, .git_sha = OCB_GIT_SHA, .cmdline = o->cmdline,
-		.config_json = cfg ? cfg : "{}", .seed = o->seed,
-	};
-	rc = ocb_store_run_begin(s, &ri, &run_id);
+	rc = begin_run(s, o, &m, uuid, &cfg, &machine_id, &run_id);
 	if (rc != OCB_OK)
 		goto out;
 	sum->run_id = run_id;
@@ -477,23 +627,8 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 		goto fail;
 	ocb_info("run %lld (%s) on %s, results to the database, artifacts to %s/",
 		 (long long)run_id, uuid, m.hostname, o->out_dir);
-
-	rc = ocb_store_ceilings_get(s, machine_id, &ceil, &nceil);
-	if (rc != OCB_OK)
+	if ((rc = run_ceilings(s, o, &m, machine_id, run_id, &ceil, &nceil)) != OCB_OK)
 		goto fail;
-	if (o->remeasure_ceilings || !cached_ceilings_usable(ceil, nceil, o->quick)) {
-		free(ceil);
-		ceil = NULL;
-		ocb_info("measuring this machine's ceilings (once per machine)...");
-		rc = ocb_runner_ceilings(s, machine_id, run_id, &m, o->default_threads, o->quick,
-					 &ceil, &nceil);
-		if (rc != OCB_OK)
-			goto fail;
-	} else if (!o->quick &&
-		   (rc = verify_cached(s, machine_id, run_id, &m, o->quick, &ceil, &nceil))) {
-		goto fail; /* (a --quick run, CI, uses flagged values with their flag) */
-	}
-	warn_suspect_ceilings(ceil, nceil);
 
 	rc = ocb_counters_open(o->events, o->nevents, o->no_papi, &ctr);
 	if (rc != OCB_OK)
@@ -515,119 +650,26 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 		goto fail;
 	}
 	npass = o->passes > 1 ? o->passes : 1;
-	if (!(med = malloc(np * sizeof *med))) {
-		rc = ocb_seterr(OCB_ENOMEM, "run: %zu cases", np);
-		goto fail;
-	}
-	for (size_t i = 0; i < np; i++)
-		med[i] = NAN;
 	long nkernel = 0;
 	for (size_t i = 0; i < np; i++)
 		nkernel += plan[i].bench->kind == OCB_KERNEL;
-	acc = npass > 1 ? calloc(np, sizeof *acc) : NULL;
-	order = malloc(np * sizeof *order);
-	bench_of = malloc(np * sizeof *bench_of);
-	if ((npass > 1 && !acc) || !order || !bench_of) {
-		rc = ocb_seterr(OCB_ENOMEM, "run: %zu cases", np);
+	if ((rc = alloc_run_arrays(plan, np, npass, &med, &acc, &order, &bench_of)) != OCB_OK)
 		goto fail;
-	}
-	for (size_t i = 0; i < np; i++)
-		bench_of[i] = plan[i].bench;
-	struct ocb_harness_opts hp = o->harness;
-	if (npass > 1) {
-		/* Each pass gets its share: ceil(x / passes), at least 2 repetitions. */
-		hp.budget_s = o->harness.budget_s / npass;
-		hp.min_reps = (o->harness.min_reps + npass - 1) / npass;
-		if (hp.min_reps < 2)
-			hp.min_reps = 2;
-		hp.max_reps = (o->harness.max_reps + npass - 1) / npass;
-		if (hp.max_reps < hp.min_reps)
-			hp.max_reps = hp.min_reps;
-	}
+	struct ocb_harness_opts hp = pass_harness_opts(&o->harness, npass);
+	struct run_env env = {
+		.s = s, .run_id = run_id, .o = o, .plan = plan, .np = np, .npass = npass,
+		.ctx = &ctx, .sc = &sc, .hp = &hp, .ctr = ctr, .prog = &prog, .acc = acc,
+		.med = med, .sum = sum,
+	};
 	ocb_progress_init(&prog, (long)npass * nkernel + ((long)np - nkernel), o->quiet);
 	for (int p = 1; p <= npass && !ocb_runner_stop; p++) {
-		size_t nord = np;
-		if (npass > 1) {
-			/* This pass's order: workloads (pass 1 only) and kernels, shuffled
-			 * (Fisher-Yates) by an rng seeded from the run's seed and p. */
-			struct ocb_rng rng;
-			ocb_rng_seed(&rng, o->seed * 0x9e3779b97f4a7c15ULL + (uint64_t)p);
-			nord = 0;
-			for (size_t i = 0; i < np; i++)
-				if (plan[i].bench->kind == OCB_KERNEL || p == 1)
-					order[nord++] = i;
-			for (size_t i = nord; i > 1; i--) {
-				size_t j = (size_t)ocb_rng_below(&rng, i);
-				size_t t = order[i - 1];
-				order[i - 1] = order[j];
-				order[j] = t;
-			}
-		} else {
-			for (size_t i = 0; i < np; i++)
-				order[i] = i;
-		}
-		/* producers of an artifact (a trained model) before its consumers */
-		ocb_order_prerequisites(bench_of, order, nord);
-		for (size_t k = 0; k < nord && !ocb_runner_stop; k++) {
-			size_t i = order[k];
-			int interleaved = npass > 1 && plan[i].bench->kind == OCB_KERNEL;
-			struct ocb_result r;
-			char *pj = ocb_json_canonical(plan[i].params);
-			ocb_progress_case(&prog, plan[i].bench->name, pj ? pj : "");
-			free(pj);
-			if (interleaved && acc[i].params_json && strcmp(acc[i].status, "ok") != 0)
-				continue; /* failed in an earlier pass: it would fail again */
-			ctx.threads = plan[i].threads;
-			sc.bench = plan[i].bench->name;
-			sc.nfinals = 0;
-			sc.finals[0] = '\0';
-			rc = ocb_harness_case(plan[i].bench, plan[i].full, &ctx,
-					      interleaved ? &hp : &o->harness, ctr, &r);
-			if (rc == OCB_OK)
-				rc = as_listed(&r, &plan[i]);
-			if (rc != OCB_OK)
+		size_t nord = pass_order(plan, np, bench_of, o->seed, p, npass, order);
+		for (size_t k = 0; k < nord && !ocb_runner_stop; k++)
+			if ((rc = run_case(&env, order[k])) != OCB_OK)
 				goto fail;
-			if (interleaved) {
-				/* Kept in memory until the last pass (samples only). */
-				rc = ocb_harness_merge(&acc[i], &r);
-				if (rc != OCB_OK)
-					goto fail;
-				continue;
-			}
-			if (strcmp(r.status, "ok") == 0)
-				med[i] = r.st.median;
-			flag_scaling(plan, np, i, med, &r);
-			ocb_progress_clear(&prog);
-			rc = store_one(s, run_id, &r, o, &sc, sum);
-			if (rc != OCB_OK)
-				goto fail;
-		}
 	}
-	/* Interleaved kernels: bound and flags from the merged samples, then stored one by
-	 * one in plan order. After an interruption, the cases that ran in some passes are
-	 * stored with the samples they have (the run is marked aborted). */
-	for (size_t i = 0; acc && i < np; i++) {
-		if (!acc[i].params_json || strcmp(acc[i].status, "ok") != 0)
-			continue;
-		struct ocb_work w = {NAN, NAN, NULL, NULL};
-		const struct ocb_bench *b = plan[i].bench;
-		int have_work = b->work && b->work(plan[i].full, &w) == OCB_OK;
-		ctx.threads = plan[i].threads;
-		ocb_harness_bound(&acc[i], &w, have_work, &ctx);
-		ocb_harness_flag(&acc[i], o->harness.target_ci, &ctx);
-		med[i] = acc[i].st.median;
-	}
-	for (size_t i = 0; acc && i < np; i++) {
-		if (!acc[i].params_json)
-			continue;
-		flag_scaling(plan, np, i, med, &acc[i]);
-		sc.nfinals = 0;
-		sc.finals[0] = '\0';
-		ocb_progress_clear(&prog);
-		rc = store_one(s, run_id, &acc[i], o, &sc, sum);
-		if (rc != OCB_OK)
-			goto fail;
-	}
+	if ((rc = store_interleaved(&env)) != OCB_OK)
+		goto fail;
 	ocb_progress_finish(&prog);
 	sum->interrupted = ocb_runner_stop;
 	rc = ocb_store_run_finish(s, run_id, ocb_runner_stop ? "aborted" : "complete");

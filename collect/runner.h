@@ -58,18 +58,6 @@ struct ocb_run_summary {
  * see summary), or an error for what stopped it (store failure, unwritable out dir). */
 int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb_run_summary *sum);
 
-/* Stores ceilings c[0..n) of a machine (run_id may be 0: none) in one transaction;
- * replace: each first deletes the flagged rows of its (kind, threads) (a re-measured
- * value replaces them: `ceilings --verify`). */
-int ocb_runner_store_ceilings(struct ocb_store *s, int64_t machine_id, int64_t run_id,
-			      const struct ocb_ceiling *c, size_t n, int replace);
-
-/* Measures the machine's ceilings now, stores them (run_id may be 0: none) and returns
- * them (malloc'd, caller frees), flagged ones included. */
-int ocb_runner_ceilings(struct ocb_store *s, int64_t machine_id, int64_t run_id,
-			const struct ocb_machine *m, int threads_all, int quick,
-			struct ocb_ceiling **out, size_t *n);
-
 /* A request to stop after the current case (set from a signal handler). */
 extern volatile int ocb_runner_stop;
 

@@ -22,3 +22,13 @@ void ocb_free(void *p)
 {
 	free(p);
 }
+
+void *ocb_alloc_untouched(size_t bytes)
+{
+	void *p = NULL;
+	if (posix_memalign(&p, OCB_ALIGN, ocb_round_up(bytes, OCB_ALIGN)) != 0) {
+		ocb_seterr(OCB_ENOMEM, "cannot allocate %zu bytes", bytes);
+		return NULL;
+	}
+	return p;
+}

@@ -11,6 +11,11 @@
  * error detail). The caller owns it and frees it with ocb_free(). bytes == 0 -> NULL. */
 void *ocb_alloc(size_t bytes);
 
+/* As ocb_alloc but not zeroed, so no page is touched yet: for buffers whose pages the
+ * kernels' parallel first touch should place (the bandwidth sweep, STREAM); ocb_alloc's
+ * single-threaded memset would place them all on one node. Freed with ocb_free(). */
+void *ocb_alloc_untouched(size_t bytes);
+
 /* Frees a block from ocb_alloc(); ocb_free(NULL) is a no-op. */
 void ocb_free(void *p);
 

@@ -340,6 +340,33 @@ out:
 	return rc;
 }
 
+/* The import run's config_json: {source, file, context (the file's, verbatim)},
+ * canonical; NULL: out of memory. */
+static char *import_config(const char *path, const cJSON *ctx)
+{
+	char *cfg = NULL;
+	cJSON *conf = cJSON_CreateObject();
+	if (conf) {
+		cJSON_AddStringToObject(conf, "source", "gbench");
+		cJSON_AddStringToObject(conf, "file", path);
+		if (ctx)
+			cJSON_AddItemToObject(conf, "context", cJSON_Duplicate(ctx, 1));
+		cfg = ocb_json_canonical(conf);
+		cJSON_Delete(conf);
+	}
+	return cfg;
+}
+
+/* The run began when the file's benchmarks ran (context.date, local time with an
+ * offset), not now; no or a bad date: "" (now). */
+static void started_at(const cJSON *ctx, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	double t = ocb_iso8601_parse(ocb_json_str(ctx, "date", NULL));
+	if (!isnan(t))
+		ocb_utc_stamp(t, buf, len);
+}
+
 int ocb_import_gbench(struct ocb_store *s, const char *path, const struct ocb_import_opts *o,
 		      int64_t *run_id, size_t *nresults)
 {
@@ -366,26 +393,13 @@ int ocb_import_gbench(struct ocb_store *s, const char *path, const struct ocb_im
 		goto out;
 	}
 	const cJSON *ctx = cJSON_GetObjectItemCaseSensitive(root, "context");
-	cJSON *conf = cJSON_CreateObject();
-	if (conf) {
-		cJSON_AddStringToObject(conf, "source", "gbench");
-		cJSON_AddStringToObject(conf, "file", path);
-		if (ctx)
-			cJSON_AddItemToObject(conf, "context", cJSON_Duplicate(ctx, 1));
-		cfg = ocb_json_canonical(conf);
-		cJSON_Delete(conf);
-	}
-	if (!cfg) {
+	if (!(cfg = import_config(path, ctx))) {
 		rc = ocb_seterr(OCB_ENOMEM, "import");
 		goto out;
 	}
 	ocb_uuid_v4(uuid);
-	/* the run began when the file's benchmarks ran (context.date, local time with an
-	 * offset), not now; no or a bad date: now */
-	char started[32] = "";
-	double t = ocb_iso8601_parse(ocb_json_str(ctx, "date", NULL));
-	if (!isnan(t))
-		ocb_utc_stamp(t, started, sizeof started);
+	char started[32];
+	started_at(ctx, started, sizeof started);
 	struct ocb_run_info ri = {.uuid = uuid, .machine_id = o->machine_id, .suite = "import",
 				  .label = o->label, .ocbench_version = o->version ? o->version : "",
 				  .git_sha = "", .cmdline = o->cmdline ? o->cmdline : "",

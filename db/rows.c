@@ -8,6 +8,7 @@
 
 #include "../common/ocb_error.h"
 #include "result_row.h"
+#include "store_query.h"
 #include "store_int.h"
 
 int ocb_rows_col(const struct ocb_rows *r, const char *name)
@@ -223,4 +224,26 @@ int ocb_db_show_metrics(struct ocb_store *s, int64_t run_id, struct ocb_rows *ou
 			" (PARTITION BY workload, key) AS points FROM metric WHERE run_id = ?1)"
 			" WHERE rn = 1 ORDER BY workload, key",
 			bind_id, &run_id, out);
+}
+
+int ocb_db_run_view(struct ocb_store *s, const char *spec, struct ocb_run_view *out)
+{
+	int64_t run_id = 0;
+	int rc;
+	memset(out, 0, sizeof *out);
+	if ((rc = ocb_store_run_resolve(s, spec, &run_id)) ||
+	    (rc = ocb_db_show_run(s, run_id, &out->run)) ||
+	    (rc = ocb_db_show_results(s, run_id, &out->results)) ||
+	    (rc = ocb_db_show_metrics(s, run_id, &out->metrics)))
+		return rc;
+	if (!out->run.nrow)
+		return ocb_seterr(OCB_ENOENT, "no run %lld", (long long)run_id);
+	return OCB_OK;
+}
+
+void ocb_run_view_release(struct ocb_run_view *v)
+{
+	ocb_rows_release(&v->run);
+	ocb_rows_release(&v->results);
+	ocb_rows_release(&v->metrics);
 }

@@ -61,4 +61,14 @@ int ocb_db_show_results(struct ocb_store *s, int64_t run_id, struct ocb_rows *ou
  * points (how many values the key has). */
 int ocb_db_show_metrics(struct ocb_store *s, int64_t run_id, struct ocb_rows *out);
 
+/* One run as `ocbench show` prints it: its header (one row), results and metrics. */
+struct ocb_run_view {
+	struct ocb_rows run, results, metrics;
+};
+/* Resolves spec (an id, uuid prefix, label or "latest": ocb_store_run_resolve) and reads
+ * the three; OCB_ENOENT when there is no such run. out is filled (and owned by the
+ * caller: ocb_run_view_release) even on error. */
+int ocb_db_run_view(struct ocb_store *s, const char *spec, struct ocb_run_view *out);
+void ocb_run_view_release(struct ocb_run_view *v);
+
 #endif

@@ -395,11 +395,74 @@ static void report_time(char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* The machines behind the results (and the named ones), each once, with their ceilings:
+ * x->mc[0..x->nmc). */
+static int load_machines(struct ocb_rctx *x)
+{
+	const struct ocb_report_opts *o = x->o;
+	size_t cap = x->rs.n + o->sel.nmachines + 1, nid = 0;
+	int64_t *ids = calloc(cap, sizeof *ids);
+	int rc = OCB_OK;
+	x->mc = calloc(cap, sizeof *x->mc);
+	if (!ids || !x->mc) {
+		rc = ocb_seterr(OCB_ENOMEM, "report");
+		goto out;
+	}
+	for (size_t i = 0; i < x->rs.n + o->sel.nmachines; i++) {
+		int64_t id = i < x->rs.n ? x->rs.r[i].machine_id : o->sel.machine[i - x->rs.n];
+		int seen = 0;
+		for (size_t k = 0; k < nid && !seen; k++)
+			seen = ids[k] == id;
+		if (!seen)
+			ids[nid++] = id;
+	}
+	if ((rc = ocb_mceil_load(x->db, ids, nid, x->mc)))
+		goto out;
+	x->nmc = nid;
+out:
+	free(ids);
+	return rc;
+}
+
+/* The files of the formats asked for (fmt: OCB_FMT_* bits). */
+static int write_formats(struct ocb_rctx *x, unsigned fmt, const char *when, const char *what)
+{
+	int rc = OCB_OK;
+	if ((fmt & OCB_FMT_MD) && (rc = write_md(x, when, what)))
+		return rc;
+	if ((fmt & OCB_FMT_LATEX) && (rc = write_latex(x, when)))
+		return rc;
+	if ((fmt & OCB_FMT_CSV) && (rc = write_csv(x)))
+		return rc;
+	if ((fmt & OCB_FMT_JSON) && (rc = write_json(x, when, what)))
+		return rc;
+	if ((fmt & OCB_FMT_HTML) && (rc = write_html(x, when, what)))
+		return rc;
+	return rc;
+}
+
+/* Tables, results, plots drawn and skipped (their names) into sum. */
+static void fill_summary(const struct ocb_rctx *x, struct ocb_report_summary *sum)
+{
+	sum->ntables = (int)x->ntables;
+	sum->nresults = (int)x->rs.n;
+	size_t off = 0;
+	for (size_t i = 0; i < x->nplots; i++) {
+		if (x->plots[i].drawn) {
+			sum->nplots++;
+			continue;
+		}
+		sum->nskipped++;
+		if (off < sizeof sum->skipped)
+			off += (size_t)snprintf(sum->skipped + off, sizeof sum->skipped - off,
+						"%s%s", off ? ", " : "", x->plots[i].base);
+	}
+}
+
 int ocb_report_write(struct ocb_store *db, const struct ocb_report_opts *o,
 		     struct ocb_report_summary *sum)
 {
 	struct ocb_rctx x;
-	int64_t *ids = NULL;
 	char when[32], what[1280], sel[128];
 	int rc;
 
@@ -424,58 +487,19 @@ int ocb_report_write(struct ocb_store *db, const struct ocb_report_opts *o,
 		goto out;
 	if ((rc = ocb_rset_load(db, &o->sel, 0, &x.rs)))
 		goto out;
-	/* the machines behind the results (and the named ones) */
-	ids = calloc(x.rs.n + o->sel.nmachines + 1, sizeof *ids);
-	x.mc = calloc(x.rs.n + o->sel.nmachines + 1, sizeof *x.mc);
-	if (!ids || !x.mc) {
-		rc = ocb_seterr(OCB_ENOMEM, "report");
+	if ((rc = load_machines(&x)))
 		goto out;
-	}
-	size_t nid = 0;
-	for (size_t i = 0; i < x.rs.n + o->sel.nmachines; i++) {
-		int64_t id = i < x.rs.n ? x.rs.r[i].machine_id : o->sel.machine[i - x.rs.n];
-		int seen = 0;
-		for (size_t k = 0; k < nid && !seen; k++)
-			seen = ids[k] == id;
-		if (!seen)
-			ids[nid++] = id;
-	}
-	if ((rc = ocb_mceil_load(db, ids, nid, x.mc)))
-		goto out;
-	x.nmc = nid;
 
 	if ((rc = ocb_rsec_runs(&x)) || (rc = ocb_rsec_results(&x)) || (rc = ocb_rsec_quant(&x)) ||
 	    (rc = ocb_rsec_mlperf(&x)) || (rc = ocb_rsec_roofline(&x)) ||
 	    (rc = ocb_rsec_curves(&x)))
 		goto out;
 
-	if ((fmt & OCB_FMT_MD) && (rc = write_md(&x, when, what)))
+	if ((rc = write_formats(&x, fmt, when, what)))
 		goto out;
-	if ((fmt & OCB_FMT_LATEX) && (rc = write_latex(&x, when)))
-		goto out;
-	if ((fmt & OCB_FMT_CSV) && (rc = write_csv(&x)))
-		goto out;
-	if ((fmt & OCB_FMT_JSON) && (rc = write_json(&x, when, what)))
-		goto out;
-	if ((fmt & OCB_FMT_HTML) && (rc = write_html(&x, when, what)))
-		goto out;
-	if (sum) {
-		sum->ntables = (int)x.ntables;
-		sum->nresults = (int)x.rs.n;
-		size_t off = 0;
-		for (size_t i = 0; i < x.nplots; i++) {
-			if (x.plots[i].drawn) {
-				sum->nplots++;
-				continue;
-			}
-			sum->nskipped++;
-			if (off < sizeof sum->skipped)
-				off += (size_t)snprintf(sum->skipped + off, sizeof sum->skipped - off,
-							"%s%s", off ? ", " : "", x.plots[i].base);
-		}
-	}
+	if (sum)
+		fill_summary(&x, sum);
 out:
-	free(ids);
 	ctx_release(&x);
 	return rc;
 }

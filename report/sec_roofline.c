@@ -95,6 +95,177 @@ static char *esc_title(const char *a, const char *b)
 	return s;
 }
 
+/* Appends "<what> title <label>" (label escaped, with host when given) to the plot
+ * command. */
+static int add_plot(char **cmd, size_t *clen, const char *what, const char *label,
+		    const char *host)
+{
+	char *t = esc_title(label, host);
+	int rc = t ? cat(cmd, clen, "%s%s title %s", *cmd ? ", " : "plot ", what, t)
+		   : ocb_seterr(OCB_ENOMEM, "roofline");
+	free(t);
+	return rc;
+}
+
+/* Points: one datablock per (suite, machine, compute roof) group, in rs order; a label
+ * for a roof a group is bound by that its machine never measured. */
+static int plot_points(const struct ocb_rctx *x, FILE *f, int multi, char **cmd, size_t *clen)
+{
+	size_t ngroups = 0;
+	for (size_t i = 0; i < x->rs.n; i++) {
+		const struct ocb_rrow *r = &x->rs.r[i];
+		if (!plottable(r))
+			continue;
+		int first = 1;
+		for (size_t j = 0; j < i && first; j++)
+			first = !(plottable(&x->rs.r[j]) && same_group(&x->rs.r[j], r));
+		if (!first)
+			continue;
+		fprintf(f, "$P%zu << EOD\n", ngroups);
+		for (size_t j = i; j < x->rs.n; j++) {
+			const struct ocb_rrow *q = &x->rs.r[j];
+			if (plottable(q) && same_group(q, r))
+				fprintf(f, "%.9g %.9g\n", q->flops / q->bytes, ocb_rrow_gflops(q));
+		}
+		fputs("EOD\n", f);
+		char ck[32], name[96], what[96];
+		row_roof(r, ck, sizeof ck);
+		snprintf(name, sizeof name, "%s%s%s%s", r->suite, ck[0] ? " (" : "", ck,
+			 ck[0] ? ")" : "");
+		snprintf(what, sizeof what, "$P%zu using 1:2 with points pt %zu ps 1.4 lc %zu",
+			 ngroups, 5 + 2 * (ngroups % 4), ngroups + 1);
+		int rc = add_plot(cmd, clen, what, name, multi ? r->host : NULL);
+		if (rc)
+			return rc;
+		ngroups++;
+		const struct ocb_mceil *mc = ocb_mceil_find(x->mc, x->nmc, r->machine_id);
+		if (ck[0] && !(mc && ocb_roof_find(mc->view, mc->view ? mc->n : 0, ck, r->threads))) {
+			char nr[64];
+			snprintf(nr, sizeof nr, "no roof: %s not measured", ck);
+			char *lt = esc_title(nr, NULL);
+			if (lt)
+				fprintf(f, "set label %zu %s at graph 0.02, graph %.3f front\n",
+					ngroups, lt, 0.97 - 0.05 * (double)(ngroups - 1));
+			free(lt);
+		}
+	}
+	return OCB_OK;
+}
+
+/* The thread counts machine mc's ceilings are drawn at: those its points use, or all it
+ * has when there are no points (npts == 0); at most 8. */
+static size_t roof_threads(const struct ocb_rctx *x, const struct ocb_mceil *mc, int npts,
+			   int threads[8])
+{
+	size_t nthr = 0;
+	for (size_t i = 0; i < x->rs.n && nthr < 8; i++) {
+		const struct ocb_rrow *r = &x->rs.r[i];
+		if (r->machine_id != mc->machine_id || !plottable(r))
+			continue;
+		int seen = 0;
+		for (size_t k = 0; k < nthr; k++)
+			seen |= threads[k] == r->threads;
+		if (!seen)
+			threads[nthr++] = r->threads;
+	}
+	for (size_t c = 0; c < mc->n && nthr < 8 && !npts; c++) {
+		int seen = 0;
+		for (size_t k = 0; k < nthr; k++)
+			seen |= threads[k] == mc->c[c].threads;
+		if (!seen)
+			threads[nthr++] = mc->c[c].threads;
+	}
+	return nthr;
+}
+
+/* Machine mc's roofs at thread count thr (the k-th of nthr: dash type k + 1):
+ * horizontals for each compute peak, diagonals for each memory level clipped at the
+ * highest peak. *lc: the next line colour. */
+static int plot_roofs_at(const struct ocb_mceil *mc, int thr, size_t k, size_t nthr,
+			 const char *host, int *lc, char **cmd, size_t *clen)
+{
+	double peak = 0; /* highest compute peak at this thread count */
+	char suffix[96] = "", label[160], what[256];
+	int rc = OCB_OK;
+	for (size_t c = 0; c < mc->n; c++)
+		if (is_compute(mc->c[c].kind) && mc->c[c].threads == thr)
+			peak = fmax(peak, mc->c[c].value);
+	if (nthr > 1)
+		snprintf(suffix, sizeof suffix, " (%d thr)", thr);
+	for (size_t c = 0; c < mc->n && !rc; c++) {
+		const struct ocb_ceiling *ce = &mc->c[c];
+		if (!is_compute(ce->kind) || ce->threads != thr || !(ce->value > 0))
+			continue;
+		int ops = !strncmp(ce->kind, "ops_", 4);
+		snprintf(label, sizeof label, "%.1f %s %s%s", ce->value, ops ? "GOP/s" : "GFLOP/s",
+			 ce->kind + (ops ? 4 : 6), suffix);
+		snprintf(what, sizeof what, "%.9g with lines lw 2 dt %zu lc %d", ce->value, k + 1,
+			 (*lc)++);
+		rc = add_plot(cmd, clen, what, label, host);
+	}
+	for (size_t l = 0; l < sizeof levels / sizeof *levels && !rc; l++) {
+		const struct ocb_ceiling *ce = NULL;
+		for (size_t c = 0; c < mc->n; c++)
+			if (!strcmp(mc->c[c].kind, levels[l][0]) && mc->c[c].threads == thr)
+				ce = &mc->c[c];
+		if (!ce || !(ce->value > 0))
+			continue;
+		char term[160];
+		snprintf(label, sizeof label, "%s - %.1f GB/s%s", levels[l][1], ce->value, suffix);
+		if (peak > 0)
+			snprintf(term, sizeof term, "((%.9g*x <= %.9g) ? %.9g*x : 1/0)", ce->value,
+				 peak, ce->value);
+		else
+			snprintf(term, sizeof term, "%.9g*x", ce->value);
+		snprintf(what, sizeof what, "%s with lines lw 1.5 dt %zu lc %d", term, k + 1, (*lc)++);
+		rc = add_plot(cmd, clen, what, label, host);
+	}
+	return rc;
+}
+
+/* Ceilings, per machine, at the thread counts its points use (or all it has). */
+static int plot_ceilings(const struct ocb_rctx *x, int multi, int npts, char **cmd,
+			 size_t *clen)
+{
+	int lc = 20, rc = OCB_OK;
+	for (size_t m = 0; m < x->nmc && !rc; m++) {
+		const struct ocb_mceil *mc = &x->mc[m];
+		int threads[8];
+		size_t nthr = roof_threads(x, mc, npts, threads);
+		for (size_t k = 0; k < nthr && !rc; k++)
+			rc = plot_roofs_at(mc, threads[k], k, nthr, multi ? mc->host : NULL, &lc, cmd,
+					   clen);
+	}
+	return rc;
+}
+
+/* The axes: log-log, x range around the points' intensities, y room above the highest
+ * compute peak. */
+static void plot_axes(const struct ocb_rctx *x, FILE *f, int npts, double xmin, double xmax)
+{
+	if (!npts) {
+		xmin = 0.05;
+		xmax = 20;
+	}
+	xmin = fmin(xmin / 4, 0.01);
+	xmax = fmax(xmax * 4, 100);
+	fputs("set logscale xy\nset grid xtics ytics mxtics mytics lc rgb '#dddddd'\n"
+	      "set xlabel 'operational intensity (FLOP or int8 op / byte)'\n"
+	      "set ylabel 'GFLOP/s (int8 kernels: GOP/s)'\n"
+	      "set key outside right top box\nset samples 600\n", f);
+	double ymax = 0;
+	for (size_t i = 0; i < x->rs.n; i++)
+		if (plottable(&x->rs.r[i]))
+			ymax = fmax(ymax, ocb_rrow_gflops(&x->rs.r[i]));
+	for (size_t m = 0; m < x->nmc; m++)
+		for (size_t c = 0; c < x->mc[m].n; c++)
+			if (is_compute(x->mc[m].c[c].kind))
+				ymax = fmax(ymax, x->mc[m].c[c].value);
+	fprintf(f, "set xrange [%.9g:%.9g]\nset title 'Roofline'\n", xmin, xmax);
+	if (ymax > 0) /* room above the highest peak so its line shows */
+		fprintf(f, "set yrange [*:%.9g]\n", ymax * 2);
+}
+
 int ocb_rsec_roofline(struct ocb_rctx *x)
 {
 	const char *title = "Roofline: measured ceilings and kernel results";
@@ -122,160 +293,20 @@ int ocb_rsec_roofline(struct ocb_rctx *x)
 				     "no kernel results with a work model and no ceilings");
 	if (!ocb_gp_available())
 		return ocb_rctx_plot(x, "roofline", title, 0, "gnuplot not found in PATH");
-	if (!npts) {
-		xmin = 0.05;
-		xmax = 20;
-	}
-	xmin = fmin(xmin / 4, 0.01);
-	xmax = fmax(xmax * 4, 100);
 	if ((rc = ocb_gp_open(&gp, x->out, "roofline")))
 		return ocb_rctx_plot(x, "roofline", title, 0, ocb_lasterr());
-	FILE *f = gp.f;
-	fputs("set logscale xy\nset grid xtics ytics mxtics mytics lc rgb '#dddddd'\n"
-	      "set xlabel 'operational intensity (FLOP or int8 op / byte)'\n"
-	      "set ylabel 'GFLOP/s (int8 kernels: GOP/s)'\n"
-	      "set key outside right top box\nset samples 600\n", f);
-	double ymax = 0;
-	for (size_t i = 0; i < x->rs.n; i++)
-		if (plottable(&x->rs.r[i]))
-			ymax = fmax(ymax, ocb_rrow_gflops(&x->rs.r[i]));
-	for (size_t m = 0; m < x->nmc; m++)
-		for (size_t c = 0; c < x->mc[m].n; c++)
-			if (is_compute(x->mc[m].c[c].kind))
-				ymax = fmax(ymax, x->mc[m].c[c].value);
-	fprintf(f, "set xrange [%.9g:%.9g]\nset title 'Roofline'\n", xmin, xmax);
-	if (ymax > 0) /* room above the highest peak so its line shows */
-		fprintf(f, "set yrange [*:%.9g]\n", ymax * 2);
-
-	/* Points: one datablock per (suite, machine, compute roof) group, in rs order. */
-	size_t ngroups = 0;
-	for (size_t i = 0; i < x->rs.n; i++) {
-		const struct ocb_rrow *r = &x->rs.r[i];
-		if (!plottable(r))
-			continue;
-		int first = 1;
-		for (size_t j = 0; j < i && first; j++)
-			first = !(plottable(&x->rs.r[j]) && same_group(&x->rs.r[j], r));
-		if (!first)
-			continue;
-		fprintf(f, "$P%zu << EOD\n", ngroups);
-		for (size_t j = i; j < x->rs.n; j++) {
-			const struct ocb_rrow *q = &x->rs.r[j];
-			if (plottable(q) && same_group(q, r))
-				fprintf(f, "%.9g %.9g\n", q->flops / q->bytes, ocb_rrow_gflops(q));
-		}
-		fputs("EOD\n", f);
-		char ck[32], name[96];
-		row_roof(r, ck, sizeof ck);
-		snprintf(name, sizeof name, "%s%s%s%s", r->suite, ck[0] ? " (" : "", ck,
-			 ck[0] ? ")" : "");
-		char *t = esc_title(name, multi ? r->host : NULL);
-		if (!t || (rc = cat(&cmd, &clen, "%s$P%zu using 1:2 with points pt %zu ps 1.4 lc %zu title %s",
-				     cmd ? ", " : "plot ", ngroups, 5 + 2 * (ngroups % 4), ngroups + 1, t))) {
-			free(t);
-			rc = rc ? rc : ocb_seterr(OCB_ENOMEM, "roofline");
-			goto fail;
-		}
-		free(t);
-		ngroups++;
-		/* A roof this group is bound by that this machine never measured. */
-		const struct ocb_mceil *mc = ocb_mceil_find(x->mc, x->nmc, r->machine_id);
-		if (ck[0] && !(mc && ocb_roof_find(mc->view, mc->view ? mc->n : 0, ck, r->threads))) {
-			char nr[64];
-			snprintf(nr, sizeof nr, "no roof: %s not measured", ck);
-			char *lt = esc_title(nr, NULL);
-			if (lt)
-				fprintf(f, "set label %zu %s at graph 0.02, graph %.3f front\n",
-					ngroups, lt, 0.97 - 0.05 * (double)(ngroups - 1));
-			free(lt);
-		}
-	}
-
-	/* Ceilings, per machine, at the thread counts its points use (or all it has). */
-	int lc = 20;
-	for (size_t m = 0; m < x->nmc; m++) {
-		const struct ocb_mceil *mc = &x->mc[m];
-		int threads[8];
-		size_t nthr = 0;
-		for (size_t i = 0; i < x->rs.n && nthr < 8; i++) {
-			const struct ocb_rrow *r = &x->rs.r[i];
-			if (r->machine_id != mc->machine_id || !plottable(r))
-				continue;
-			int seen = 0;
-			for (size_t k = 0; k < nthr; k++)
-				seen |= threads[k] == r->threads;
-			if (!seen)
-				threads[nthr++] = r->threads;
-		}
-		for (size_t c = 0; c < mc->n && nthr < 8 && !npts; c++) {
-			int seen = 0;
-			for (size_t k = 0; k < nthr; k++)
-				seen |= threads[k] == mc->c[c].threads;
-			if (!seen)
-				threads[nthr++] = mc->c[c].threads;
-		}
-		for (size_t k = 0; k < nthr; k++) {
-			double peak = 0; /* highest compute peak at this thread count */
-			for (size_t c = 0; c < mc->n; c++)
-				if (is_compute(mc->c[c].kind) && mc->c[c].threads == threads[k])
-					peak = fmax(peak, mc->c[c].value);
-			char suffix[96] = "";
-			if (nthr > 1)
-				snprintf(suffix, sizeof suffix, " (%d thr)", threads[k]);
-			/* horizontals: each compute peak at this thread count */
-			for (size_t c = 0; c < mc->n; c++) {
-				const struct ocb_ceiling *ce = &mc->c[c];
-				if (!is_compute(ce->kind) || ce->threads != threads[k] || !(ce->value > 0))
-					continue;
-				int ops = !strncmp(ce->kind, "ops_", 4);
-				char label[160];
-				snprintf(label, sizeof label, "%.1f %s %s%s", ce->value,
-					 ops ? "GOP/s" : "GFLOP/s", ce->kind + (ops ? 4 : 6), suffix);
-				char *t = esc_title(label, multi ? mc->host : NULL);
-				if (!t || (rc = cat(&cmd, &clen, "%s%.9g with lines lw 2 dt %zu lc %d title %s",
-						     cmd ? ", " : "plot ", ce->value, k + 1, lc++, t))) {
-					free(t);
-					rc = rc ? rc : ocb_seterr(OCB_ENOMEM, "roofline");
-					goto fail;
-				}
-				free(t);
-			}
-			/* diagonals: one per memory level, clipped at the highest peak */
-			for (size_t l = 0; l < sizeof levels / sizeof *levels; l++) {
-				const struct ocb_ceiling *ce = NULL;
-				for (size_t c = 0; c < mc->n; c++)
-					if (!strcmp(mc->c[c].kind, levels[l][0]) && mc->c[c].threads == threads[k])
-						ce = &mc->c[c];
-				if (!ce || !(ce->value > 0))
-					continue;
-				char label[160], term[160];
-				snprintf(label, sizeof label, "%s - %.1f GB/s%s", levels[l][1], ce->value, suffix);
-				if (peak > 0)
-					snprintf(term, sizeof term, "((%.9g*x <= %.9g) ? %.9g*x : 1/0)", ce->value,
-						 peak, ce->value);
-				else
-					snprintf(term, sizeof term, "%.9g*x", ce->value);
-				char *t = esc_title(label, multi ? mc->host : NULL);
-				if (!t || (rc = cat(&cmd, &clen, "%s%s with lines lw 1.5 dt %zu lc %d title %s",
-						     cmd ? ", " : "plot ", term, k + 1, lc++, t))) {
-					free(t);
-					rc = rc ? rc : ocb_seterr(OCB_ENOMEM, "roofline");
-					goto fail;
-				}
-				free(t);
-			}
-		}
+	plot_axes(x, gp.f, npts, xmin, xmax);
+	if ((rc = plot_points(x, gp.f, multi, &cmd, &clen)) ||
+	    (rc = plot_ceilings(x, multi, npts, &cmd, &clen))) {
+		ocb_gp_abort(&gp);
+		free(cmd);
+		return rc;
 	}
 	if (!cmd) {
 		ocb_gp_abort(&gp);
-		free(cmd);
 		return ocb_rctx_plot(x, "roofline", title, 0, "nothing to draw");
 	}
 	rc = ocb_gp_finish(&gp, cmd);
 	free(cmd);
 	return ocb_rctx_plot(x, "roofline", title, rc == OCB_OK, rc ? ocb_lasterr() : NULL);
-fail:
-	ocb_gp_abort(&gp);
-	free(cmd);
-	return rc;
 }

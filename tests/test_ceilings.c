@@ -16,6 +16,7 @@
 #include "../collect/ceiling_rules.h"
 #include "../collect/ceiling_team.h"
 #include "../collect/ceilings.h"
+#include "../collect/ceilings_store.h"
 #include "../collect/runner.h"
 #include "../common/ocb_alloc.h"
 #include "../common/ocb_cpu.h"
@@ -672,7 +673,7 @@ Test(ceilings, verify_replaces_a_flagged_value)
 	st[0].trials = st[1].trials = 3;
 	st[1].spread = 0.5;
 	snprintf(st[1].suspect, sizeof st[1].suspect, "trials spread 50%% (> 10%%)");
-	cr_assert_eq(ocb_runner_store_ceilings(s, mid, 0, st, 2, 0), OCB_OK);
+	cr_assert_eq(ocb_ceilings_store(s, mid, 0, st, 2, 0), OCB_OK);
 
 	struct ocb_ceiling *cur = NULL, *fl = NULL, *fresh = NULL;
 	size_t ncur = 0, nfl = 0, nfresh = 0;
@@ -688,7 +689,7 @@ Test(ceilings, verify_replaces_a_flagged_value)
 	cr_assert_eq(fresh[0].threads, 2);
 	cr_assert_geq(fresh[0].trials, 3);
 	cr_assert(fresh[0].value > 0.5 && isfinite(fresh[0].spread));
-	cr_assert_eq(ocb_runner_store_ceilings(s, mid, 0, fresh, nfresh, 1), OCB_OK);
+	cr_assert_eq(ocb_ceilings_store(s, mid, 0, fresh, nfresh, 1), OCB_OK);
 
 	/* the flagged row is gone; the new one is what readers get */
 	free(cur);

@@ -140,6 +140,57 @@ static int write_zeros(FILE *f, size_t n, uLong *crc)
 	return 0;
 }
 
+/* Writes header h, the tensors at offs[] (zero padding between) and the CRC-32 of it
+ * all to tmp, flushed to disk. */
+static int write_file(const char *tmp, const struct buf *hb, const uint64_t *offs,
+		      const struct ocb_ckpt_tensor *t, size_t n)
+{
+	const struct buf h = *hb;
+	FILE *f = fopen(tmp, "wb");
+	if (!f)
+		return ocb_seterr(errno == EACCES || errno == EROFS ? OCB_EPERM : OCB_EIO,
+				  "%s: cannot create: %s", tmp, strerror(errno));
+	uLong crc = crc32(0L, Z_NULL, 0);
+	uint64_t at = 0;
+	int bad = write_crc(f, h.p, h.len, &crc);
+	at = h.len;
+	for (size_t i = 0; i < n && !bad; i++) {
+		bad = write_zeros(f, offs[i] - at, &crc);
+		uint64_t nb = tensor_bytes(&t[i]);
+		if (!bad)
+			bad = write_crc(f, t[i].data, nb, &crc);
+		at = offs[i] + nb;
+	}
+	unsigned char c4[4];
+	for (int i = 0; i < 4; i++)
+		c4[i] = (unsigned char)(crc >> (8 * i));
+	if (!bad)
+		bad = fwrite(c4, 1, 4, f) != 4;
+	if (!bad)
+		bad = fflush(f) != 0 || fsync(fileno(f)) != 0;
+	if (fclose(f) != 0)
+		bad = 1;
+	if (bad)
+		return ocb_seterr(OCB_EIO, "%s: write failed: %s", tmp, strerror(errno));
+	return OCB_OK;
+}
+
+/* Makes a rename in path's directory durable: fsync the directory (best effort). */
+static void fsync_dir(const char *path)
+{
+	char *dir = strdup(path);
+	if (dir) {
+		char *slash = strrchr(dir, '/');
+		const char *d = slash ? (slash == dir ? "/" : (*slash = '\0', dir)) : ".";
+		int fd = open(d, O_RDONLY | O_DIRECTORY);
+		if (fd >= 0) {
+			(void)fsync(fd);
+			close(fd);
+		}
+		free(dir);
+	}
+}
+
 int ocb_ckpt_save(const char *path, const char *kind, const cJSON *config,
 		  const struct ocb_ckpt_tensor *t, size_t n)
 {
@@ -148,7 +199,6 @@ int ocb_ckpt_save(const char *path, const char *kind, const cJSON *config,
 	cJSON *empty = NULL;
 	uint64_t *offs = NULL; /* file offset of each tensor's data */
 	size_t *off_at = NULL; /* where each tensor's offset field sits in the header */
-	FILE *f = NULL;
 	int rc = OCB_OK;
 
 	if (!path || !kind || !kind[0] || strlen(kind) > MAX_NAME) {
@@ -210,60 +260,15 @@ int ocb_ckpt_save(const char *path, const char *kind, const cJSON *config,
 	uint64_t file_len = data_end + 4;
 	put_u64_at(h.p + file_len_at, file_len);
 
-	f = fopen(tmp, "wb");
-	if (!f) {
-		rc = ocb_seterr(errno == EACCES || errno == EROFS ? OCB_EPERM : OCB_EIO,
-				"%s: cannot create: %s", tmp, strerror(errno));
+	if ((rc = write_file(tmp, &h, offs, t, n)))
 		goto out;
-	}
-	uLong crc = crc32(0L, Z_NULL, 0);
-	uint64_t at = 0;
-	int bad = write_crc(f, h.p, h.len, &crc);
-	at = h.len;
-	for (size_t i = 0; i < n && !bad; i++) {
-		bad = write_zeros(f, offs[i] - at, &crc);
-		uint64_t nb = tensor_bytes(&t[i]);
-		if (!bad)
-			bad = write_crc(f, t[i].data, nb, &crc);
-		at = offs[i] + nb;
-	}
-	unsigned char c4[4];
-	for (int i = 0; i < 4; i++)
-		c4[i] = (unsigned char)(crc >> (8 * i));
-	if (!bad)
-		bad = fwrite(c4, 1, 4, f) != 4;
-	if (!bad)
-		bad = fflush(f) != 0 || fsync(fileno(f)) != 0;
-	if (fclose(f) != 0)
-		bad = 1;
-	f = NULL;
-	if (bad) {
-		rc = ocb_seterr(OCB_EIO, "%s: write failed: %s", tmp, strerror(errno));
-		goto out;
-	}
 	if (rename(tmp, path) != 0) {
 		rc = ocb_seterr(errno == EACCES || errno == EROFS ? OCB_EPERM : OCB_EIO,
 				"%s: cannot rename from %s: %s", path, tmp, strerror(errno));
 		goto out;
 	}
-	/* make the rename itself durable: fsync the directory (best effort) */
-	{
-		char *dir = strdup(path);
-		if (dir) {
-			char *slash = strrchr(dir, '/');
-			const char *d = slash ? (slash == dir ? "/" : (*slash = '\0', dir)) : ".";
-			int fd = open(d, O_RDONLY | O_DIRECTORY);
-			if (fd >= 0) {
-				(void)fsync(fd);
-				close(fd);
-			}
-			free(dir);
-		}
-	}
+	fsync_dir(path);
 out:
-	if (f) {
-		fclose(f);
-	}
 	if (rc && tmp)
 		unlink(tmp);
 	free(h.p);
