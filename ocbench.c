@@ -24,6 +24,7 @@ static const struct ocb_cmd commands[] = {
 	{"export", cmd_export, "write a run as Google Benchmark JSON, CSV or JSON"},
 	{"import", cmd_import, "read Google Benchmark JSON as a new run"},
 	{"merge", cmd_merge, "bring the runs of another ocbench database into this one"},
+	{"inspect", cmd_inspect, "static analysis of a model: per-layer cost, footprint, predicted speed"},
 	{"version", cmd_version, "print the version"},
 	{"help", cmd_help, "list the commands, or 'help CMD' for one"},
 };
