@@ -1,0 +1,57 @@
+/* compress_plan: the per-layer quantization plan `ocbench plan` writes and `compress`
+ * reads: the JSON of mixprec_plan_json (mixed_precision.h) — {"budget_bpw", "total_bpw",
+ * "layers": [{"name", "method" ("gptq_b3_g128", "rtn_b4_g32", ...), "bits", "group",
+ * "bpw", "cost_bits", ...}]} — as a list of (linear name, method, bits, group), and the
+ * plan made from size alone (a model spec: no weights, no calibration data). */
+#ifndef OCB_COMPRESS_PLAN_H
+#define OCB_COMPRESS_PLAN_H
+
+#include <cJSON.h>
+#include <stdint.h>
+
+#include "model_spec.h"
+
+struct compress_plan_layer {
+	char name[64];
+	int gptq;   /* 1: GPTQ, 0: RTN */
+	int bits;   /* 2..8 */
+	int group;  /* columns per scale (>= 1) */
+};
+
+struct compress_plan {
+	int n;
+	struct compress_plan_layer *l; /* [n], owned */
+};
+
+/* From the plan JSON; `what` names it in messages. OCB_EFORMAT "what: layer 3: ..." for
+ * a missing or bad field, OCB_ENOMEM. On failure nothing to release. */
+int compress_plan_from_json(const cJSON *o, const char *what, struct compress_plan *p);
+/* The same from a file (OCB_ENOENT, OCB_EFORMAT). */
+int compress_plan_load(const char *path, struct compress_plan *p);
+/* The entry of linear `name`, or NULL. */
+const struct compress_plan_layer *compress_plan_find(const struct compress_plan *p,
+						     const char *name);
+void compress_plan_release(struct compress_plan *p);
+
+/* Candidate bit-widths of every plan (mixed_plan_run.h's ptq_cand_bits). */
+#define CPLAN_NCAND 4
+
+/* A budget "3.2bpw" (bits per linear weight) or "BYTES" (a positive integer: bytes of
+ * the linears' storage) into bits over nweights weights. OCB_EINVAL naming the text. */
+int compress_budget_parse(const char *s, int64_t nweights, int64_t *budget_bits);
+
+/* The plan of a spec from size alone: every 2-D matrix of a llama spec (blk.i.attn_q,
+ * attn_k, attn_v, attn_output, ffn_gate, ffn_up, ffn_down; output unless tied) or mlp
+ * (fcI) is a layer with the GPTQ candidates {2,3,4,8} bits at `group` (asymmetric, the
+ * grid's exact cost), and candidate error n 4^-b (a uniform quantizer's noise power per
+ * weight ~ step^2 / 12 with step ~ 2^-b of the range): without measured sensitivity
+ * the planner can only trade bits per weight; the same matrix of every block shares one
+ * choice (fuse group per matrix kind). Solved exactly (mixprec_solve) under
+ * budget_bits (<= 0: 4 bits uniform's storage). *out: the plan JSON (mixprec_plan_json),
+ * caller cJSON_Delete()s. OCB_EINVAL (budget below the 2-bit plan), OCB_ENOMEM. */
+int compress_plan_by_size(const struct ocb_model_spec *s, int group, int64_t budget_bits,
+			  cJSON **out);
+/* Number of weights in the spec's planned matrices (for budget_parse). */
+int64_t compress_plan_spec_weights(const struct ocb_model_spec *s);
+
+#endif
