@@ -7,11 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../collect/host.h"
 #include "../common/ocb_error.h"
-#include "../db/machine_get.h"
 #include "../reference/model_cost_out.h"
 #include "cli.h"
+#include "machine_roof.h"
 
 #define CMD "inspect"
 
@@ -77,45 +76,6 @@ static int parse(const struct ocb_global *g, int argc, char **argv, struct inspe
 	return 0;
 }
 
-/* The machine's ceilings and caches; *n = 0 (and a note on stderr) when there are none.
- * Returns an exit code (2 for an unknown --machine), 0 otherwise. */
-static int machine_ceilings(const struct ocb_global *g, const struct inspect_opts *o,
-			    struct ocb_roof_ceil **rc_out, struct ocb_ceiling **c_out, size_t *n,
-			    struct ocb_roof_caches *caches, char *what, size_t len)
-{
-	struct ocb_store *s = NULL;
-	struct ocb_machine m;
-	int64_t id = 0;
-	int rc, ec = 0;
-	*n = 0;
-	if (!o->machine && access(g->db_path, R_OK) != 0)
-		return 0; /* no database: static analysis only */
-	if ((rc = ocb_store_open(g->db_path, OCB_STORE_READ, &s)) != OCB_OK)
-		return o->machine ? cli_fail(CMD, rc) : 0;
-	char fp[sizeof m.fingerprint] = "";
-	if (!o->machine) {
-		ocb_host_probe(&m);
-		memcpy(fp, m.fingerprint, sizeof fp);
-	}
-	rc = ocb_store_machine_get(s, o->machine, fp, &m, &id);
-	if (rc == OCB_OK)
-		rc = ocb_store_ceilings_get(s, id, c_out, n);
-	if (rc) {
-		ec = o->machine || rc != OCB_ENOENT ? cli_fail(CMD, rc) : 0;
-		goto out;
-	}
-	if (*n && !(*rc_out = calloc(*n, sizeof **rc_out))) {
-		ec = cli_fail(CMD, ocb_seterr(OCB_ENOMEM, "ceilings"));
-		goto out;
-	}
-	ocb_ceiling_view(*c_out, *n, *rc_out);
-	ocb_machine_caches(&m, caches);
-	snprintf(what, len, "machine %lld (%s, %s)", (long long)id, m.hostname, m.cpu_model);
-out:
-	ocb_store_close(s);
-	return ec;
-}
-
 /* Prints (text or JSON) the cost and, with ceilings, the predictions of every format. */
 static int emit(const struct inspect_opts *o, const struct ocb_cost *c,
 		const struct ocb_roof_ceil *ce, size_t n, const struct ocb_roof_caches *caches,
@@ -177,7 +137,8 @@ int cmd_inspect(const struct ocb_global *g, int argc, char **argv)
 		ec = cli_fail(CMD, rc);
 		goto out;
 	}
-	if ((ec = machine_ceilings(g, &o, &ce, &rows, &n, &caches, what, sizeof what)))
+	if ((ec = cli_machine_roof(g, CMD, o.machine, &ce, &rows, &n, &caches, what,
+				   sizeof what)))
 		goto out;
 	if ((rc = emit(&o, &cost, ce, n, &caches, what)))
 		ec = cli_fail(CMD, rc);

@@ -10,6 +10,7 @@
 #include "../common/ocb_error.h"
 #include "../common/ocb_json.h"
 #include "mixed_precision.h"
+#include "model_cost.h"
 #include "quant_rtn.h"
 
 static const int cand_bits[CPLAN_NCAND] = {2, 3, 4, 8};
@@ -223,4 +224,45 @@ out:
 	free(L);
 	free(opt);
 	return rc;
+}
+
+/* The cost layer a planned linear belongs to: "layers.N.*" / "blk.N.*" -> block N,
+ * "head" / "output" -> the head, "fcN" -> linear N; -1 if none. */
+static int cost_layer_of(const struct ocb_cost *c, const char *name)
+{
+	int k;
+	if (c->spec.arch == OCB_ARCH_MLP)
+		return sscanf(name, "fc%d", &k) == 1 && k >= 1 && k <= c->nlayers ? k - 1 : -1;
+	if (strcmp(name, "head") == 0 || strcmp(name, "output") == 0)
+		return c->nlayers - 1;
+	if ((sscanf(name, "layers.%d.", &k) == 1 || sscanf(name, "blk.%d.", &k) == 1) && k >= 0 &&
+	    k < c->nlayers - 2)
+		return k + 1;
+	return -1;
+}
+
+int compress_plan_layer_bytes(const struct ocb_cost *c, const cJSON *plan, double *wbytes)
+{
+	double *planned = calloc((size_t)c->nlayers, sizeof *planned);
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(plan, "layers"), *e;
+	if (!planned)
+		return ocb_seterr(OCB_ENOMEM, "plan bytes");
+	for (int i = 0; i < c->nlayers; i++) /* vectors f32 */
+		wbytes[i] = c->layer[i].wbytes[WF_F32] - 4.0 * c->layer[i].mat_params;
+	cJSON_ArrayForEach(e, a) {
+		const char *name = ocb_json_str(e, "name", "");
+		int k = cost_layer_of(c, name);
+		double n = ocb_json_num(e, "n", -1), bits = ocb_json_num(e, "cost_bits", -1);
+		if (k < 0 || n < 0 || bits < 0) {
+			free(planned);
+			return ocb_seterr(OCB_EFORMAT, "plan layer '%s' does not fit model '%s'", name,
+					  c->spec.name);
+		}
+		wbytes[k] += bits / 8.0;
+		planned[k] += n;
+	}
+	for (int i = 0; i < c->nlayers; i++) /* unplanned matrices (embedding) stay f32 */
+		wbytes[i] += 4.0 * (c->layer[i].mat_params - planned[i]);
+	free(planned);
+	return OCB_OK;
 }

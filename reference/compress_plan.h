@@ -51,6 +51,11 @@ int compress_budget_parse(const char *s, int64_t nweights, int64_t *budget_bits)
  * caller cJSON_Delete()s. OCB_EINVAL (budget below the 2-bit plan), OCB_ENOMEM. */
 int compress_plan_by_size(const struct ocb_model_spec *s, int group, int64_t budget_bits,
 			  cJSON **out);
+/* Storage per layer of model cost c under a plan (JSON as mixprec_plan_json): planned
+ * linears at their cost_bits, other matrices and vectors f32, into wbytes[c->nlayers]
+ * (for ocb_cost_predict_bytes). OCB_EFORMAT when a plan layer has no place in c. */
+struct ocb_cost;
+int compress_plan_layer_bytes(const struct ocb_cost *c, const cJSON *plan, double *wbytes);
 /* Number of weights in the spec's planned matrices (for budget_parse). */
 int64_t compress_plan_spec_weights(const struct ocb_model_spec *s);
 

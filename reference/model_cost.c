@@ -199,9 +199,10 @@ static double roof_time(double ops, double bytes, const struct ocb_roof_ceil *co
 	return fmax(tc, tb);
 }
 
-int ocb_cost_predict(const struct ocb_cost *c, int fmt, const struct ocb_roof_ceil *ce,
-		     size_t n, const struct ocb_roof_caches *caches, int threads,
-		     struct ocb_pred *out)
+/* The prediction from per-layer stored bytes w[] and decode-step reads rd[]. */
+static int predict(const struct ocb_cost *c, int fmt, const double *w, const double *rd,
+		   double wtotal, const struct ocb_roof_ceil *ce, size_t n,
+		   const struct ocb_roof_caches *caches, int threads, struct ocb_pred *out)
 {
 	memset(out, 0, sizeof *out);
 	if (fmt < 0 || fmt >= WF_N || threads < 1)
@@ -217,8 +218,7 @@ int ocb_cost_predict(const struct ocb_cost *c, int fmt, const struct ocb_roof_ce
 		 quant ? "ops_int8" : "flops_fp32");
 	snprintf(out->compute_prefill, sizeof out->compute_prefill, "%s",
 		 quant ? "ops_int8" : "flops_sgemm");
-	double ws = c->total.wbytes[fmt] + c->total.kv_bytes;
-	enum ocb_level lv = ocb_roof_level(caches, ws, threads);
+	enum ocb_level lv = ocb_roof_level(caches, wtotal + c->total.kv_bytes, threads);
 	const char *bk = ocb_level_kind(lv);
 	snprintf(out->level, sizeof out->level, "%s", bk);
 	const struct ocb_roof_ceil *bw = ocb_roof_find(ce, n, bk, threads);
@@ -228,12 +228,11 @@ int ocb_cost_predict(const struct ocb_cost *c, int fmt, const struct ocb_roof_ce
 	for (int i = 0; i < c->nlayers; i++) {
 		const struct ocb_cost_layer *l = &c->layer[i];
 		struct ocb_pred_layer *p = &out->layer[i];
-		p->t_decode = roof_time(B * l->flops_decode, l->read_decode[fmt], cd, bw,
-					out->compute_decode, bk, p->bound_decode,
-					sizeof p->bound_decode);
+		p->t_decode = roof_time(B * l->flops_decode, rd[i], cd, bw, out->compute_decode,
+					bk, p->bound_decode, sizeof p->bound_decode);
 		/* prefill: weights once, the layer's K and V written once */
 		double pb = (i == 0 && c->spec.arch == OCB_ARCH_LLAMA) ? 4.0 * B * T *
-			(double)c->spec.d_model : l->wbytes[fmt] + l->kv_bytes;
+			(double)c->spec.d_model : w[i] + l->kv_bytes;
 		p->t_prefill = roof_time(B * T * l->flops_prefill, pb, cp, bw,
 					 out->compute_prefill, bk, p->bound_prefill,
 					 sizeof p->bound_prefill);
@@ -243,6 +242,49 @@ int ocb_cost_predict(const struct ocb_cost *c, int fmt, const struct ocb_roof_ce
 	out->decode_tok_s = B / td;
 	out->prefill_s = tp;
 	return OCB_OK;
+}
+
+int ocb_cost_predict(const struct ocb_cost *c, int fmt, const struct ocb_roof_ceil *ce,
+		     size_t n, const struct ocb_roof_caches *caches, int threads,
+		     struct ocb_pred *out)
+{
+	if (fmt < 0 || fmt >= WF_N) {
+		memset(out, 0, sizeof *out);
+		return ocb_seterr(OCB_EINVAL, "predict: format %d", fmt);
+	}
+	double *w = malloc(2 * (size_t)c->nlayers * sizeof *w);
+	if (!w) {
+		memset(out, 0, sizeof *out);
+		return ocb_seterr(OCB_ENOMEM, "predict: %d layers", c->nlayers);
+	}
+	for (int i = 0; i < c->nlayers; i++) {
+		w[i] = c->layer[i].wbytes[fmt];
+		w[c->nlayers + i] = c->layer[i].read_decode[fmt];
+	}
+	int rc = predict(c, fmt, w, w + c->nlayers, c->total.wbytes[fmt], ce, n, caches,
+			 threads, out);
+	free(w);
+	return rc;
+}
+
+int ocb_cost_predict_bytes(const struct ocb_cost *c, const double *wbytes,
+			   const struct ocb_roof_ceil *ce, size_t n,
+			   const struct ocb_roof_caches *caches, int threads, struct ocb_pred *out)
+{
+	double *rd = malloc((size_t)c->nlayers * sizeof *rd), tot = 0;
+	if (!rd) {
+		memset(out, 0, sizeof *out);
+		return ocb_seterr(OCB_ENOMEM, "predict: %d layers", c->nlayers);
+	}
+	for (int i = 0; i < c->nlayers; i++) {
+		const struct ocb_cost_layer *l = &c->layer[i];
+		rd[i] = wbytes[i] + l->read_decode[WF_F32] - l->wbytes[WF_F32];
+		tot += wbytes[i];
+	}
+	int rc = predict(c, WF_Q8_0, wbytes, rd, tot, ce, n, caches, threads, out);
+	out->fmt = -1;
+	free(rd);
+	return rc;
 }
 
 void ocb_pred_release(struct ocb_pred *p)

@@ -78,7 +78,7 @@ struct ocb_pred_layer {
 };
 
 struct ocb_pred {
-	int fmt;
+	int fmt;                      /* enum ocb_wfmt, -1 for a mixed plan */
 	int threads;
 	char level[16];               /* memory level of the weights + KV cache */
 	char compute_decode[16];      /* compute roof used for decode and for prefill */
@@ -98,6 +98,12 @@ struct ocb_pred {
 int ocb_cost_predict(const struct ocb_cost *c, int fmt, const struct ocb_roof_ceil *ce,
 		     size_t n, const struct ocb_roof_caches *caches, int threads,
 		     struct ocb_pred *out);
+/* The same for a mixed plan: layer i stores wbytes[i] bytes (its linears at their planned
+ * cost, vectors f32; what a layer reads in a decode step changes by the same amount as
+ * its storage against f32), integer-dot compute roof. out->fmt is -1. */
+int ocb_cost_predict_bytes(const struct ocb_cost *c, const double *wbytes,
+			   const struct ocb_roof_ceil *ce, size_t n,
+			   const struct ocb_roof_caches *caches, int threads, struct ocb_pred *out);
 void ocb_pred_release(struct ocb_pred *p);
 
 #endif

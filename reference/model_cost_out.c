@@ -28,6 +28,11 @@ char *ocb_fmt_bytes(double x, char *buf, size_t len)
 	return buf;
 }
 
+static const char *fmt_label(int f)
+{
+	return f < 0 ? "plan" : ocb_wfmt_name(f);
+}
+
 static void add_num(cJSON *o, const char *k, double v)
 {
 	if (isfinite(v))
@@ -89,7 +94,7 @@ static cJSON *pred_json(const struct ocb_cost *c, const struct ocb_pred *p)
 	cJSON *o = cJSON_CreateObject();
 	if (!o)
 		return NULL;
-	cJSON_AddStringToObject(o, "format", ocb_wfmt_name(p->fmt));
+	cJSON_AddStringToObject(o, "format", fmt_label(p->fmt));
 	add_num(o, "threads", p->threads);
 	cJSON_AddStringToObject(o, "level", p->level);
 	add_num(o, "decode_tok_s", p->decode_tok_s);
@@ -223,13 +228,13 @@ void ocb_pred_print(const struct ocb_cost *c, const struct ocb_pred *p, int np, 
 		char bd[48], bp[48];
 		main_bound(&p[i], 1, bd, sizeof bd);
 		main_bound(&p[i], 0, bp, sizeof bp);
-		fprintf(f, "%-8s %8s %14.4g %12.4g  %-22s %-22s\n", ocb_wfmt_name(p[i].fmt),
+		fprintf(f, "%-8s %8s %14.4g %12.4g  %-22s %-22s\n", fmt_label(p[i].fmt),
 			p[i].level, p[i].decode_tok_s, p[i].prefill_s, bd, bp);
 	}
 	if (detail < 0 || detail >= np)
 		return;
 	const struct ocb_pred *d = &p[detail];
-	fprintf(f, "\n%s per layer:\n%-16s %12s %-14s %12s %-14s\n", ocb_wfmt_name(d->fmt),
+	fprintf(f, "\n%s per layer:\n%-16s %12s %-14s %12s %-14s\n", fmt_label(d->fmt),
 		"layer", "decode s", "bound", "prefill s", "bound");
 	for (int i = 0; i < d->nlayers; i++)
 		fprintf(f, "%-16s %12.4g %-14s %12.4g %-14s\n", c->layer[i].name,
