@@ -26,6 +26,7 @@ static const struct ocb_cmd commands[] = {
 	{"merge", cmd_merge, "bring the runs of another ocbench database into this one"},
 	{"inspect", cmd_inspect, "static analysis of a model: per-layer cost, footprint, predicted speed"},
 	{"plan", cmd_plan, "mixed-precision plan of a model under a storage budget (bpw or bytes)"},
+	{"compress", cmd_compress, "progressive compression of an LM checkpoint under a plan (pivot, block, global)"},
 	{"version", cmd_version, "print the version"},
 	{"help", cmd_help, "list the commands, or 'help CMD' for one"},
 };

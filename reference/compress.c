@@ -435,3 +435,33 @@ out:
 		ptq_lm_release(&c.a, &c.pm);
 	return rc;
 }
+
+cJSON *compress_stages_json(const struct compress_stage st[CS_NSTAGES])
+{
+	cJSON *a = cJSON_CreateArray();
+	for (int k = 0; a && k < CS_NSTAGES; k++) {
+		const struct compress_stage *s = &st[k];
+		cJSON *o = cJSON_CreateObject();
+		if (!o || !s->ran) {
+			cJSON_Delete(o);
+			continue;
+		}
+		cJSON_AddStringToObject(o, "stage", s->name);
+		cJSON_AddBoolToObject(o, "accepted", s->accepted);
+		const struct {
+			const char *k;
+			double v;
+		} f[] = {{"val_ppl", s->val_ppl},       {"val_loss", s->val_loss},
+			 {"calib_obj0", s->calib_obj0}, {"calib_obj", s->calib_obj},
+			 {"bpw", s->bpw},               {"bytes", s->bytes},
+			 {"seconds", s->seconds},       {"peak_rss", s->peak_rss}};
+		for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+			if (isfinite(f[i].v))
+				cJSON_AddNumberToObject(o, f[i].k, f[i].v);
+			else
+				cJSON_AddNullToObject(o, f[i].k);
+		cJSON_AddStringToObject(o, "checkpoint", s->ckpt);
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
+}

@@ -30,6 +30,7 @@
 #ifndef OCB_COMPRESS_H
 #define OCB_COMPRESS_H
 
+#include <cJSON.h>
 #include <stdint.h>
 
 #include "compress_plan.h"
@@ -76,5 +77,10 @@ struct compress_stage {
 int compress_run(struct lm_model *student, struct lm_model *teacher,
 		 const struct ocb_text *text, const struct compress_plan *plan,
 		 const struct compress_opts *o, struct compress_stage st[CS_NSTAGES]);
+
+/* The stages that ran as a JSON array of {stage, accepted, val_ppl, val_loss,
+ * calib_obj0, calib_obj, bpw, bytes, seconds, peak_rss, checkpoint} (NaN -> null).
+ * Caller cJSON_Delete()s; NULL on no memory. */
+cJSON *compress_stages_json(const struct compress_stage st[CS_NSTAGES]);
 
 #endif
