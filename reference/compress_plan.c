@@ -15,6 +15,28 @@
 
 static const int cand_bits[CPLAN_NCAND] = {2, 3, 4, 8};
 
+/* GGUF-style names of a spec's plan ("blk.2.attn_q", "output") as the LM's linears
+ * ("layers.2.wq", "head"), so that a plan of examples/models/lm.json drives `compress`
+ * of an LM checkpoint; other names are kept. */
+static void canon_name(const char *in, char *out, size_t len)
+{
+	static const char *const gg[7] = {"attn_q", "attn_k", "attn_v", "attn_output",
+					  "ffn_gate", "ffn_up", "ffn_down"};
+	static const char *const lm[7] = {"wq", "wk", "wv", "wo", "w_gate", "w_up", "w_down"};
+	int l, n = 0;
+	if (strcmp(in, "output") == 0) {
+		snprintf(out, len, "head");
+		return;
+	}
+	if (sscanf(in, "blk.%d.%n", &l, &n) == 1 && n > 0)
+		for (int j = 0; j < 7; j++)
+			if (strcmp(in + n, gg[j]) == 0) {
+				snprintf(out, len, "layers.%d.%s", l, lm[j]);
+				return;
+			}
+	snprintf(out, len, "%s", in);
+}
+
 static int layer_from_json(const cJSON *e, const char *what, int i,
 			   struct compress_plan_layer *l)
 {
@@ -23,7 +45,7 @@ static int layer_from_json(const cJSON *e, const char *what, int i,
 	double bits = ocb_json_num(e, "bits", -1), group = ocb_json_num(e, "group", -1);
 	if (!name || !*name || strlen(name) >= sizeof l->name)
 		return ocb_seterr(OCB_EFORMAT, "%s: layer %d: 'name' missing or too long", what, i);
-	snprintf(l->name, sizeof l->name, "%s", name);
+	canon_name(name, l->name, sizeof l->name);
 	if (!method)
 		return ocb_seterr(OCB_EFORMAT, "%s: layer %d (%s): 'method' missing", what, i, name);
 	if (strncmp(method, "gptq", 4) == 0)

@@ -1,7 +1,8 @@
 /* compress_plan: the per-layer quantization plan `ocbench plan` writes and `compress`
  * reads: the JSON of mixprec_plan_json (mixed_precision.h) — {"budget_bpw", "total_bpw",
  * "layers": [{"name", "method" ("gptq_b3_g128", "rtn_b4_g32", ...), "bits", "group",
- * "bpw", "cost_bits", ...}]} — as a list of (linear name, method, bits, group), and the
+ * "bpw", "cost_bits", ...}]} — as a list of (linear name, method, bits, group; a spec's
+ * GGUF-style names "blk.N.attn_q" .. "output" read as the LM's "layers.N.wq" .. "head"), and the
  * plan made from size alone (a model spec: no weights, no calibration data). */
 #ifndef OCB_COMPRESS_PLAN_H
 #define OCB_COMPRESS_PLAN_H
