@@ -10,12 +10,12 @@
 
 #include "../common/ocb_error.h"
 #include "../common/ocb_json.h"
-#include "../reference/calibrate.h"
 #include "../reference/checkpoint.h"
 #include "../reference/compress_plan.h"
 #include "../reference/mixed_plan_run.h"
 #include "../reference/model_cost_out.h"
-#include "../reference/ptq_lm.h"
+#include "../reference/data_text.h"
+#include "../reference/model_lm.h"
 #include "cli.h"
 #include "machine_roof.h"
 
@@ -93,29 +93,24 @@ static int plan_measured(const struct plan_opts *o, cJSON **plan, char *how, siz
 {
 	struct lm_model *lm = NULL;
 	struct ocb_text text = {0};
-	struct ptq_lm a;
-	struct ptq_model pm = {0};
-	int64_t budget, bits;
-	double pred, uni;
+	int64_t budget;
+	double pred = NAN, uni = NAN;
 	int rc;
 	if ((rc = lm_load(o->model, 1, &lm)) || (rc = ocb_text_load(o->data, &text)))
 		goto out;
-	int win = lm->cfg.ctx < 128 ? lm->cfg.ctx : 128;
-	const struct ptq_lm_proto p = {.calib_windows = 32, .window = win, .stride = win,
-				       .eval_windows = 1, .eval_batch = 1};
-	if ((rc = ptq_lm_init(&a, lm, &text, &p, (uint64_t)o->seed, &pm)) ||
-	    (rc = compress_budget_parse(o->budget, pm.nweights, &budget)) ||
-	    (rc = ptq_calibrate(&pm)))
+	int64_t nw = 0;
+	for (int i = 0; i < lm_nlinears(lm); i++) {
+		const struct ocb_linear *l = lm_linear(lm, i, NULL);
+		nw += (int64_t)l->out * l->in;
+	}
+	if ((rc = compress_budget_parse(o->budget, nw, &budget)) ||
+	    (rc = compress_plan_measured(lm, &text, (int)o->group, (int)o->err, budget, 32,
+					 (uint64_t)o->seed, plan, &pred, &uni)))
 		goto out;
-	struct quant_method base = {.kind = QA_GPTQ, .q = {.bits = 4, .group = (int)o->group}};
-	struct ptq_mixed_opts mo = {.err = o->err, .fuse = 1, .budget_bits = budget,
-				    .plan_json = plan};
-	rc = ptq_mixed_run(&pm, &base, &mo, NULL, &bits, &pred, &uni);
-	snprintf(how, len, "per-layer error measured on %d calibration windows of %d bytes; "
-		 "predicted error %.4g (uniform 4 bits: %.4g)", p.calib_windows, win, pred, uni);
+	snprintf(how, len, "per-layer error measured on 32 calibration windows of %d bytes; "
+		 "predicted error %.4g (uniform 4 bits: %.4g)", lm->cfg.ctx < 128 ? lm->cfg.ctx : 128,
+		 pred, uni);
 out:
-	if (pm.lin)
-		ptq_lm_release(&a, &pm);
 	ocb_text_release(&text);
 	lm_free(lm);
 	return rc;

@@ -9,7 +9,11 @@
 
 #include "../common/ocb_error.h"
 #include "../common/ocb_json.h"
+#include "calibrate.h"
+#include "mixed_plan_run.h"
 #include "mixed_precision.h"
+#include "model_lm.h"
+#include "ptq_lm.h"
 #include "model_cost.h"
 #include "quant_rtn.h"
 
@@ -287,4 +291,65 @@ int compress_plan_layer_bytes(const struct ocb_cost *c, const cJSON *plan, doubl
 		wbytes[i] += 4.0 * (c->layer[i].mat_params - planned[i]);
 	free(planned);
 	return OCB_OK;
+}
+
+int compress_plan_uniform(const struct lm_model *m, int bits, int group,
+			  struct compress_plan *p)
+{
+	int n = lm_nlinears(m);
+	memset(p, 0, sizeof *p);
+	if (!(p->l = calloc((size_t)n, sizeof *p->l)))
+		return ocb_seterr(OCB_ENOMEM, "plan: %d linears", n);
+	p->n = n;
+	for (int i = 0; i < n; i++) {
+		const char *name;
+		lm_linear((struct lm_model *)m, i, &name);
+		p->l[i] = (struct compress_plan_layer){.gptq = 1, .bits = bits, .group = group};
+		snprintf(p->l[i].name, sizeof p->l[i].name, "%s", name);
+	}
+	return OCB_OK;
+}
+
+int64_t compress_plan_bits(const struct lm_model *m, const struct compress_plan *p)
+{
+	int64_t bits = 0;
+	for (int i = 0; i < lm_nlinears(m); i++) {
+		const char *name;
+		const struct ocb_linear *l = lm_linear((struct lm_model *)m, i, &name);
+		const struct compress_plan_layer *e = compress_plan_find(p, name);
+		if (!e)
+			return -1;
+		struct quant_cfg q = {.bits = e->bits, .group = e->group, .sym = 0};
+		bits += quant_cost_bits(&q, l->out, l->in);
+	}
+	return bits;
+}
+
+int compress_plan_measured(struct lm_model *m, const struct ocb_text *text, int group,
+			   int err, int64_t budget_bits, int calib_windows, uint64_t seed,
+			   cJSON **plan_json, double *pred, double *uni_pred)
+{
+	struct ptq_lm a;
+	struct ptq_model pm = {0};
+	int64_t bits;
+	double pr, un;
+	int win = m->cfg.ctx < 128 ? m->cfg.ctx : 128;
+	const struct ptq_lm_proto p = {.calib_windows = calib_windows, .window = win,
+				       .stride = win, .eval_windows = 1, .eval_batch = 1};
+	*plan_json = NULL;
+	int rc = ptq_lm_init(&a, m, text, &p, seed, &pm);
+	if (rc)
+		return rc;
+	if (!(rc = ptq_calibrate(&pm))) {
+		struct quant_method base = {.kind = QA_GPTQ, .q = {.bits = 4, .group = group}};
+		struct ptq_mixed_opts mo = {.err = (enum ptq_plan_err)err, .fuse = 1,
+					    .budget_bits = budget_bits, .plan_json = plan_json};
+		rc = ptq_mixed_run(&pm, &base, &mo, NULL, &bits, &pr, &un);
+		if (pred)
+			*pred = pr;
+		if (uni_pred)
+			*uni_pred = un;
+	}
+	ptq_lm_release(&a, &pm);
+	return rc;
 }

@@ -60,4 +60,26 @@ int compress_plan_layer_bytes(const struct ocb_cost *c, const cJSON *plan, doubl
 /* Number of weights in the spec's planned matrices (for budget_parse). */
 int64_t compress_plan_spec_weights(const struct ocb_model_spec *s);
 
+
+/* ---- plans of an LM (reference/model_lm.h) ---- */
+struct lm_model;
+struct ocb_text;
+
+/* Every linear of m (lm_linear order) at GPTQ `bits`, `group`. OCB_ENOMEM. */
+int compress_plan_uniform(const struct lm_model *m, int bits, int group,
+			  struct compress_plan *p);
+/* Its exact storage in bits (quant_cost_bits summed): the budget "the same as uniform". */
+int64_t compress_plan_bits(const struct lm_model *m, const struct compress_plan *p);
+
+/* The measured-sensitivity plan of LM m (loaded with gradients) under budget_bits:
+ * calibration on `calib_windows` windows of min(128, ctx) training bytes (seed), every
+ * linear's GPTQ candidates {2,3,4,8} at `group` scored by `err` (mixed_plan_run.h:
+ * 0 fisher, 1 output, 2 probe), fused q/k/v and gate/up sharing bits, solved exactly.
+ * *plan_json: the plan (caller cJSON_Delete()s); *pred / *uni_pred (may be NULL): the
+ * plan's and uniform 4 bits' summed error. m's linears are left at the plan's weights.
+ * OCB_EINVAL (infeasible budget, bad data), OCB_ENOMEM, quantizer errors. */
+int compress_plan_measured(struct lm_model *m, const struct ocb_text *text, int group,
+			   int err, int64_t budget_bits, int calib_windows, uint64_t seed,
+			   cJSON **plan_json, double *pred, double *uni_pred);
+
 #endif

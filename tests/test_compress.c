@@ -63,15 +63,7 @@ TestSuite(compress, .init = setup, .fini = teardown, .timeout = 300);
 
 static void uniform_plan(const struct lm_model *m, int bits, int group, struct compress_plan *p)
 {
-	int n = lm_nlinears(m);
-	p->n = n;
-	p->l = calloc((size_t)n, sizeof *p->l);
-	for (int i = 0; i < n; i++) {
-		const char *name;
-		lm_linear((struct lm_model *)m, i, &name);
-		p->l[i] = (struct compress_plan_layer){.gptq = 1, .bits = bits, .group = group};
-		snprintf(p->l[i].name, sizeof p->l[i].name, "%s", name);
-	}
+	cr_assert_eq(compress_plan_uniform(m, bits, group, p), OCB_OK);
 }
 
 static void opts(struct compress_opts *o)
@@ -108,6 +100,7 @@ Test(compress, pipeline_never_worse_than_pivot)
 		nw += (double)l->out * l->in;
 	}
 	cr_assert_float_eq(s[CS_PIVOT].bpw, bits / nw, 1e-12); /* >= 2 + 18 / 32: ragged ffn */
+	cr_assert_eq((double)compress_plan_bits(st, &plan), bits);
 	cr_assert_float_eq(s[CS_GLOBAL].bpw, bits / nw, 1e-12);
 	cr_assert_lt(s[CS_PIVOT].bytes, s[CS_FP32].bytes);
 	cr_assert_lt(s[CS_BLOCK].calib_obj, s[CS_BLOCK].calib_obj0);
