@@ -31,6 +31,9 @@ static void help(void)
 	       "  --machine ID  predict for machine ID of the database (default: this machine)\n"
 	       "  --threads N   ceilings at N threads (default 1)\n"
 	       "  --format F    also print every layer's predicted times and bound in format F\n"
+	       "  --level L     stream weights from l1, l2, l3 or dram instead of the level the\n"
+	       "                roofline rule picks from their size (on a VM the L3 the CPU\n"
+	       "                reports is shared with other guests)\n"
 	       "  --json        machine-readable output\n");
 }
 
@@ -38,6 +41,7 @@ struct inspect_opts {
 	const char *model;
 	long ctx, batch, machine, threads;
 	int detail; /* format index or -1 */
+	int level;  /* -1 or a forced enum ocb_level */
 	int json;
 };
 
@@ -47,12 +51,13 @@ static int parse(const struct ocb_global *g, int argc, char **argv, struct inspe
 		{"ctx", required_argument, NULL, 'c'},     {"batch", required_argument, NULL, 'b'},
 		{"machine", required_argument, NULL, 'm'}, {"threads", required_argument, NULL, 't'},
 		{"format", required_argument, NULL, 'f'},  {"json", no_argument, NULL, 'j'},
+		{"level", required_argument, NULL, 'L'},
 		{"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
 	int c, rc;
-	*o = (struct inspect_opts){.threads = 1, .detail = -1, .json = g->json};
+	*o = (struct inspect_opts){.threads = 1, .detail = -1, .level = -1, .json = g->json};
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":c:b:m:t:f:jh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":c:b:m:t:f:L:jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': rc = cli_parse_long(CMD, "--ctx", optarg, 1, 1 << 24, &o->ctx); break;
 		case 'b': rc = cli_parse_long(CMD, "--batch", optarg, 1, 1 << 20, &o->batch); break;
@@ -64,6 +69,13 @@ static int parse(const struct ocb_global *g, int argc, char **argv, struct inspe
 							     optarg) : 0;
 			break;
 		case 'j': o->json = 1; rc = 0; break;
+		case 'L':
+			for (int l = 0; l < OCB_NLEVELS; l++)
+				if (strcmp(optarg, ocb_level_kind((enum ocb_level)l) + 3) == 0)
+					o->level = l;
+			rc = o->level < 0 ? cli_usage_error(CMD, "--level: '%s' (l1, l2, l3 or "
+							    "dram)", optarg) : 0;
+			break;
 		case 'h': help(); return -1;
 		default: return cli_bad_option(CMD, argc, argv);
 		}
@@ -137,6 +149,7 @@ int cmd_inspect(const struct ocb_global *g, int argc, char **argv)
 		ec = cli_fail(CMD, rc);
 		goto out;
 	}
+	cost.level = o.level;
 	if ((ec = cli_machine_roof(g, CMD, o.machine, &ce, &rows, &n, &caches, what,
 				   sizeof what)))
 		goto out;

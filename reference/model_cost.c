@@ -151,6 +151,7 @@ int ocb_cost_compute(const struct ocb_model_spec *s, int64_t ctx, int64_t batch,
 	if (rc)
 		return rc;
 	out->spec = *s;
+	out->level = -1;
 	out->ctx = ctx;
 	out->batch = batch;
 	rc = s->arch == OCB_ARCH_LLAMA ? llama(s, ctx, batch, out) : mlp(s, batch, out);
@@ -218,7 +219,9 @@ static int predict(const struct ocb_cost *c, int fmt, const double *w, const dou
 		 quant ? "ops_int8" : "flops_fp32");
 	snprintf(out->compute_prefill, sizeof out->compute_prefill, "%s",
 		 quant ? "ops_int8" : "flops_sgemm");
-	enum ocb_level lv = ocb_roof_level(caches, wtotal + c->total.kv_bytes, threads);
+	enum ocb_level lv = c->level >= 0 && c->level < OCB_NLEVELS
+				    ? (enum ocb_level)c->level
+				    : ocb_roof_level(caches, wtotal + c->total.kv_bytes, threads);
 	const char *bk = ocb_level_kind(lv);
 	snprintf(out->level, sizeof out->level, "%s", bk);
 	const struct ocb_roof_ceil *bw = ocb_roof_find(ce, n, bk, threads);

@@ -59,6 +59,10 @@ struct ocb_cost_layer {
 struct ocb_cost {
 	struct ocb_model_spec spec;
 	int64_t ctx, batch;
+	int level;                    /* the memory level predictions stream weights from:
+				       * -1 (ocb_cost_compute's default) the roofline rule
+				       * (ocb_roof_level of weights + KV), else an enum ocb_level
+				       * the caller forces (a VM's L3 is shared with others) */
 	int nlayers;
 	struct ocb_cost_layer *layer; /* [nlayers], owned */
 	struct ocb_cost_layer total;  /* sums; act_bytes the maximum */

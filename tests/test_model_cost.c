@@ -190,5 +190,10 @@ Test(model_cost, small_model_sits_in_l3)
 	cr_assert_str_eq(p.level, "bw_l3");
 	cr_assert_gt(p.decode_tok_s, 1.0 / (c.total.read_decode[WF_F32] / 60e9) * 0.5);
 	ocb_pred_release(&p);
+	c.level = OCB_LEVEL_DRAM; /* forced: a VM's shared L3 */
+	cr_assert_eq(ocb_cost_predict(&c, WF_F32, ceil_tab, 5, &caches, 1, &p), OCB_OK);
+	cr_assert_str_eq(p.level, "bw_dram");
+	cr_assert_str_eq(p.layer[1].bound_decode, "bw_dram");
+	ocb_pred_release(&p);
 	ocb_cost_release(&c);
 }
