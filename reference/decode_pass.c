@@ -237,6 +237,18 @@ double decode_pass_bytes(const struct decode_pass *p)
 	return w + (double)s->n_layers * 2.0 * (double)(p->ctx + 1) * kvd * 4.0;
 }
 
+double decode_pass_static_bytes(const struct ocb_model_spec *s, const struct qformat *f,
+				int ctx)
+{
+	struct decode_pass p;
+	memset(&p, 0, sizeof p);
+	if (s->arch != OCB_ARCH_LLAMA || !f || ctx < 1)
+		return NAN;
+	p.s = *s, p.f = f, p.ctx = ctx;
+	layout(&p);
+	return decode_pass_bytes(&p);
+}
+
 void decode_pass_release(struct decode_pass *p)
 {
 	if (!p)

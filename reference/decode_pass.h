@@ -50,5 +50,8 @@ void decode_pass_release(struct decode_pass *p);
 /* Bytes one step reads: every weight matrix once, one embedding row (fp32 from the
  * format: its dequantized row), the K and V cache rows ((ctx + 1) positions, fp32). */
 double decode_pass_bytes(const struct decode_pass *p);
+/* The same without building the pass (a work model): NaN for an mlp spec or ctx < 1. */
+double decode_pass_static_bytes(const struct ocb_model_spec *s, const struct qformat *f,
+				int ctx);
 
 #endif

@@ -244,3 +244,29 @@ int ocb_spec_load(const char *path, struct ocb_model_spec *s)
 	cJSON_Delete(o);
 	return rc;
 }
+
+/* The shapes of examples/models/ *.json, built in for benches that must not depend on the
+ * working directory (a test keeps the two equal). */
+static const struct ocb_model_spec builtin[] = {
+	{.name = "Llama-3-8B", .arch = OCB_ARCH_LLAMA, .vocab = 128256, .d_model = 4096,
+	 .n_layers = 32, .n_heads = 32, .n_kv_heads = 8, .head_dim = 128, .ffn = 14336,
+	 .ctx = 8192, .tied = 0},
+	{.name = "Llama-3.2-1B", .arch = OCB_ARCH_LLAMA, .vocab = 128256, .d_model = 2048,
+	 .n_layers = 16, .n_heads = 32, .n_kv_heads = 8, .head_dim = 64, .ffn = 8192,
+	 .ctx = 131072, .tied = 1},
+	{.name = "Mistral-7B-v0.1", .arch = OCB_ARCH_LLAMA, .vocab = 32000, .d_model = 4096,
+	 .n_layers = 32, .n_heads = 32, .n_kv_heads = 8, .head_dim = 128, .ffn = 14336,
+	 .ctx = 8192, .tied = 0},
+};
+static const char *const builtin_file[] = {"llama-3-8b", "llama-3.2-1b", "mistral-7b"};
+
+int ocb_spec_builtin(const char *name, struct ocb_model_spec *s)
+{
+	for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++)
+		if (strcmp(name, builtin_file[i]) == 0) {
+			*s = builtin[i];
+			return OCB_OK;
+		}
+	return ocb_seterr(OCB_EINVAL, "no built-in model '%s' (llama-3-8b, llama-3.2-1b, "
+			  "mistral-7b)", name);
+}

@@ -58,4 +58,8 @@ int ocb_spec_from_ckpt_config(const char *kind, const cJSON *cfg, const char *wh
  * ("OCBCKPT\0", "GGUF", else JSON). OCB_ENOENT, OCB_EFORMAT (one line naming the file). */
 int ocb_spec_load(const char *path, struct ocb_model_spec *s);
 
+/* A built-in real shape by its example file's stem ("llama-3-8b", "llama-3.2-1b",
+ * "mistral-7b"), equal to examples/models/<stem>.json. OCB_EINVAL for another name. */
+int ocb_spec_builtin(const char *name, struct ocb_model_spec *s);
+
 #endif

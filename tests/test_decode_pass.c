@@ -45,6 +45,7 @@ Test(decode_pass, threads_agree_and_bytes_match_the_cost_model)
 			cr_assert_float_eq(decode_pass_bytes(&a),
 					   c.total.read_decode[wf] - kv16 + kv32 - norms, 1.0,
 					   "%s tied %d", fmts[fi], t);
+			cr_assert_eq(decode_pass_static_bytes(&s, f, 16), decode_pass_bytes(&a));
 			ocb_cost_release(&c);
 			decode_pass_release(&a);
 			decode_pass_release(&b);

@@ -197,3 +197,20 @@ Test(model_cost, small_model_sits_in_l3)
 	ocb_pred_release(&p);
 	ocb_cost_release(&c);
 }
+
+Test(model_cost, builtin_shapes_equal_the_example_files)
+{
+	const char *stems[] = {"llama-3-8b", "llama-3.2-1b", "mistral-7b"};
+	for (int i = 0; i < 3; i++) {
+		char path[128];
+		struct ocb_model_spec a, b;
+		snprintf(path, sizeof path, "examples/models/%s.json", stems[i]);
+		load(path, &a);
+		cr_assert_eq(ocb_spec_builtin(stems[i], &b), OCB_OK);
+		cr_assert_str_eq(a.name, b.name);
+		cr_assert_eq(memcmp(&a.vocab, &b.vocab, (char *)&a.tied - (char *)&a.vocab +
+						       sizeof a.tied), 0, "%s", stems[i]);
+	}
+	struct ocb_model_spec s;
+	cr_assert_eq(ocb_spec_builtin("gpt-5", &s), OCB_EINVAL);
+}
