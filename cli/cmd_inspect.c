@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../common/ocb_error.h"
+#include "../reference/gguf.h"
 #include "../reference/model_cost_out.h"
 #include "cli.h"
 #include "machine_roof.h"
@@ -88,6 +89,47 @@ static int parse(const struct ocb_global *g, int argc, char **argv, struct inspe
 	return 0;
 }
 
+/* A GGUF model's tensor table by ggml type: tensors and bytes of each stored type, as
+ * text or into j. Other files: nothing. */
+static int gguf_summary(const char *path, int json, cJSON *j)
+{
+	struct gguf_file *g = NULL;
+	FILE *f = fopen(path, "rb");
+	char head[4] = {0};
+	size_t got = f ? fread(head, 1, 4, f) : 0;
+	if (f)
+		fclose(f);
+	if (got != 4 || memcmp(head, GGUF_MAGIC, 4) != 0)
+		return OCB_OK;
+	int rc = gguf_read(path, &g);
+	if (rc)
+		return rc;
+	cJSON *o = json ? cJSON_AddObjectToObject(j, "gguf_types") : NULL;
+	if (!json)
+		printf("\nGGUF v%u: %llu tensors, %llu key-values, data %llu bytes from offset %llu; "
+		       "stored types:", g->version, (unsigned long long)g->n_tensors,
+		       (unsigned long long)g->n_kv,
+		       (unsigned long long)(g->file_size - g->data_offset),
+		       (unsigned long long)g->data_offset);
+	for (uint32_t t = 0; t < 64; t++) {
+		uint64_t n = 0, b = 0;
+		for (uint64_t i = 0; i < g->n_tensors; i++)
+			if (g->t[i].type == t)
+				n++, b += g->t[i].nbytes;
+		if (!n)
+			continue;
+		if (o)
+			cJSON_AddNumberToObject(o, ggml_type_name(t), (double)b);
+		else
+			printf(" %s %llu (%llu B)", ggml_type_name(t), (unsigned long long)n,
+			       (unsigned long long)b);
+	}
+	if (!json)
+		printf("\n");
+	gguf_free(g);
+	return OCB_OK;
+}
+
 /* Prints (text or JSON) the cost and, with ceilings, the predictions of every format. */
 static int emit(const struct inspect_opts *o, const struct ocb_cost *c,
 		const struct ocb_roof_ceil *ce, size_t n, const struct ocb_roof_caches *caches,
@@ -103,6 +145,10 @@ static int emit(const struct inspect_opts *o, const struct ocb_cost *c,
 		cJSON *j = ocb_cost_json(c, p, np);
 		if (j && np)
 			cJSON_AddStringToObject(j, "machine", what);
+		if (j && (rc = gguf_summary(o->model, 1, j))) {
+			cJSON_Delete(j);
+			goto out;
+		}
 		char *txt = j ? cJSON_Print(j) : NULL;
 		if (!txt) {
 			cJSON_Delete(j);
@@ -115,6 +161,8 @@ static int emit(const struct inspect_opts *o, const struct ocb_cost *c,
 		goto out;
 	}
 	ocb_cost_print(c, stdout);
+	if ((rc = gguf_summary(o->model, 0, NULL)))
+		goto out;
 	if (!np) {
 		printf("\n(no prediction: no ceilings for this machine in the database; run "
 		       "'ocbench ceilings')\n");
