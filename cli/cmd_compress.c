@@ -1,5 +1,5 @@
 /* ocbench compress CHECKPOINT --plan FILE: the progressive pipeline of
- * reference/compress.h on an LM checkpoint: pivot, block-wise and global refinement,
+ * workloads/compress.h on an LM checkpoint: pivot, block-wise and global refinement,
  * each stage evaluated, kept only if it improves validation, saved as a checkpoint. */
 #include <errno.h>
 #include <math.h>
@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 
 #include "../common/ocb_error.h"
-#include "../reference/compress.h"
-#include "../reference/model_cost_out.h"
+#include "../workloads/compress.h"
+#include "../workloads/model_cost_out.h"
 #include "cli.h"
 #include "listing.h"
 

@@ -1,5 +1,5 @@
 /* ocbench inspect MODEL: static analysis of a model spec, checkpoint or GGUF file
- * (reference/model_spec.h, model_cost.h) with the roofline prediction on a machine of the
+ * (workloads/model_spec.h, model_cost.h) with the roofline prediction on a machine of the
  * database. Read-only; the database is optional (no prediction without it). */
 #include <math.h>
 #include <stdio.h>
@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "../common/ocb_error.h"
-#include "../reference/gguf.h"
-#include "../reference/model_cost_out.h"
+#include "../workloads/gguf.h"
+#include "../workloads/model_cost_out.h"
 #include "cli.h"
 #include "machine_roof.h"
 

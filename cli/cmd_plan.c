@@ -1,7 +1,7 @@
 /* ocbench plan MODEL --budget B: the mixed-precision plan under a storage budget (the
- * exact planner of reference/mixed_precision.h): from per-layer sensitivity measured on
- * calibration data for an LM checkpoint (reference/mixed_plan_run.h), else from size
- * alone (reference/compress_plan.h). Prints the plan, its bytes and its predicted speed;
+ * exact planner of workloads/mixed_precision.h): from per-layer sensitivity measured on
+ * calibration data for an LM checkpoint (workloads/mixed_plan_run.h), else from size
+ * alone (workloads/compress_plan.h). Prints the plan, its bytes and its predicted speed;
  * --out writes the JSON that `ocbench compress` reads. */
 #include <math.h>
 #include <stdio.h>
@@ -10,12 +10,12 @@
 
 #include "../common/ocb_error.h"
 #include "../common/ocb_json.h"
-#include "../reference/checkpoint.h"
-#include "../reference/compress_plan.h"
-#include "../reference/mixed_plan_run.h"
-#include "../reference/model_cost_out.h"
-#include "../reference/data_text.h"
-#include "../reference/model_lm.h"
+#include "../workloads/checkpoint.h"
+#include "../workloads/compress_plan.h"
+#include "../workloads/mixed_plan_run.h"
+#include "../workloads/model_cost_out.h"
+#include "../workloads/data_text.h"
+#include "../workloads/model_lm.h"
 #include "cli.h"
 #include "machine_roof.h"
 

@@ -1,5 +1,5 @@
 /* bench_compress: the compression suite's workload (issue 13): the progressive pipeline of
- * reference/compress.h on the fp32 LM (artifact lm_fp32, trained here if missing) under
+ * workloads/compress.h on the fp32 LM (artifact lm_fp32, trained here if missing) under
  * a uniform GPTQ plan of `bits` (group `group`), or under the measured-sensitivity plan
  * ("plan": "mixed") at the storage of uniform `bits`. Metrics per stage (step 0 fp32,
  * 1 pivot, 2 block, 3 global): val_ppl, val_loss, bpw, model_bytes, stage_time, peak_rss,
@@ -14,10 +14,11 @@
 #include "../common/ocb_error.h"
 #include "../common/ocb_json.h"
 #include "../common/ocb_log.h"
-#include "../reference/compress.h"
-#include "../reference/trainer_lm.h"
+#include "../workloads/compress.h"
+#include "../workloads/trainer_lm.h"
 #include "artifact.h"
 #include "bench.h"
+#include "params.h"
 
 struct cb_state {
 	int bits, group, mixed, quick;
@@ -83,9 +84,9 @@ static int cb_setup(const cJSON *params, const struct ocb_ctx *ctx, void **state
 	*state = NULL;
 	if (!st)
 		return ocb_seterr(OCB_ENOMEM, "compress state");
-	st->bits = (int)ocb_json_num(params, "bits", 3);
-	st->group = (int)ocb_json_num(params, "group", 128);
-	st->mixed = strcmp(ocb_json_str(params, "plan", "uniform"), "mixed") == 0;
+	st->bits = (int)ocb_pint(params, "bits");
+	st->group = (int)ocb_pint(params, "group");
+	st->mixed = strcmp(ocb_pstr(params, "plan"), "mixed") == 0;
 	st->quick = ctx->quick;
 	snprintf(st->name, sizeof st->name, "compress_%s%d_g%d", st->mixed ? "mixed" : "b",
 		 st->bits, st->group);
@@ -201,13 +202,21 @@ static cJSON *cb_cases(const struct ocb_ctx *ctx)
 }
 
 static const char *const consumes[] = {OCB_ARTIFACT_LM_FP32, NULL};
+static const char *const cb_plans[] = {"uniform", "mixed", NULL};
+static const struct ocb_param cb_decl[] = {
+	{"plan", OCB_P_ENUM, "\"uniform\"", 0, 0, cb_plans, "",
+	 "uniform GPTQ bits, or the measured plan at uniform's storage"},
+	{"bits", OCB_P_INT, "3", 2, 8, NULL, "bits", "GPTQ bits (the budget of a mixed plan)"},
+	{"group", OCB_P_INT, "128", 1, 1 << 20, NULL, "weights", "columns per fp16 scale"},
+	{0},
+};
 
 const struct ocb_bench ocb_bench_compress = {
 	.name = "compress",
-	.suite = "compress",
 	.doc = "progressive compression of the fp32 LM: GPTQ pivot, block-wise and global scale "
 	       "refinement at 4/3/2 bits and a measured mixed plan; per-stage perplexity",
 	.kind = OCB_WORKLOAD,
+	.params = cb_decl,
 	.cases = cb_cases,
 	.setup = cb_setup,
 	.workload = cb_workload,

@@ -1,5 +1,5 @@
 /* bench_decode_pass: one decode step of a llama shape in a quantized format
- * (reference/decode_pass.h), timed, with the work model `inspect` uses: FLOPs per decode
+ * (workloads/decode_pass.h), timed, with the work model `inspect` uses: FLOPs per decode
  * token (model_cost) and the bytes the step reads (decode_pass_static_bytes), so the
  * stored result carries its roofline prediction beside the measurement (issue 13,
  * "predicted vs measured"). Params: model (a built-in shape: llama-3.2-1b, llama-3-8b,
@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "../common/ocb_error.h"
-#include "../common/ocb_json.h"
-#include "../reference/decode_pass.h"
-#include "../reference/model_cost.h"
+#include "../workloads/decode_pass.h"
+#include "../workloads/model_cost.h"
 #include "bench.h"
+#include "params.h"
 
 struct dp_state {
 	struct decode_pass p;
@@ -23,13 +23,13 @@ struct dp_state {
 static int dp_params(const cJSON *params, struct ocb_model_spec *s, const struct qformat **f,
 		     int *ctx)
 {
-	int rc = ocb_spec_builtin(ocb_json_str(params, "model", "llama-3.2-1b"), s);
+	int rc = ocb_spec_builtin(ocb_pstr(params, "model"), s);
 	if (rc)
 		return rc;
-	double layers = ocb_json_num(params, "layers", (double)s->n_layers);
-	double vocab = ocb_json_num(params, "vocab", (double)s->vocab);
-	*ctx = (int)ocb_json_num(params, "ctx", 128);
-	*f = qformat_find(ocb_json_str(params, "format", "q4_0"));
+	double layers = (double)ocb_pint_or(params, "layers", (long)s->n_layers);
+	double vocab = (double)ocb_pint_or(params, "vocab", (long)s->vocab);
+	*ctx = (int)ocb_pint(params, "ctx");
+	*f = qformat_find(ocb_pstr(params, "format"));
 	if (!*f || layers < 1 || layers > s->n_layers || vocab < 1 || vocab > s->vocab ||
 	    *ctx < 1 || *ctx > (1 << 20))
 		return ocb_seterr(OCB_EINVAL, "decode_pass: bad format, layers, vocab or ctx");
@@ -131,12 +131,24 @@ static cJSON *dp_cases(const struct ocb_ctx *ctx)
 	return a;
 }
 
+static const char *const dp_models[] = {"llama-3.2-1b", "llama-3-8b", "mistral-7b", NULL};
+static const char *const dp_formats[] = {"q8_0", "q4_0", "q4_1", "q3_g", "q2_g", "tq2_0",
+					 "tq1_0", NULL};
+static const struct ocb_param dp_decl[] = {
+	{"model", OCB_P_ENUM, "\"llama-3.2-1b\"", 0, 0, dp_models, "", "a built-in real shape"},
+	{"format", OCB_P_ENUM, "\"q4_0\"", 0, 0, dp_formats, "", "weight format"},
+	{"layers", OCB_P_INT, NULL, 1, 128, NULL, "", "blocks (default: the model's)"},
+	{"vocab", OCB_P_INT, NULL, 1, 1 << 20, NULL, "tokens", "vocabulary (default: the model's)"},
+	{"ctx", OCB_P_INT, "128", 1, 1 << 20, NULL, "tokens", "KV-cache positions before the step"},
+	{0},
+};
+
 const struct ocb_bench ocb_bench_decode_pass = {
 	.name = "decode_pass",
-	.suite = "compress",
 	.doc = "one KV-cached decode step of Llama-3.2-1B blocks in q8_0/q4_0/q2_g: measured vs "
 	       "the roofline prediction of `inspect`",
 	.kind = OCB_KERNEL,
+	.params = dp_decl,
 	.cases = dp_cases,
 	.setup = dp_setup,
 	.run = dp_run,

@@ -1,5 +1,6 @@
 /* machine_get: see machine_get.h. */
 #include "machine_get.h"
+#include "store_int.h"
 
 #include <sqlite3.h>
 #include <stdio.h>

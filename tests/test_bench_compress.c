@@ -11,8 +11,8 @@
 
 #include "../collect/bench.h"
 #include "../common/ocb_error.h"
-#include "../reference/decode_pass.h"
-#include "../reference/model_lm.h"
+#include "../workloads/decode_pass.h"
+#include "../workloads/model_lm.h"
 
 extern const struct ocb_bench ocb_bench_decode_pass;
 extern const struct ocb_bench ocb_bench_compress;

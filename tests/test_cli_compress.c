@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../reference/data_synth.h"
-#include "../reference/model_lm.h"
+#include "../workloads/data_synth.h"
+#include "../workloads/model_lm.h"
 #include "cli_util.h"
 
 static char dir[64], ckpt[128], corpus[128], plan[128], spec[128], db[160];

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../reference/model_lm.h"
+#include "../workloads/model_lm.h"
 #include "cli_util.h"
 
 static void run_ok(struct cli_out *o, const char *const *argv)
@@ -98,7 +98,7 @@ Test(cli_inspect, malformed_exit_2_one_line)
 }
 
 #include "../kernels/quant_formats.h"
-#include "../reference/gguf.h"
+#include "../workloads/gguf.h"
 
 /* A 1-block llama GGUF (d 256, ffn 512, 4 heads / 2 KV, vocab 32): q8_0 embedding and
  * head, q4_0 attention, tq2_0 FFN, f32 norms. */

@@ -10,10 +10,10 @@
 #include <string.h>
 
 #include "../common/ocb_error.h"
-#include "../reference/compress.h"
-#include "../reference/data_synth.h"
-#include "../reference/quant_rtn.h"
-#include "../reference/trainer_lm.h"
+#include "../workloads/compress.h"
+#include "../workloads/data_synth.h"
+#include "../workloads/quant_rtn.h"
+#include "../workloads/trainer_lm.h"
 
 static char dir[64], ckpt[128];
 static unsigned char *buf;

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "../common/ocb_error.h"
-#include "../reference/decode_pass.h"
-#include "../reference/model_cost.h"
+#include "../workloads/decode_pass.h"
+#include "../workloads/model_cost.h"
 
 static struct ocb_model_spec small(int tied)
 {

@@ -12,9 +12,9 @@
 #include "../common/ocb_error.h"
 #include "../common/ocb_rng.h"
 #include "../kernels/quant_formats.h"
-#include "../reference/gguf.h"
-#include "../reference/model_cost.h"
-#include "../reference/model_spec.h"
+#include "../workloads/gguf.h"
+#include "../workloads/model_cost.h"
+#include "../workloads/model_spec.h"
 
 static char dir[64];
 static char path[128], path2[128];

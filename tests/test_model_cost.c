@@ -10,9 +10,9 @@
 
 #include "../common/ocb_error.h"
 #include "../kernels/quant_formats.h"
-#include "../reference/model_cost.h"
-#include "../reference/model_lm.h"
-#include "../reference/model_spec.h"
+#include "../workloads/model_cost.h"
+#include "../workloads/model_lm.h"
+#include "../workloads/model_spec.h"
 
 static void load(const char *path, struct ocb_model_spec *s)
 {
