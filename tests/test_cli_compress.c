@@ -135,3 +135,35 @@ Test(cli_compress, bad_input_exit_2)
 		cr_expect_eq(cli_lines(o.err), 1, "case %zu: %s", i, o.err);
 	}
 }
+
+/* The compress suite end to end, --quick, in a temporary database: a tiny LM placed as
+ * the quick lm_fp32 artifact, both benches run and store, the report shows the per-stage
+ * table and the predicted-vs-measured row of the decode step. */
+Test(cli_compress, quick_suite_and_report, .timeout = 900)
+{
+	char out[160], outopt[200], dbq[200], rep[200], lm[220];
+	snprintf(out, sizeof out, "%s/out", dir);
+	snprintf(outopt, sizeof outopt, "--out=%s", out);
+	snprintf(dbq, sizeof dbq, "--db=%s/q.db", dir);
+	snprintf(rep, sizeof rep, "--out=%s/rep", dir);
+	snprintf(lm, sizeof lm, "%s/lm_fp32_quick.ckpt", out);
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp '%s' '%s'", out, ckpt, lm);
+	cr_assert_eq(system(cmd), 0);
+	struct cli_out o;
+	const char *r1[] = {"", dbq, "--quiet", "run", "--suite", "compress", "--quick", outopt,
+			    NULL};
+	run(&o, r1, 0);
+	const char *r2[] = {"", dbq, "report", rep, "--format", "md", NULL};
+	run(&o, r2, 0);
+	char md[240];
+	size_t n;
+	snprintf(md, sizeof md, "%s/rep/report.md", dir);
+	char *txt = cli_slurp(md, &n);
+	cr_assert_not_null(txt);
+	cr_expect(strstr(txt, "Progressive compression of the LM: per stage"), "no stage table");
+	cr_expect(strstr(txt, "compress\\_mixed3\\_g128 | pivot"), "no mixed plan row");
+	cr_expect(strstr(txt, "| decode\\_pass |"), "no predicted-vs-measured row");
+	cr_expect(strstr(txt, "Static analysis: real shapes"), "no static analysis table");
+	free(txt);
+}
