@@ -24,6 +24,9 @@ static const struct ocb_cmd commands[] = {
 	{"export", cmd_export, "write a run as Google Benchmark JSON, CSV or JSON"},
 	{"import", cmd_import, "read Google Benchmark JSON as a new run"},
 	{"merge", cmd_merge, "bring the runs of another ocbench database into this one"},
+	{"inspect", cmd_inspect, "static analysis of a model: per-layer cost, footprint, predicted speed"},
+	{"plan", cmd_plan, "mixed-precision plan of a model under a storage budget (bpw or bytes)"},
+	{"compress", cmd_compress, "progressive compression of an LM checkpoint under a plan (pivot, block, global)"},
 	{"version", cmd_version, "print the version"},
 	{"help", cmd_help, "list the commands, or 'help CMD' for one"},
 };

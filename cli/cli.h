@@ -59,5 +59,8 @@ int cmd_history(const struct ocb_global *g, int argc, char **argv);
 int cmd_export(const struct ocb_global *g, int argc, char **argv);
 int cmd_import(const struct ocb_global *g, int argc, char **argv);
 int cmd_merge(const struct ocb_global *g, int argc, char **argv);
+int cmd_inspect(const struct ocb_global *g, int argc, char **argv);
+int cmd_plan(const struct ocb_global *g, int argc, char **argv);
+int cmd_compress(const struct ocb_global *g, int argc, char **argv);
 
 #endif

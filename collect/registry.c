@@ -14,6 +14,8 @@ const struct ocb_suite_info ocb_suites[] = {
 		  "loss curves, throughput, memory, MLLOG, checkpoints"},
 	{"quant", "low-bit formats: GEMV/GEMM kernels at the memory/compute limits, accuracy "
 		  "vs bits"},
+	{"compress", "static analysis checked (a decode step vs its roofline prediction) and "
+		     "progressive compression of the LM (pivot, block-wise, global) at 4/3/2 bits"},
 };
 const size_t ocb_nsuites = sizeof ocb_suites / sizeof ocb_suites[0];
 

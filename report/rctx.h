@@ -48,6 +48,7 @@ void ocb_runs_summary(const struct ocb_run *r, size_t n, char *buf, size_t len);
 int ocb_rsec_runs(struct ocb_rctx *x);
 int ocb_rsec_results(struct ocb_rctx *x);
 int ocb_rsec_quant(struct ocb_rctx *x);
+int ocb_rsec_compress(struct ocb_rctx *x);
 int ocb_rsec_curves(struct ocb_rctx *x);
 int ocb_rsec_mlperf(struct ocb_rctx *x);
 int ocb_rsec_roofline(struct ocb_rctx *x);

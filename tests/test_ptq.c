@@ -165,7 +165,7 @@ Test(ptq, run_uniform_confs)
 {
 	struct ptq_conf c[PTQ_MAXCONF];
 	struct ptq_outcome fp, r8, r3, g3;
-	struct ptq_mixed_opts mo = {PTQ_ERR_FISHER, 0};
+	struct ptq_mixed_opts mo = {PTQ_ERR_FISHER, 0, 0, NULL};
 	int n = ptq_confs("mlp", 0, "rtn:8:128,rtn:3:128,gptq:3:128", c);
 	cr_assert_eq(n, 4);
 	cr_assert_eq(ptq_run_conf(&pm, &c[0], &mo, NULL, &fp), OCB_OK, "%s", ocb_lasterr());
@@ -196,7 +196,7 @@ Test(ptq, run_uniform_confs)
 static void run_mixed(enum ptq_plan_err e, int fuse)
 {
 	struct quant_method base = {.kind = QA_RTN, .q = {3, 128, 0}};
-	struct ptq_mixed_opts mo = {e, fuse};
+	struct ptq_mixed_opts mo = {e, fuse, 0, NULL};
 	char path[128];
 	int64_t bits = 0, budget = 0;
 	double pred = NAN, uni = NAN;
@@ -237,7 +237,7 @@ Test(ptq, mixed_probe_meets_budget) { run_mixed(PTQ_ERR_PROBE, 0); }
 Test(ptq, mixed_refuses_non_candidate_budget)
 {
 	struct quant_method base = {.kind = QA_RTN, .q = {5, 128, 0}};
-	struct ptq_mixed_opts mo = {PTQ_ERR_OUTPUT, 0};
+	struct ptq_mixed_opts mo = {PTQ_ERR_OUTPUT, 0, 0, NULL};
 	int64_t bits;
 	double p, u;
 	cr_expect_eq(ptq_mixed_run(&pm, &base, &mo, "/nonexistent/p.json", &bits, &p, &u),

@@ -100,7 +100,7 @@ Test(ptq_lm, fp32_and_8bit_runs)
 {
 	struct ptq_conf c[PTQ_MAXCONF];
 	struct ptq_outcome fp, r8;
-	struct ptq_mixed_opts mo = {PTQ_ERR_FISHER, 1};
+	struct ptq_mixed_opts mo = {PTQ_ERR_FISHER, 1, 0, NULL};
 	int n = ptq_confs("lm", 0, "rtn:8:128", c);
 	cr_assert_eq(n, 2);
 	cr_assert_eq(ptq_run_conf(&pm, &c[0], &mo, NULL, &fp), OCB_OK, "%s", ocb_lasterr());

@@ -113,7 +113,8 @@ static int probe_scale(struct ptq_model *m, struct cands *c)
 
 /* Solves under the uniform candidate's storage, installs the chosen weights, saves. */
 static int solve_install(struct ptq_model *m, const struct cands *c, int uni_k,
-			 const char *plan_path, int64_t *bits, double *pred, double *uni_pred)
+			 int64_t budget_bits, const char *plan_path, cJSON **plan_json,
+			 int64_t *bits, double *pred, double *uni_pred)
 {
 	struct mixprec_plan plan = {0};
 	int64_t budget = 0;
@@ -123,6 +124,8 @@ static int solve_install(struct ptq_model *m, const struct cands *c, int uni_k,
 		budget += c->opts[(size_t)i * PTQ_MAXCAND + uni_k].cost_bits;
 		*uni_pred += c->opts[(size_t)i * PTQ_MAXCAND + uni_k].err;
 	}
+	if (budget_bits > 0)
+		budget = budget_bits;
 	if ((rc = mixprec_solve(c->layers, c->nl, budget, &plan)))
 		goto out;
 	*bits = plan.bits;
@@ -130,7 +133,10 @@ static int solve_install(struct ptq_model *m, const struct cands *c, int uni_k,
 	for (int i = 0; i < c->nl; i++)
 		memcpy(m->lin[i].lin->w, c->cache[(size_t)i * PTQ_MAXCAND + plan.choice[i]],
 		       (size_t)c->layers[i].n * sizeof(float));
-	rc = mixprec_plan_save(plan_path, c->layers, c->nl, &plan);
+	if (plan_json && !(*plan_json = mixprec_plan_json(c->layers, c->nl, &plan)))
+		rc = ocb_seterr(OCB_ENOMEM, "plan JSON");
+	if (rc == OCB_OK && plan_path)
+		rc = mixprec_plan_save(plan_path, c->layers, c->nl, &plan);
 out:
 	mixprec_plan_release(&plan);
 	return rc;
@@ -164,7 +170,8 @@ int ptq_mixed_run(struct ptq_model *m, const struct quant_method *base,
 	if (rc == OCB_OK && o->err == PTQ_ERR_PROBE)
 		rc = probe_scale(m, &c);
 	if (rc == OCB_OK)
-		rc = solve_install(m, &c, uni_k, plan_path, bits, pred, uni_pred);
+		rc = solve_install(m, &c, uni_k, o->budget_bits, plan_path, o->plan_json, bits,
+				   pred, uni_pred);
 out:
 	if (c.cache)
 		for (int i = 0; i < nl * PTQ_MAXCAND; i++)

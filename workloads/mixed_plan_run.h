@@ -17,6 +17,7 @@
 #ifndef OCB_MIXED_PLAN_RUN_H
 #define OCB_MIXED_PLAN_RUN_H
 
+#include <cJSON.h>
 #include <stdint.h>
 
 #include "ptq_model.h"
@@ -30,13 +31,18 @@ extern const int ptq_cand_bits[PTQ_MAXCAND]; /* {2, 3, 4, 8} */
 struct ptq_mixed_opts {
 	enum ptq_plan_err err;
 	int fuse; /* 1: layers of one fuse group share bits */
+	int64_t budget_bits; /* > 0: the storage budget (`ocbench plan --budget`); 0: the
+			      * uniform base bit-width's storage */
+	cJSON **plan_json;   /* non-NULL: receives the plan as JSON (mixprec_plan_json; the
+			      * caller cJSON_Delete()s) */
 };
 
 /* "fisher", "output", "probe" -> *e; OCB_EINVAL otherwise. */
 int ptq_plan_err_parse(const char *s, enum ptq_plan_err *e);
 
 /* Plans, installs and saves (plan_path) per-layer bits for base (base->q.bits must be a
- * candidate: it sets the budget). *bits: the plan's storage; *pred, *uni_pred: the
+ * candidate: it sets the budget unless o->budget_bits does; *uni_pred is then still the
+ * uniform base's error). plan_path NULL: no file. *bits: the plan's storage; *pred, *uni_pred: the
  * plan's and the uniform assignment's summed per-layer error. The model's calibration
  * statistics must be captured (calibrate.h). OCB_EINVAL, OCB_ENOMEM, quantizer errors. */
 int ptq_mixed_run(struct ptq_model *m, const struct quant_method *base,

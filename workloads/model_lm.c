@@ -581,18 +581,12 @@ int lm_forward(struct lm_model *m, const uint8_t *in, const int32_t *tgt, int B,
 	return OCB_OK;
 }
 
-int lm_backward(struct lm_model *m)
+/* dlogits = (softmax - onehot) / n_scored, in place of the logits. */
+static void xent_dlogits(struct lm_model *m)
 {
-	const struct lm_config *c = &m->cfg;
-	if (!m->grads || !m->tgt || !m->arena)
-		return ocb_seterr(OCB_EINVAL, "lm backward: needs a model with gradients and a "
-					      "forward with targets");
-	int B = m->B, T = m->T, n = B * T, L = c->n_layers;
-	int d = c->d_model, f = c->ffn, H = c->n_heads, hd = d / H, V = c->vocab;
+	int n = m->B * m->T, V = m->cfg.vocab;
 	const int32_t *tgt = m->tgt;
 	float inv = m->n_scored > 0 ? 1.0f / (float)m->n_scored : 0.0f;
-
-	/* dlogits = (softmax - onehot) / n_scored, in place of the logits */
 	for (int i = 0; i < n; i++) {
 		float *z = m->logits + (size_t)i * V;
 		if (tgt[i] < 0) {
@@ -610,40 +604,64 @@ int lm_backward(struct lm_model *m)
 			z[j] *= k;
 		z[tgt[i]] -= inv;
 	}
+}
+
+int lm_backward_block(struct lm_model *m, int l)
+{
+	const struct lm_config *c = &m->cfg;
+	if (!m->grads || !m->arena || l < 0 || l >= c->n_layers)
+		return ocb_seterr(OCB_EINVAL, "lm backward: block %d needs gradients and a forward",
+				  l);
+	int B = m->B, T = m->T, n = B * T;
+	int d = c->d_model, f = c->ffn, H = c->n_heads, hd = d / H;
+	struct lm_layer *ly = &m->layers[l];
+	struct lm_layer_acts *s = &m->acts[l];
+	/* MLP branch: dres is d(out) = d(h) through the residual */
+	ocb_linear_backward(&ly->w_down, s->act, m->dres, n, m->dact);
+	lm_swiglu_backward(s->gate, s->up, m->dact, (size_t)n * f, m->dgate, m->dup);
+	ocb_linear_backward(&ly->w_up, s->xn2, m->dup, n, m->dxn);
+	ocb_linear_backward(&ly->w_gate, s->xn2, m->dgate, n, m->dtmp);
+	add_into(m->dxn, m->dtmp, (size_t)n * d);
+	lm_rmsnorm_backward(s->h, ly->ffn_norm, s->r2, m->dxn, n, d, m->dres, ly->g_ffn_norm);
+	/* attention branch: dres is now d(h) = d(x) through the residual */
+	ocb_linear_backward(&ly->wo, s->att, m->dres, n, m->datt);
+	lm_attention_backward(s->q, s->k, s->v, s->p, m->datt, B, T, H, hd, m->dp, m->dq, m->dk,
+			      m->dv);
+	lm_rope_apply(m->dq, B, T, H, hd, m->rope_cos, m->rope_sin, 1);
+	lm_rope_apply(m->dk, B, T, H, hd, m->rope_cos, m->rope_sin, 1);
+	ocb_linear_backward(&ly->wq, s->xn1, m->dq, n, m->dxn);
+	ocb_linear_backward(&ly->wk, s->xn1, m->dk, n, m->dtmp);
+	add_into(m->dxn, m->dtmp, (size_t)n * d);
+	ocb_linear_backward(&ly->wv, s->xn1, m->dv, n, m->dtmp);
+	add_into(m->dxn, m->dtmp, (size_t)n * d);
+	lm_rmsnorm_backward(s->x, ly->attn_norm, s->r1, m->dxn, n, d, m->dres, ly->g_attn_norm);
+	return OCB_OK;
+}
+
+int lm_backward_logits(struct lm_model *m)
+{
+	const struct lm_config *c = &m->cfg;
+	if (!m->grads || !m->arena)
+		return ocb_seterr(OCB_EINVAL, "lm backward: needs a model with gradients and a "
+					      "forward");
+	int n = m->B * m->T, d = c->d_model;
 	ocb_linear_backward(&m->head, m->xnf, m->logits, n, m->dxn);
 	memset(m->dres, 0, (size_t)n * d * sizeof(float));
 	lm_rmsnorm_backward(m->xf, m->final_norm, m->rf, m->dxn, n, d, m->dres, m->g_final_norm);
-
-	for (int l = L - 1; l >= 0; l--) {
-		struct lm_layer *ly = &m->layers[l];
-		struct lm_layer_acts *s = &m->acts[l];
-		/* MLP branch: dres is d(out) = d(h) through the residual */
-		ocb_linear_backward(&ly->w_down, s->act, m->dres, n, m->dact);
-		lm_swiglu_backward(s->gate, s->up, m->dact, (size_t)n * f, m->dgate, m->dup);
-		ocb_linear_backward(&ly->w_up, s->xn2, m->dup, n, m->dxn);
-		ocb_linear_backward(&ly->w_gate, s->xn2, m->dgate, n, m->dtmp);
-		add_into(m->dxn, m->dtmp, (size_t)n * d);
-		lm_rmsnorm_backward(s->h, ly->ffn_norm, s->r2, m->dxn, n, d, m->dres,
-				    ly->g_ffn_norm);
-		/* attention branch: dres is now d(h) = d(x) through the residual */
-		ocb_linear_backward(&ly->wo, s->att, m->dres, n, m->datt);
-		lm_attention_backward(s->q, s->k, s->v, s->p, m->datt, B, T, H, hd, m->dp, m->dq,
-				      m->dk, m->dv);
-		lm_rope_apply(m->dq, B, T, H, hd, m->rope_cos, m->rope_sin, 1);
-		lm_rope_apply(m->dk, B, T, H, hd, m->rope_cos, m->rope_sin, 1);
-		ocb_linear_backward(&ly->wq, s->xn1, m->dq, n, m->dxn);
-		ocb_linear_backward(&ly->wk, s->xn1, m->dk, n, m->dtmp);
-		add_into(m->dxn, m->dtmp, (size_t)n * d);
-		ocb_linear_backward(&ly->wv, s->xn1, m->dv, n, m->dtmp);
-		add_into(m->dxn, m->dtmp, (size_t)n * d);
-		lm_rmsnorm_backward(s->x, ly->attn_norm, s->r1, m->dxn, n, d, m->dres,
-				    ly->g_attn_norm);
-	}
+	for (int l = c->n_layers - 1; l >= 0; l--)
+		lm_backward_block(m, l);
 	lm_embedding_backward(m->g_tok_emb, m->in, m->dres, n, d);
 	return OCB_OK;
 }
 
-/* ---------------- linears, footprint, evaluation ---------------- */
+int lm_backward(struct lm_model *m)
+{
+	if (!m->grads || !m->tgt || !m->arena)
+		return ocb_seterr(OCB_EINVAL, "lm backward: needs a model with gradients and a "
+					      "forward with targets");
+	xent_dlogits(m);
+	return lm_backward_logits(m);
+}
 
 int lm_nlinears(const struct lm_model *m) { return m->cfg.n_layers * LM_LIN_PER_LAYER + 1; }
 

@@ -133,6 +133,13 @@ int lm_forward(struct lm_model *m, const uint8_t *in, const int32_t *tgt, int B,
 /* Backward of the mean cross-entropy of the last lm_forward (which had tgt): accumulates
  * into the gradient block. OCB_EINVAL without grads or targets. */
 int lm_backward(struct lm_model *m);
+/* The same from a given gradient of the logits: m->logits must hold dLoss/dlogits
+ * [B*T][V] of the last lm_forward (distillation supplies its own). */
+int lm_backward_logits(struct lm_model *m);
+/* Backward of block l alone: m->dres [B*T][d] holds dLoss/d(block l output) on entry and
+ * dLoss/d(block l input) on return; accumulates the block's gradients (block-wise
+ * reconstruction, compress.h). Needs the activations of the last lm_forward. */
+int lm_backward_block(struct lm_model *m, int l);
 void lm_zero_grad(struct lm_model *m);
 
 /* Named tensors of the parameter block, in storage order (checkpoints, grad checks). */

@@ -1,0 +1,261 @@
+/* decode_pass: see decode_pass.h. */
+#include "decode_pass.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/ocb_alloc.h"
+#include "../common/ocb_error.h"
+#include "../common/ocb_rng.h"
+#include "../kernels/quant_gemv.h"
+
+static int64_t pad_to(int64_t k, int b)
+{
+	return (k + b - 1) / b * b;
+}
+
+/* rows x k random weights (uniform in [-1/sqrt(k), 1/sqrt(k)], zero padding up to kp)
+ * quantized into dst. */
+static int fill_matrix(const struct qformat *f, uint8_t *dst, int64_t rows, int64_t k,
+		       int64_t kp, struct ocb_rng *r, float *row)
+{
+	float a = 2.0f / sqrtf((float)k);
+	size_t rb = qformat_row_bytes(f, kp);
+	for (int64_t i = 0; i < rows; i++) {
+		for (int64_t j = 0; j < kp; j++)
+			row[j] = j < k ? a * ((float)(ocb_rng_u64(r) >> 40) * 0x1p-24f - 0.5f) : 0.0f;
+		int rc = qformat_quantize(f, row, dst + (size_t)i * rb, 1, kp);
+		if (rc)
+			return rc;
+	}
+	return OCB_OK;
+}
+
+static int layout(struct decode_pass *p)
+{
+	const struct ocb_model_spec *s = &p->s;
+	int64_t qd = s->n_heads * s->head_dim, kvd = s->n_kv_heads * s->head_dim;
+	int b = p->f->block;
+	p->kd = pad_to(s->d_model > qd ? s->d_model : qd, b);
+	p->kf = pad_to(s->ffn, b);
+	const int64_t rows[7] = {qd, kvd, kvd, s->d_model, s->ffn, s->ffn, s->d_model};
+	const int64_t ks[7] = {p->kd, p->kd, p->kd, p->kd, p->kd, p->kd, p->kf};
+	size_t o = 0;
+	for (int i = 0; i < 7; i++) {
+		p->off[i] = o;
+		o += (size_t)rows[i] * qformat_row_bytes(p->f, ks[i]);
+	}
+	p->block_bytes = o;
+	size_t emb = (size_t)s->vocab * qformat_row_bytes(p->f, p->kd);
+	p->head_off = (size_t)s->n_layers * o + emb;
+	p->wbytes = p->head_off + (s->tied ? 0 : emb);
+	if (s->tied)
+		p->head_off -= emb; /* the head is the embedding */
+	return OCB_OK;
+}
+
+static int alloc_all(struct decode_pass *p)
+{
+	const struct ocb_model_spec *s = &p->s;
+	int64_t qd = s->n_heads * s->head_dim, kvd = s->n_kv_heads * s->head_dim;
+	size_t big = (size_t)(p->kd > p->kf ? p->kd : p->kf);
+	size_t nsc = 6 * big + (size_t)(qd + 2 * kvd) + (size_t)s->vocab;
+	p->w = ocb_alloc(p->wbytes);
+	p->kv = ocb_alloc((size_t)s->n_layers * 2 * (p->ctx + 1) * kvd * sizeof(float));
+	p->x = ocb_alloc(nsc * sizeof(float));
+	p->act = ocb_alloc(qformat_act_bytes(p->f, 1, (int64_t)big));
+	if (!p->w || !p->kv || !p->x || !p->act)
+		return ocb_seterr(OCB_ENOMEM, "decode pass: %zu bytes of weights", p->wbytes);
+	memset(p->x, 0, nsc * sizeof(float));
+	/* x, xn, tmp, att, g, u: `big` each, so inputs stay zero-padded to kd / kf */
+	p->xn = p->x + big, p->tmp = p->xn + big, p->att = p->tmp + big;
+	p->g = p->att + big, p->u = p->g + big;
+	p->q = p->u + big, p->k = p->q + qd, p->v = p->k + kvd, p->logits = p->v + kvd;
+	return OCB_OK;
+}
+
+int decode_pass_init(struct decode_pass *p, const struct ocb_model_spec *s,
+		     const struct qformat *f, int ctx, int threads, uint64_t seed)
+{
+	struct ocb_rng r;
+	memset(p, 0, sizeof *p);
+	if (s->arch != OCB_ARCH_LLAMA || ctx < 1 || !f)
+		return ocb_seterr(OCB_EINVAL, "decode pass: needs a llama spec, a format, ctx >= 1");
+	p->s = *s, p->f = f, p->ctx = ctx, p->threads = threads;
+	int rc = layout(p);
+	if (!rc)
+		rc = alloc_all(p);
+	if (rc)
+		return rc;
+	ocb_rng_seed(&r, seed);
+	int64_t qd = s->n_heads * s->head_dim, kvd = s->n_kv_heads * s->head_dim;
+	const int64_t rows[7] = {qd, kvd, kvd, s->d_model, s->ffn, s->ffn, s->d_model};
+	const int64_t ks[7] = {s->d_model, s->d_model, s->d_model, qd, s->d_model, s->d_model,
+			       s->ffn};
+	float *row = malloc((size_t)(p->kd > p->kf ? p->kd : p->kf) * sizeof *row);
+	if (!row)
+		return ocb_seterr(OCB_ENOMEM, "decode pass: row");
+	for (int64_t l = 0; l < s->n_layers && !rc; l++)
+		for (int i = 0; i < 7 && !rc; i++)
+			rc = fill_matrix(f, p->w + l * p->block_bytes + p->off[i], rows[i], ks[i],
+					 i == 6 ? p->kf : p->kd, &r, row);
+	size_t emb_off = (size_t)s->n_layers * p->block_bytes;
+	if (!rc)
+		rc = fill_matrix(f, p->w + emb_off, s->vocab, s->d_model, p->kd, &r, row);
+	if (!rc && !s->tied)
+		rc = fill_matrix(f, p->w + p->head_off, s->vocab, s->d_model, p->kd, &r, row);
+	free(row);
+	size_t nkv = (size_t)s->n_layers * 2 * (p->ctx + 1) * kvd;
+	for (size_t i = 0; i < nkv; i++)
+		p->kv[i] = (float)(ocb_rng_u64(&r) >> 40) * 0x1p-24f - 0.5f;
+	return rc;
+}
+
+static void rmsnorm(const float *x, int64_t d, float *y)
+{
+	double ss = 0;
+	for (int64_t i = 0; i < d; i++)
+		ss += (double)x[i] * x[i];
+	float r = 1.0f / sqrtf((float)(ss / (double)d) + 1e-5f);
+	for (int64_t i = 0; i < d; i++)
+		y[i] = x[i] * r; /* norm gains are 1: random init */
+}
+
+/* Rotates each pair (2i, 2i+1) of every head of x by pos theta^(-2i/hd) (RoFormer). */
+static void rope(float *x, int64_t heads, int64_t hd, int pos)
+{
+	for (int64_t i = 0; i < hd / 2; i++) {
+		float a = (float)pos * powf(10000.0f, -2.0f * (float)i / (float)hd);
+		float c = cosf(a), sn = sinf(a);
+		for (int64_t h = 0; h < heads; h++) {
+			float *e = x + h * hd + 2 * i;
+			float x0 = e[0], x1 = e[1];
+			e[0] = x0 * c - x1 * sn;
+			e[1] = x0 * sn + x1 * c;
+		}
+	}
+}
+
+/* Grouped-query attention of q over the n cached positions of K, V [n][kvd]. */
+static void attend(const struct ocb_model_spec *s, const float *q, const float *K,
+		   const float *V, int n, float *out, float *sc)
+{
+	int64_t hd = s->head_dim, grp = s->n_heads / s->n_kv_heads, kvd = s->n_kv_heads * hd;
+	float scale = 1.0f / sqrtf((float)hd);
+	for (int64_t h = 0; h < s->n_heads; h++) {
+		const float *qh = q + h * hd;
+		int64_t kh = (h / grp) * hd;
+		float mx = -INFINITY, sum = 0;
+		for (int t = 0; t < n; t++) {
+			float d = 0;
+			for (int64_t j = 0; j < hd; j++)
+				d += qh[j] * K[(size_t)t * kvd + kh + j];
+			sc[t] = d * scale;
+			mx = sc[t] > mx ? sc[t] : mx;
+		}
+		for (int t = 0; t < n; t++)
+			sum += (sc[t] = expf(sc[t] - mx));
+		float *o = out + h * hd;
+		memset(o, 0, (size_t)hd * sizeof *o);
+		for (int t = 0; t < n; t++) {
+			float w = sc[t] / sum;
+			for (int64_t j = 0; j < hd; j++)
+				o[j] += w * V[(size_t)t * kvd + kh + j];
+		}
+	}
+}
+
+static int gemv(struct decode_pass *p, size_t off, int64_t m, int64_t k, const float *x,
+		float *y)
+{
+	return qmatmul(p->f, p->w + off, m, k, x, 1, y, p->act, p->threads);
+}
+
+static int block(struct decode_pass *p, int64_t l, float *sc)
+{
+	const struct ocb_model_spec *s = &p->s;
+	int64_t d = s->d_model, qd = s->n_heads * s->head_dim, kvd = s->n_kv_heads * s->head_dim;
+	size_t b = (size_t)l * p->block_bytes;
+	float *K = p->kv + (size_t)l * 2 * (p->ctx + 1) * kvd, *V = K + (p->ctx + 1) * kvd;
+	int rc;
+	rmsnorm(p->x, d, p->xn);
+	if ((rc = gemv(p, b + p->off[0], qd, p->kd, p->xn, p->q)) ||
+	    (rc = gemv(p, b + p->off[1], kvd, p->kd, p->xn, p->k)) ||
+	    (rc = gemv(p, b + p->off[2], kvd, p->kd, p->xn, p->v)))
+		return rc;
+	rope(p->q, s->n_heads, s->head_dim, p->ctx);
+	rope(p->k, s->n_kv_heads, s->head_dim, p->ctx);
+	memcpy(K + (size_t)p->ctx * kvd, p->k, (size_t)kvd * sizeof(float));
+	memcpy(V + (size_t)p->ctx * kvd, p->v, (size_t)kvd * sizeof(float));
+	attend(s, p->q, K, V, p->ctx + 1, p->att, sc);
+	if ((rc = gemv(p, b + p->off[3], d, p->kd, p->att, p->tmp)))
+		return rc;
+	for (int64_t i = 0; i < d; i++)
+		p->x[i] += p->tmp[i];
+	rmsnorm(p->x, d, p->xn);
+	if ((rc = gemv(p, b + p->off[4], s->ffn, p->kd, p->xn, p->g)) ||
+	    (rc = gemv(p, b + p->off[5], s->ffn, p->kd, p->xn, p->u)))
+		return rc;
+	for (int64_t i = 0; i < s->ffn; i++)
+		p->g[i] = p->g[i] / (1.0f + expf(-p->g[i])) * p->u[i];
+	if ((rc = gemv(p, b + p->off[6], d, p->kf, p->g, p->tmp)))
+		return rc;
+	for (int64_t i = 0; i < d; i++)
+		p->x[i] += p->tmp[i];
+	return OCB_OK;
+}
+
+int decode_pass_step(struct decode_pass *p, int tok)
+{
+	const struct ocb_model_spec *s = &p->s;
+	if (tok < 0 || tok >= s->vocab)
+		return ocb_seterr(OCB_EINVAL, "decode pass: token %d outside vocab", tok);
+	size_t rb = qformat_row_bytes(p->f, p->kd);
+	size_t emb = (size_t)s->n_layers * p->block_bytes;
+	int rc = qformat_dequantize(p->f, p->w + emb + (size_t)tok * rb, p->tmp, 1, p->kd);
+	float *sc = malloc((size_t)(p->ctx + 1) * sizeof *sc);
+	if (!sc)
+		return ocb_seterr(OCB_ENOMEM, "decode pass: scores");
+	memcpy(p->x, p->tmp, (size_t)s->d_model * sizeof(float));
+	for (int64_t l = 0; l < s->n_layers && !rc; l++)
+		rc = block(p, l, sc);
+	free(sc);
+	if (rc)
+		return rc;
+	rmsnorm(p->x, s->d_model, p->xn);
+	return gemv(p, p->head_off, s->vocab, p->kd, p->xn, p->logits);
+}
+
+double decode_pass_bytes(const struct decode_pass *p)
+{
+	const struct ocb_model_spec *s = &p->s;
+	double kvd = (double)(s->n_kv_heads * s->head_dim);
+	double rb = (double)qformat_row_bytes(p->f, p->kd), emb = (double)s->vocab * rb;
+	/* every block's matrices, the head (or the tied embedding), one embedding row */
+	double w = (double)s->n_layers * (double)p->block_bytes + emb + rb;
+	return w + (double)s->n_layers * 2.0 * (double)(p->ctx + 1) * kvd * 4.0;
+}
+
+double decode_pass_static_bytes(const struct ocb_model_spec *s, const struct qformat *f,
+				int ctx)
+{
+	struct decode_pass p;
+	memset(&p, 0, sizeof p);
+	if (s->arch != OCB_ARCH_LLAMA || !f || ctx < 1)
+		return NAN;
+	p.s = *s, p.f = f, p.ctx = ctx;
+	layout(&p);
+	return decode_pass_bytes(&p);
+}
+
+void decode_pass_release(struct decode_pass *p)
+{
+	if (!p)
+		return;
+	ocb_free(p->w);
+	ocb_free(p->kv);
+	ocb_free(p->x);
+	ocb_free(p->act);
+	memset(p, 0, sizeof *p);
+}
