@@ -1,0 +1,86 @@
+/* dist_check: a small MPI program the Criterion tests run under
+ * `mpirun -np N --oversubscribe` (tests/test_dist.c). It prints one line per result on
+ * rank 0's stdout, as `key value ...` words the test parses:
+ *
+ *   dist_check coll                 every op, in/out-of-place, 8 B .. 1 MiB: #wrong, busbw
+ *   dist_check plain BYTES          the core's allreduce and the plain MPI loop, s/call
+ *   dist_check dp OPT GBATCH EPOCHS data-parallel MLP on a synthetic set (dp_check.c)
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../common/ocb_error.h"
+#include "../../kernels/coll.h"
+#include "../../kernels/coll_model.h"
+#include "dist_check.h"
+
+static int run_coll(int rank, int n)
+{
+	struct ocb_coll_bufs b;
+	int rc = ocb_coll_bufs_init(&b, 1 << 20);
+	if (rc)
+		return rc;
+	for (int op = 0; op < OCB_COLL_NOPS && !rc; op++) {
+		double xs[16], ts[16];
+		int np = 0;
+		for (size_t bytes = 8; bytes <= (1u << 20) && !rc; bytes *= 8) {
+			size_t fb = ocb_coll_fit_bytes(op, n, bytes);
+			for (int inplace = 0; inplace < 2 && fb && !rc; inplace++) {
+				struct ocb_coll_point p;
+				rc = ocb_coll_measure(MPI_COMM_WORLD, &b, op, fb, inplace, 5, 2, &p);
+				if (!rc && rank == 0)
+					printf("coll %s inplace %d bytes %zu wrong %ld time %.3e "
+					       "busbw %.4e\n", ocb_coll_name(op), inplace, fb, p.wrong,
+					       p.time_s, p.busbw);
+				if (!rc && !inplace) {
+					xs[np] = (double)fb;
+					ts[np++] = p.time_s;
+				}
+			}
+		}
+		struct ocb_coll_model m;
+		if (!rc && ocb_coll_model_fit(op, n, xs, ts, np, 0.0, &m) == OCB_OK && rank == 0)
+			printf("fit %s alpha %.3e beta %.3e rms %.3f\n", ocb_coll_name(op), m.alpha,
+			       m.beta, m.rms_rel_err);
+	}
+	ocb_coll_bufs_release(&b);
+	return rc;
+}
+
+static int run_plain(int rank, size_t bytes)
+{
+	struct ocb_coll_bufs b;
+	struct ocb_coll_point p;
+	double plain;
+	int rc = ocb_coll_bufs_init(&b, bytes);
+	if (!rc)
+		rc = ocb_coll_measure(MPI_COMM_WORLD, &b, OCB_COLL_ALLREDUCE, bytes, 0, 5, 3, &p);
+	if (!rc)
+		rc = ocb_coll_plain_allreduce(MPI_COMM_WORLD, bytes, 5, 3, &plain);
+	if (!rc && rank == 0)
+		printf("plain core %.6e plain %.6e wrong %ld\n", p.time_s, plain, p.wrong);
+	ocb_coll_bufs_release(&b);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	int rank, n, rc = OCB_EINVAL;
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &n);
+	if (argc >= 2 && strcmp(argv[1], "coll") == 0)
+		rc = run_coll(rank, n);
+	else if (argc >= 3 && strcmp(argv[1], "plain") == 0)
+		rc = run_plain(rank, (size_t)atol(argv[2]));
+	else if (argc >= 2 && strcmp(argv[1], "dp") == 0)
+		rc = dist_check_dp(rank, n, argc - 2, argv + 2);
+	if (rc)
+		fprintf(stderr, "dist_check rank %d: %s: %s\n", rank, ocb_strerror(rc),
+			ocb_lasterr());
+	fflush(stdout);
+	MPI_Finalize();
+	return rc ? 3 : 0;
+}
