@@ -187,16 +187,18 @@ static int timed_loops(MPI_Comm comm, enum ocb_coll_op op, size_t count, int n, 
 	return OCB_OK;
 }
 
-int ocb_coll_measure(MPI_Comm comm, struct ocb_coll_bufs *b, enum ocb_coll_op op, size_t bytes,
-		     int inplace, int iters, int trials, struct ocb_coll_point *pt)
+/* The verification call, a timed warm-up call (slowest rank), then the trials. iters <= 0:
+ * chosen from the warm-up so that one loop lasts about target_s (1 .. 1000). */
+static int measure(MPI_Comm comm, struct ocb_coll_bufs *b, enum ocb_coll_op op, size_t bytes,
+		   int inplace, int iters, double target_s, int trials, struct ocb_coll_point *pt)
 {
 	int r, n;
 	memset(pt, 0, sizeof *pt);
 	MPI_Comm_rank(comm, &r);
 	MPI_Comm_size(comm, &n);
 	if ((unsigned)op >= OCB_COLL_NOPS || bytes == 0 || bytes > b->max_bytes ||
-	    ocb_coll_fit_bytes(op, n, bytes) != bytes || iters < 1 || trials < 1 ||
-	    bytes / sizeof(float) > (size_t)0x7fffffff)
+	    ocb_coll_fit_bytes(op, n, bytes) != bytes || (iters < 1 && !(target_s > 0)) ||
+	    trials < 1 || bytes / sizeof(float) > (size_t)0x7fffffff)
 		return ocb_seterr(OCB_EINVAL, "collectives: %s of %zu bytes on %d ranks "
 					      "(buffers %zu bytes, iters %d, trials %d)",
 				  ocb_coll_name(op) ? ocb_coll_name(op) : "?", bytes, n,
@@ -213,13 +215,32 @@ int ocb_coll_measure(MPI_Comm comm, struct ocb_coll_bufs *b, enum ocb_coll_op op
 				  ocb_coll_name(op));
 	pt->wrong = wrong;
 	double best;
-	if (call(comm, op, count, n, inplace, b->send, b->recv) != MPI_SUCCESS ||
-	    timed_loops(comm, op, count, n, inplace, b, iters, trials, &best))
+	if (timed_loops(comm, op, count, n, inplace, b, 1, 1, &best)) /* warm-up */
+		return ocb_seterr(OCB_ERUNTIME, "collectives: %s failed", ocb_coll_name(op));
+	if (iters < 1)
+		pt->iters = iters = ocb_coll_iters_for(1, target_s, best > 0 ? 1.0 / best : 1e9,
+						       1, 1000);
+	if (timed_loops(comm, op, count, n, inplace, b, iters, trials, &best))
 		return ocb_seterr(OCB_ERUNTIME, "collectives: %s failed", ocb_coll_name(op));
 	pt->time_s = best;
 	pt->algbw = best > 0.0 ? (double)bytes / best : 0.0;
 	pt->busbw = pt->algbw * ocb_coll_busbw_factor(op, n);
 	return OCB_OK;
+}
+
+int ocb_coll_measure(MPI_Comm comm, struct ocb_coll_bufs *b, enum ocb_coll_op op, size_t bytes,
+		     int inplace, int iters, int trials, struct ocb_coll_point *pt)
+{
+	if (iters < 1)
+		return ocb_seterr(OCB_EINVAL, "collectives: %d iterations", iters);
+	return measure(comm, b, op, bytes, inplace, iters, 0.0, trials, pt);
+}
+
+int ocb_coll_measure_for(MPI_Comm comm, struct ocb_coll_bufs *b, enum ocb_coll_op op,
+			 size_t bytes, int inplace, double target_s, int trials,
+			 struct ocb_coll_point *pt)
+{
+	return measure(comm, b, op, bytes, inplace, 0, target_s, trials, pt);
 }
 
 int ocb_coll_plain_allreduce(MPI_Comm comm, size_t bytes, int iters, int trials, double *time_s)

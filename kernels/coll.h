@@ -71,6 +71,12 @@ struct ocb_coll_point {
 int ocb_coll_measure(MPI_Comm comm, struct ocb_coll_bufs *b, enum ocb_coll_op op, size_t bytes,
 		     int inplace, int iters, int trials, struct ocb_coll_point *pt);
 
+/* The same with the iteration count chosen from a timed warm-up call (slowest rank) so
+ * that one loop of a trial lasts about target_s (1 to 1000 calls). pt->iters says. */
+int ocb_coll_measure_for(MPI_Comm comm, struct ocb_coll_bufs *b, enum ocb_coll_op op,
+			 size_t bytes, int inplace, double target_s, int trials,
+			 struct ocb_coll_point *pt);
+
 /* Iterations for a size so that a loop lasts about target_s given a rough bandwidth
  * guess: clamp(target_s * guess_bw / bytes, lo, hi). */
 int ocb_coll_iters_for(size_t bytes, double target_s, double guess_bw, int lo, int hi);

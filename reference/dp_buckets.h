@@ -5,7 +5,12 @@
  * calls). Time spent inside MPI (polls + the final wait, after a barrier that absorbs
  * the other ranks' lateness) is the EXPOSED communication; the same non-blocking
  * all-reduce of the same buckets with nothing to overlap, timed apart, is the whole cost;
- * the hidden share is 1 - exposed / whole (Goyal et al. 2017 and Yamazaki et al. 2019 overlap the
+ * the time-hidden share is 1 - exposed / whole. Because a shared machine's scheduler
+ * stalls single MPI calls by milliseconds, the progress-based share is kept too: the
+ * floats whose all-reduce was complete when the slowest rank ended backward (a poll
+ * right after the barrier), over all floats
+ * (a bucket's cost grows with its size, so this is the share of the work hidden)
+ * (Goyal et al. 2017 and Yamazaki et al. 2019 overlap the
  * all-reduce with backward the same way).
  *
  * A bucket is a contiguous range of the flat gradient block: a chunk of rows of one
@@ -31,6 +36,10 @@ struct ocb_dp_buckets {
 	struct ocb_dp_bucket *b;
 	MPI_Request *req;
 	int n, started;
+	int *idx;           /* [n] scratch of MPI_Testsome */
+	double done_floats; /* accumulated: floats of buckets whose all-reduce completed
+			       before backward ended (seen done by a poll) */
+	double all_floats;  /* accumulated: floats all-reduced */
 	double exposed_s;   /* accumulated time inside MPI (polls + final wait) */
 	double wait_s;      /* the part of exposed_s in the final wait */
 	long polls;

@@ -13,8 +13,10 @@
 #include "dp_buckets.h"
 #include "optim_lars.h"
 
-/* Rows of a weight-gradient slice between two progress polls (~16 x in x n FLOPs). */
-#define POLL_ROWS 16
+/* Rows of a weight-gradient slice between two progress polls (~8 x in x n x 2 FLOPs). */
+#define POLL_ROWS 8
+/* Batch rows of an input-gradient slice between two polls. */
+#define DX_ROWS 128
 
 struct dp_state {
 	struct ocb_mlp m;
@@ -35,7 +37,7 @@ struct dp_state {
 	float *dlogits; /* [micro][classes] */
 	int *perm;      /* [ntr] */
 	long steps;
-	double exposed_sum, skew_sum, step_sum, blocking, nonblocking;
+	double exposed_sum, skew_sum, step_sum, opt_sum, blocking, nonblocking;
 	double *exposed; /* [cap_exposed] per step (the median needs them all) */
 	long cap_exposed;
 };
@@ -71,21 +73,15 @@ static int backward(struct dp_state *s, int n, int last)
 {
 	struct ocb_mlp *m = &s->m;
 	float *dcur = s->dlogits, *dnext = m->d[1] == dcur ? m->d[0] : m->d[1];
-	int bi = 0, rc = OCB_OK;
+	int bi = 0, rc = OCB_OK, comm = last && s->nranks > 1;
 	for (int i = m->cfg.nlayers - 1; i >= 0 && !rc; i--) {
 		const struct ocb_linear *l = &m->layer[i];
 		const float *xin = i == 0 ? s->x : m->act[i];
-		if (i > 0) { /* dx through W, then through the ReLU that made act[i] */
-			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, l->in, l->out,
-				    1.0f, dcur, l->out, l->w, l->in, 0.0f, dnext, l->in);
-			const float *a = m->act[i];
-			for (size_t j = 0; j < (size_t)n * l->in; j++)
-				dnext[j] = a[j] > 0.0f ? dnext[j] : 0.0f;
-		}
 		for (int r = 0; r < n; r++)
 			for (int o = 0; o < l->out; o++)
 				l->gb[o] += dcur[(size_t)r * l->out + o];
-		/* weight gradient bucket by bucket: gW[r0:r1] += dy[:, r0:r1]^T x */
+		/* weight gradient first, bucket by bucket: gW[r0:r1] += dy[:, r0:r1]^T x, so
+		 * its all-reduce overlaps this layer's dx and every layer below */
 		for (; bi < s->bk.n && s->bk.b[bi].layer == i && !rc; bi++) {
 			const struct ocb_dp_bucket *b = &s->bk.b[bi];
 			/* in slices of POLL_ROWS rows, polling in between: MPI progresses the
@@ -95,12 +91,26 @@ static int backward(struct dp_state *s, int n, int last)
 				cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, r1 - r0, l->in, n,
 					    1.0f, dcur + r0, l->out, xin, l->in, 1.0f,
 					    l->gw + (size_t)r0 * l->in, l->in);
-				if (last && s->nranks > 1)
+				if (comm)
 					rc = ocb_dp_buckets_poll(&s->bk);
 			}
-			if (last && s->nranks > 1 && !rc)
+			if (comm && !rc)
 				rc = ocb_dp_buckets_start(&s->bk, bi, m->grads);
 		}
+		if (i == 0 || rc)
+			break;
+		/* dx[n][in] = dy W through the ReLU that made act[i], in row slices with polls */
+		for (int r0 = 0; r0 < n && !rc; r0 += DX_ROWS) {
+			int r1 = r0 + DX_ROWS < n ? r0 + DX_ROWS : n;
+			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, r1 - r0, l->in, l->out,
+				    1.0f, dcur + (size_t)r0 * l->out, l->out, l->w, l->in, 0.0f,
+				    dnext + (size_t)r0 * l->in, l->in);
+			if (comm)
+				rc = ocb_dp_buckets_poll(&s->bk);
+		}
+		const float *a = m->act[i];
+		for (size_t j = 0; j < (size_t)n * l->in; j++)
+			dnext[j] = a[j] > 0.0f ? dnext[j] : 0.0f;
 		float *t = dcur == s->dlogits ? m->d[0] : dcur;
 		dcur = dnext;
 		dnext = t;
@@ -138,10 +148,12 @@ static int dp_step(void *st, long step, float lr, double *loss)
 	if (rc)
 		return rc;
 	*loss = lsum / s->global;
+	double t_opt = MPI_Wtime();
 	if (s->use_lars)
 		ocb_lars_step(&s->lars, s->m.params, s->m.grads, lr);
 	else
 		ocb_optim_step(&s->opt, s->m.params, s->m.grads, lr);
+	s->opt_sum += MPI_Wtime() - t_opt;
 	if (s->steps == s->cap_exposed) {
 		long cap = s->cap_exposed ? 2 * s->cap_exposed : 256;
 		double *p = realloc(s->exposed, (size_t)cap * sizeof *p);
@@ -296,7 +308,7 @@ static int dp_create(const void *spec, const struct ocb_train_cfg *cfg, void **o
 	ocb_mlp_init_weights(&s->m, cfg->seed); /* same seed: same weights on every rank */
 	if ((rc = make_optimizer(s, sp, cfg)) || (rc = alloc_buffers(s)) ||
 	    (rc = ocb_dp_buckets_init(&s->bk, &s->m, s->comm,
-				      sp->bucket_bytes ? sp->bucket_bytes : 256 << 10)))
+				      sp->bucket_bytes ? sp->bucket_bytes : 64 << 10)))
 		goto out;
 	if (s->nranks > 1 &&
 	    ((rc = ocb_dp_buckets_blocking_time(&s->bk, s->m.grads, 3, &s->blocking)) ||
@@ -340,10 +352,16 @@ void ocb_dp_stats(void *st, struct ocb_dp_stats *o)
 	o->nonblocking_s = s->nonblocking;
 	o->exposed_s = s->steps ? ocb_median(s->exposed, (size_t)s->steps) : 0.0;
 	o->exposed_mean_s = s->steps ? s->exposed_sum / s->steps : 0.0;
+	o->wait_s = s->steps ? s->bk.wait_s / s->steps : 0.0;
+	o->polls = s->steps ? (double)s->bk.polls / s->steps : 0.0;
 	o->skew_s = s->steps ? s->skew_sum / s->steps : 0.0;
-	o->compute_s = s->steps ? (s->step_sum - s->exposed_sum - s->skew_sum) / s->steps : 0.0;
+	o->opt_s = s->steps ? s->opt_sum / s->steps : 0.0;
+	o->compute_s = s->steps ? (s->step_sum - s->exposed_sum - s->skew_sum - s->opt_sum) /
+					  s->steps
+				: 0.0;
 	double h = s->nonblocking > 0.0 ? 1.0 - o->exposed_s / s->nonblocking : NAN;
 	o->hidden_share = s->nranks > 1 && s->steps ? (h < 0.0 ? 0.0 : h > 1.0 ? 1.0 : h) : NAN;
+	o->hidden_work = s->bk.all_floats > 0 ? s->bk.done_floats / s->bk.all_floats : NAN;
 }
 
 /* Checkpoints: rank 0's model (every rank holds the same weights). */

@@ -29,7 +29,7 @@ struct ocb_dp_spec {
 	float label_smoothing;   /* 0..1 */
 	int lars;                /* 1: LARS instead of cfg->opt */
 	float lars_eta;          /* trust coefficient; 0: 0.001 */
-	size_t bucket_bytes;     /* 0: 256 KiB */
+	size_t bucket_bytes;     /* 0: 64 KiB (small last buckets: little left exposed) */
 };
 
 /* Communication and overlap of the steps so far (all ranks agree on the step counts;
@@ -44,9 +44,16 @@ struct ocb_dp_stats {
 				 without the wait for slower ranks (median: a rank descheduled
 				 by the OS on a shared machine stalls single steps) */
 	double exposed_mean_s;
+	double wait_s;        /* mean per step: the part of exposed in the final wait (the rest
+				 is the polls' own time) */
+	double polls;         /* mean per step */
 	double skew_s;        /* mean per step: wait for the slowest rank (load imbalance) */
 	double hidden_share;  /* 1 - exposed / nonblocking, clamped to [0, 1]; NaN on one rank */
-	double compute_s;     /* mean per step: step time minus exposed comm and skew */
+	double hidden_work;   /* share of the all-reduced floats whose all-reduce completed
+				 before backward ended (progress-based; NaN on one rank) */
+	double opt_s;         /* mean per step: the optimizer update (every rank does all) */
+	double compute_s;     /* mean per step: step time minus exposed comm, skew, optimizer:
+				 data gathering, forward, backward of this rank's shard */
 	size_t grad_bytes;
 };
 

@@ -86,7 +86,7 @@ Test(dist, core_and_plain_allreduce_agree_on_the_work, .timeout = 120)
 
 /* dp on synthetic data: returns the "final" line's accuracy and loss text */
 static void dp_run(int np, const char *dir, const char *opt, char *final, size_t len,
-		   double *hidden)
+		   double *hidden, double *work)
 {
 	static char out[65536];
 	char args[512];
@@ -96,8 +96,8 @@ static void dp_run(int np, const char *dir, const char *opt, char *final, size_t
 	char *f = strstr(out, "final "), *d = strstr(out, "dp ranks");
 	cr_assert(f && d, "%s", out);
 	int ranks, accum, micro, buckets;
-	cr_assert_eq(sscanf(d, "dp ranks %d accum %d micro %d buckets %d hidden %lf", &ranks,
-			    &accum, &micro, &buckets, hidden), 5, "%s", d);
+	cr_assert_eq(sscanf(d, "dp ranks %d accum %d micro %d buckets %d hidden %lf work %lf",
+			    &ranks, &accum, &micro, &buckets, hidden, work), 6, "%s", d);
 	cr_expect_eq(ranks, np);
 	cr_expect_eq(accum * micro * np, 256);
 	cr_expect_gt(buckets, 3, "the 784x512 layer splits into several buckets");
@@ -108,26 +108,27 @@ static void dp_run(int np, const char *dir, const char *opt, char *final, size_t
 Test(dist, data_parallel_trainer_learns_and_is_deterministic, .timeout = 300)
 {
 	char dir[] = "/tmp/ocb-dist-XXXXXX", a[256], b[256], c[256];
-	double h1, h2, h3;
+	double h1, h2, h3, w1, w2, w3;
 	cr_assert_not_null(mkdtemp(dir));
 	cr_assert_eq(ocb_synth_fmnist_write(dir, 2048, 512, 7), 0);
-	dp_run(2, dir, "lars", a, sizeof a, &h1);
-	dp_run(2, dir, "lars", b, sizeof b, &h2);
+	dp_run(2, dir, "lars", a, sizeof a, &h1, &w1);
+	dp_run(2, dir, "lars", b, sizeof b, &h2, &w2);
 	cr_expect_str_eq(a, b, "same seed, same rank count: same result");
 	cr_expect(h1 >= 0 && h1 <= 1, "hidden share %g", h1);
+	cr_expect(w1 >= 0 && w1 < 1, "hidden work %g (the last bucket is never hidden)", w1);
 	double acc, l0, l1;
 	cr_assert_eq(sscanf(a, "final %lf %lf %lf", &acc, &l0, &l1), 3, "%s", a);
 	cr_expect_gt(acc, 0.9, "separable synthetic classes: %s", a);
 	cr_expect_lt(l1, l0);
 	/* one rank, same global batch: the same mathematics, sums in another order */
-	dp_run(1, dir, "lars", c, sizeof c, &h3);
+	dp_run(1, dir, "lars", c, sizeof c, &h3, &w3);
 	double acc1, l01, l11;
 	cr_assert_eq(sscanf(c, "final %lf %lf %lf", &acc1, &l01, &l11), 3, "%s", c);
-	cr_expect(isnan(h3), "no communication on one rank");
+	cr_expect(isnan(h3) && isnan(w3), "no communication on one rank");
 	cr_expect_float_eq(l01, l0, 1e-4 * l0, "first loss 1 rank %g, 2 ranks %g", l01, l0);
 	cr_expect_float_eq(l11, l1, 0.05 * l1 + 1e-3, "final loss 1 rank %g, 2 ranks %g", l11, l1);
 	/* SGD runs through the same trainer */
-	dp_run(2, dir, "sgd", a, sizeof a, &h1);
+	dp_run(2, dir, "sgd", a, sizeof a, &h1, &w1);
 	cr_assert_eq(sscanf(a, "final %lf %lf %lf", &acc, &l0, &l1), 3, "%s", a);
 	cr_expect_lt(l1, l0);
 	char cmd[600];

@@ -4,7 +4,9 @@
  *
  *   dist_check coll                 every op, in/out-of-place, 8 B .. 1 MiB: #wrong, busbw
  *   dist_check plain BYTES          the core's allreduce and the plain MPI loop, s/call
- *   dist_check dp OPT GBATCH EPOCHS data-parallel MLP on a synthetic set (dp_check.c)
+ *   dist_check dp DIR OPT GBATCH EPOCHS data-parallel MLP (dp_check.c)
+ *   dist_check sweep MAX_BYTES BUDGET  the suite's sweep (collect/dist_sweep.c): one line
+ *                                   per point, one per fit, the plain loop
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -14,6 +16,7 @@
 #include "../../common/ocb_error.h"
 #include "../../kernels/coll.h"
 #include "../../kernels/coll_model.h"
+#include "../../collect/dist_sweep.h"
 #include "dist_check.h"
 
 static int run_coll(int rank, int n)
@@ -65,6 +68,32 @@ static int run_plain(int rank, size_t bytes)
 	return rc;
 }
 
+static int run_sweep(int rank, size_t max_bytes, double budget)
+{
+	struct ocb_dist_sweep_cfg c;
+	struct ocb_dist_sweep s;
+	ocb_dist_sweep_defaults(&c);
+	c.max_bytes = max_bytes;
+	c.plain_bytes = max_bytes;
+	c.budget_s = budget;
+	int rc = ocb_dist_sweep_run(MPI_COMM_WORLD, &c, &s);
+	if (rc || rank)
+		return rc;
+	for (int i = 0; i < s.npt; i++)
+		printf("point %s %d %zu %.4e %.4e %.4e %ld\n", ocb_coll_name(s.pt[i].op),
+		       s.pt[i].inplace, s.pt[i].bytes, s.pt[i].time_s, s.pt[i].algbw,
+		       s.pt[i].busbw, s.pt[i].wrong);
+	for (int op = 0; op < OCB_COLL_NOPS; op++)
+		if (s.fit_ok[op])
+			printf("fit %s alpha %.3e beta %.3e gamma %.3e rms %.3f max %.3f\n",
+			       ocb_coll_name(op), s.fit[op].alpha, s.fit[op].beta, s.fit[op].gamma,
+			       s.fit[op].rms_rel_err, s.fit[op].max_rel_err);
+	printf("plain core %.6e plain %.6e ratio %.3f wrong %ld\n", s.core_s, s.plain_s,
+	       s.plain_s / s.core_s, s.wrong);
+	ocb_dist_sweep_release(&s);
+	return OCB_OK;
+}
+
 int main(int argc, char **argv)
 {
 	int rank, n, rc = OCB_EINVAL;
@@ -75,6 +104,8 @@ int main(int argc, char **argv)
 		rc = run_coll(rank, n);
 	else if (argc >= 3 && strcmp(argv[1], "plain") == 0)
 		rc = run_plain(rank, (size_t)atol(argv[2]));
+	else if (argc >= 4 && strcmp(argv[1], "sweep") == 0)
+		rc = run_sweep(rank, (size_t)atol(argv[2]), atof(argv[3]));
 	else if (argc >= 2 && strcmp(argv[1], "dp") == 0)
 		rc = dist_check_dp(rank, n, argc - 2, argv + 2);
 	if (rc)
