@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../collect/mllog_rules.h"
 #include "../reference/data_synth.h"
 #include "cli_util.h"
 
@@ -134,4 +135,35 @@ Test(dist, data_parallel_trainer_learns_and_is_deterministic, .timeout = 300)
 	char cmd[600];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	cr_expect_eq(system(cmd), 0);
+}
+
+Test(dist, mllog_of_every_rank_follows_the_mlperf_hpc_rules, .timeout = 300)
+{
+	char dir[] = "/tmp/ocb-distlog-XXXXXX", args[600], path[700];
+	static char out[65536];
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_eq(ocb_synth_fmnist_write(dir, 2048, 512, 3), 0);
+	snprintf(args, sizeof args, "train %s %s 3 256 2048", dir, dir);
+	cr_assert_eq(mpirun(2, args, out, sizeof out), 0, "%s", out);
+	int ranks, reached, epochs;
+	char *l = strstr(out, "train ranks");
+	cr_assert_not_null(l, "%s", out);
+	cr_assert_eq(sscanf(l, "train ranks %d reached %d epochs %d", &ranks, &reached, &epochs), 3);
+	cr_expect_eq(ranks, 2);
+	cr_expect(reached && epochs >= 1 && epochs <= 3, "synthetic classes reach 0.88: %s", l);
+	for (int r = 0; r < 2; r++) {
+		struct ocb_mllog_verdict v;
+		snprintf(path, sizeof path, "%s/mllog_dist_mlp_rank%d.txt", dir, r);
+		cr_assert_eq(ocb_mllog_check_file(path, &v), 0, "%s", path);
+		cr_expect_gt(v.events, 20);
+		cr_expect_eq(v.nviol, 0, "rank %d: %d violations, first: %s", r, v.nviol, v.viol[0]);
+		size_t len;
+		char *text = cli_slurp(path, &len);
+		cr_assert_not_null(text);
+		cr_expect_not_null(strstr(text, "\"status\": \"success\""), "target reached");
+		cr_expect_not_null(strstr(text, "\"lars_opt_weight_decay\""));
+		free(text);
+	}
+	snprintf(args, sizeof args, "rm -rf %s", dir);
+	cr_expect_eq(system(args), 0);
 }

@@ -5,6 +5,8 @@
  *   dist_check coll                 every op, in/out-of-place, 8 B .. 1 MiB: #wrong, busbw
  *   dist_check plain BYTES          the core's allreduce and the plain MPI loop, s/call
  *   dist_check dp DIR OPT GBATCH EPOCHS data-parallel MLP (dp_check.c)
+ *   dist_check train DATA OUT EPOCHS BATCH [MAX_TRAIN]  collect/dist_train.c with MLLOG
+ *                                   files in OUT: one "train ..." line
  *   dist_check sweep MAX_BYTES BUDGET  the suite's sweep (collect/dist_sweep.c): one line
  *                                   per point, one per fit, the plain loop
  */
@@ -17,6 +19,7 @@
 #include "../../kernels/coll.h"
 #include "../../kernels/coll_model.h"
 #include "../../collect/dist_sweep.h"
+#include "../../collect/dist_train.h"
 #include "dist_check.h"
 
 static int run_coll(int rank, int n)
@@ -94,6 +97,27 @@ static int run_sweep(int rank, size_t max_bytes, double budget)
 	return OCB_OK;
 }
 
+static int run_train(int rank, int argc, char **argv)
+{
+	struct ocb_dist_train_cfg c;
+	struct ocb_dist_train_result r;
+	ocb_dist_train_defaults(&c);
+	c.data_dir = argv[0];
+	c.out_dir = argv[1];
+	c.epochs = atoi(argv[2]);
+	c.global_batch = atoi(argv[3]);
+	c.max_train = argc > 4 ? atoi(argv[4]) : 0;
+	c.lr = 5.0f;
+	c.warmup_epochs = 1.0f;
+	int rc = ocb_dist_train(MPI_COMM_WORLD, &c, &r);
+	if (!rc && rank == 0)
+		printf("train ranks %d reached %d epochs %d acc %.4f staging %.3f init %.3f run %.3f "
+		       "steps %ld step %.5f sps %.1f cps %.3e\n", r.nranks, r.reached, r.epochs,
+		       r.accuracy, r.staging_s, r.init_s, r.run_s, r.steps, r.step_s,
+		       r.samples_per_s, r.compute_per_sample_s);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	int rank, n, rc = OCB_EINVAL;
@@ -104,6 +128,8 @@ int main(int argc, char **argv)
 		rc = run_coll(rank, n);
 	else if (argc >= 3 && strcmp(argv[1], "plain") == 0)
 		rc = run_plain(rank, (size_t)atol(argv[2]));
+	else if (argc >= 6 && strcmp(argv[1], "train") == 0)
+		rc = run_train(rank, argc - 2, argv + 2);
 	else if (argc >= 4 && strcmp(argv[1], "sweep") == 0)
 		rc = run_sweep(rank, (size_t)atol(argv[2]), atof(argv[3]));
 	else if (argc >= 2 && strcmp(argv[1], "dp") == 0)
