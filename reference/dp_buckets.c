@@ -61,11 +61,13 @@ int ocb_dp_buckets_start(struct ocb_dp_buckets *bk, int i, float *grads)
 	bk->started++;
 	bk->all_floats += (double)b->len;
 	bk->exposed_s += MPI_Wtime() - t0;
-	return rc == MPI_SUCCESS ? ocb_dp_buckets_poll(bk)
-				 : ocb_seterr(OCB_ERUNTIME, "dp: MPI_Iallreduce failed");
+	if (rc != MPI_SUCCESS)
+		return ocb_seterr(OCB_ERUNTIME, "dp: MPI_Iallreduce failed");
+	return bk->quiet ? OCB_OK : ocb_dp_buckets_poll(bk);
 }
 
-int ocb_dp_buckets_poll(struct ocb_dp_buckets *bk)
+/* One Testsome over the started requests, counting what completed. */
+static int test_some(struct ocb_dp_buckets *bk)
 {
 	int done;
 	if (!bk->started)
@@ -77,7 +79,12 @@ int ocb_dp_buckets_poll(struct ocb_dp_buckets *bk)
 		bk->done_floats += (double)bk->b[bk->idx[i]].len;
 	bk->polls++;
 	bk->exposed_s += MPI_Wtime() - t0;
-	return rc == MPI_SUCCESS ? OCB_OK : ocb_seterr(OCB_ERUNTIME, "dp: MPI_Testall failed");
+	return rc == MPI_SUCCESS ? OCB_OK : ocb_seterr(OCB_ERUNTIME, "dp: MPI_Testsome failed");
+}
+
+int ocb_dp_buckets_poll(struct ocb_dp_buckets *bk)
+{
+	return bk->quiet ? OCB_OK : test_some(bk);
 }
 
 int ocb_dp_buckets_wait(struct ocb_dp_buckets *bk)
@@ -89,7 +96,7 @@ int ocb_dp_buckets_wait(struct ocb_dp_buckets *bk)
 	bk->skew_s += t1 - t0;
 	/* every rank has finished backward: what is complete now was hidden behind it (the
 	 * slowest rank's backward is the step's critical path) */
-	if (ocb_dp_buckets_poll(bk))
+	if (test_some(bk))
 		return ocb_seterr(OCB_ERUNTIME, "dp: MPI_Testsome failed");
 	t0 = MPI_Wtime();
 	int rc = MPI_Waitall(bk->n, bk->req, MPI_STATUSES_IGNORE);

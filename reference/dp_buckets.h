@@ -36,6 +36,8 @@ struct ocb_dp_buckets {
 	struct ocb_dp_bucket *b;
 	MPI_Request *req;
 	int n, started;
+	int quiet;          /* 1: no progress polls during backward (oversubscribed node: Open
+			       MPI then yields the core on every idle poll, a whole time slice) */
 	int *idx;           /* [n] scratch of MPI_Testsome */
 	double done_floats; /* accumulated: floats of buckets whose all-reduce completed
 			       before backward ended (seen done by a poll) */

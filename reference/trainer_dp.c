@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../common/ocb_alloc.h"
 #include "../common/ocb_error.h"
@@ -275,6 +276,21 @@ static int alloc_buffers(struct dp_state *s)
 	return OCB_OK;
 }
 
+/* More ranks on this node than online CPUs (MPI-3 shared-memory split: ranks per node). */
+static int oversubscribed(MPI_Comm comm)
+{
+	MPI_Comm node;
+	int local = 1, over;
+	if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+	    MPI_SUCCESS) {
+		MPI_Comm_size(node, &local);
+		MPI_Comm_free(&node);
+	}
+	over = local > sysconf(_SC_NPROCESSORS_ONLN);
+	MPI_Allreduce(MPI_IN_PLACE, &over, 1, MPI_INT, MPI_MAX, comm); /* all ranks alike */
+	return over;
+}
+
 static int dp_create(const void *spec, const struct ocb_train_cfg *cfg, void **out)
 {
 	const struct ocb_dp_spec *sp = spec;
@@ -310,6 +326,7 @@ static int dp_create(const void *spec, const struct ocb_train_cfg *cfg, void **o
 	    (rc = ocb_dp_buckets_init(&s->bk, &s->m, s->comm,
 				      sp->bucket_bytes ? sp->bucket_bytes : 64 << 10)))
 		goto out;
+	s->bk.quiet = oversubscribed(s->comm);
 	if (s->nranks > 1 &&
 	    ((rc = ocb_dp_buckets_blocking_time(&s->bk, s->m.grads, 3, &s->blocking)) ||
 	     (rc = ocb_dp_buckets_nonblocking_time(&s->bk, s->m.grads, 5, &s->nonblocking))))
@@ -353,6 +370,7 @@ void ocb_dp_stats(void *st, struct ocb_dp_stats *o)
 	o->exposed_s = s->steps ? ocb_median(s->exposed, (size_t)s->steps) : 0.0;
 	o->exposed_mean_s = s->steps ? s->exposed_sum / s->steps : 0.0;
 	o->wait_s = s->steps ? s->bk.wait_s / s->steps : 0.0;
+	o->oversubscribed = s->bk.quiet;
 	o->polls = s->steps ? (double)s->bk.polls / s->steps : 0.0;
 	o->skew_s = s->steps ? s->skew_sum / s->steps : 0.0;
 	o->opt_s = s->steps ? s->opt_sum / s->steps : 0.0;

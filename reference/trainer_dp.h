@@ -6,7 +6,8 @@
  *   - a shard larger than micro_batch is processed in accumulation micro-batches
  *     (gradients summed), so a global batch of 8,192 and beyond runs on few ranks;
  *   - gradients of the last micro-batch are all-reduced in buckets with MPI_Iallreduce
- *     started during backward (dp_buckets.h), overlap measured;
+ *     started during backward (dp_buckets.h), overlap measured; MPI is polled between
+ *     slices of the backward GEMMs unless the node is oversubscribed;
  *   - optimizer: LARS (optim_lars.h; eta lars_eta, cfg momentum and weight_decay; biases
  *     exempt) or cfg->opt (SGD momentum / AdamW as optim.h, biases not decayed);
  *   - softmax cross-entropy with label smoothing eps: target (1-eps) onehot + eps/K
@@ -47,6 +48,7 @@ struct ocb_dp_stats {
 	double wait_s;        /* mean per step: the part of exposed in the final wait (the rest
 				 is the polls' own time) */
 	double polls;         /* mean per step */
+	int oversubscribed;   /* more ranks than CPUs on a node: no polls during backward */
 	double skew_s;        /* mean per step: wait for the slowest rank (load imbalance) */
 	double hidden_share;  /* 1 - exposed / nonblocking, clamped to [0, 1]; NaN on one rank */
 	double hidden_work;   /* share of the all-reduced floats whose all-reduce completed
