@@ -190,3 +190,29 @@ Test(projection, fabric_files)
 	cr_expect_neq(ocb_fabric_load("/tmp/ocb-bad-fabric.json", &f), 0);
 	remove("/tmp/ocb-bad-fabric.json");
 }
+
+#include "../common/ocb_xroof.h"
+
+Test(xroof, the_largest_bound_wins)
+{
+	struct ocb_xroof_work w = {.flops = 1e9, .mem_bytes = 1e8, .net_bytes = 4e6,
+				   .io_bytes = 8e6};
+	struct ocb_xroof_ceil c = {.flops_per_s = 50e9, .mem_bytes_per_s = 14e9,
+				   .net_bytes_per_s = 1e9, .io_bytes_per_s = 0.2e9};
+	struct ocb_xroof x;
+	ocb_xroof_place(&w, &c, 0.1, &x);
+	cr_expect_float_eq(x.t[OCB_XROOF_COMPUTE], 0.02, 1e-12);
+	cr_expect_float_eq(x.t[OCB_XROOF_MEMORY], 1e8 / 14e9, 1e-12);
+	cr_expect_float_eq(x.t[OCB_XROOF_STAGING], 0.04, 1e-12);
+	cr_expect_eq(x.bound, OCB_XROOF_STAGING);
+	cr_expect_str_eq(ocb_xroof_name(x.bound), "staging");
+	cr_expect_float_eq(x.fraction, 0.4, 1e-12);
+	/* an unknown ceiling never wins; nothing known: NaN */
+	c.io_bytes_per_s = NAN;
+	ocb_xroof_place(&w, &c, 0.1, &x);
+	cr_expect(isnan(x.t[OCB_XROOF_STAGING]));
+	cr_expect_eq(x.bound, OCB_XROOF_COMPUTE);
+	struct ocb_xroof_ceil none = {0};
+	ocb_xroof_place(&w, &none, 0.1, &x);
+	cr_expect(isnan(x.t_bound) && isnan(x.fraction));
+}
