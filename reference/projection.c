@@ -1,6 +1,7 @@
 /* projection: strong-scaling model of data-parallel training (see projection.h). */
 #include "projection.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -62,4 +63,28 @@ int ocb_project(const struct ocb_proj_input *in, const struct ocb_fabric *fabric
 	out->efficiency = (B / step1) > 0 ? out->samples_per_s / (p * (B / step1)) : 0.0;
 	out->time_to_train_s = in->fixed_s + (double)in->steps_to_target * out->step_s;
 	return OCB_OK;
+}
+
+int ocb_project_table(const struct ocb_proj_input *in, const struct ocb_fabric *fabric,
+		      int first, int last, struct ocb_proj_point *out, int max)
+{
+	int n = 0;
+	if (first < 1 || last < first)
+		return ocb_seterr(OCB_EINVAL, "projection table: ranks %d..%d", first, last);
+	for (long p = first; p <= last && n < max; p *= 2) {
+		int rc = ocb_project(in, fabric, (int)p, &out[n]);
+		if (rc)
+			return rc;
+		n++;
+	}
+	return n;
+}
+
+double ocb_project_error(const struct ocb_proj_input *in, const struct ocb_fabric *fabric,
+			 int p, double measured_step_s)
+{
+	struct ocb_proj_point pt;
+	if (!(measured_step_s > 0) || ocb_project(in, fabric, p, &pt))
+		return NAN;
+	return (pt.step_s - measured_step_s) / measured_step_s;
 }

@@ -63,4 +63,14 @@ struct ocb_proj_point {
 int ocb_project(const struct ocb_proj_input *in, const struct ocb_fabric *fabric, int p,
 		struct ocb_proj_point *out);
 
+/* The paper-style table: p = first, 2 first, ... <= last (powers of two from 8 to 2048
+ * by default), into out[max]; returns the rows written, or a negative status. */
+int ocb_project_table(const struct ocb_proj_input *in, const struct ocb_fabric *fabric,
+		      int first, int last, struct ocb_proj_point *out, int max);
+
+/* Relative error of the model against a measured step time at p ranks:
+ * (predicted - measured) / measured; NaN if measured <= 0 or the projection fails. */
+double ocb_project_error(const struct ocb_proj_input *in, const struct ocb_fabric *fabric,
+			 int p, double measured_step_s);
+
 #endif

@@ -216,3 +216,21 @@ Test(xroof, the_largest_bound_wins)
 	ocb_xroof_place(&w, &none, 0.1, &x);
 	cr_expect(isnan(x.t_bound) && isnan(x.fraction));
 }
+
+Test(projection, table_and_error)
+{
+	struct ocb_proj_input in = input();
+	struct ocb_fabric fab;
+	struct ocb_proj_point t[16], one;
+	cr_assert_eq(ocb_fabric_load("examples/interconnects/infiniband_hdr.json", &fab), 0);
+	int n = ocb_project_table(&in, &fab, 8, 2048, t, 16);
+	cr_assert_eq(n, 9, "8, 16, ..., 2048");
+	cr_expect_eq(t[0].ranks, 8);
+	cr_expect_eq(t[8].ranks, 2048);
+	cr_expect_gt(t[8].time_to_train_s, in.fixed_s);
+	ocb_project(&in, NULL, 2, &one);
+	cr_expect_float_eq(ocb_project_error(&in, NULL, 2, one.step_s), 0.0, 1e-12);
+	cr_expect_float_eq(ocb_project_error(&in, NULL, 2, one.step_s * 2), -0.5, 1e-12);
+	cr_expect(isnan(ocb_project_error(&in, NULL, 2, 0)));
+	cr_expect_lt(ocb_project_table(&in, &fab, 0, 8, t, 16), 0);
+}
