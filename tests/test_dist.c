@@ -167,3 +167,30 @@ Test(dist, mllog_of_every_rank_follows_the_mlperf_hpc_rules, .timeout = 300)
 	snprintf(args, sizeof args, "rm -rf %s", dir);
 	cr_expect_eq(system(args), 0);
 }
+
+static void lmdp(int np, double *first, double *final, double *val)
+{
+	static char out[65536];
+	cr_assert_eq(mpirun(np, "lmdp 30 8", out, sizeof out), 0, "%s", out);
+	char *l = strstr(out, "lmdp ranks");
+	int ranks;
+	cr_assert_not_null(l, "%s", out);
+	cr_assert_eq(sscanf(l, "lmdp ranks %d first %lf final %lf val %lf", &ranks, first, final,
+			    val), 4, "%s", l);
+	cr_expect_eq(ranks, np);
+}
+
+Test(dist, data_parallel_lm_matches_one_rank, .timeout = 300)
+{
+	double f1, l1, v1, f2, l2, v2, f2b, l2b, v2b;
+	lmdp(1, &f1, &l1, &v1);
+	lmdp(2, &f2, &l2, &v2);
+	lmdp(2, &f2b, &l2b, &v2b);
+	cr_expect(f2 == f2b && l2 == l2b && v2 == v2b, "same seed, 2 ranks: same losses");
+	cr_expect_lt(l2, f2, "it learns");
+	/* the same windows and the mean of equal-sized rank means: the one-rank mathematics,
+	 * summed in another order */
+	cr_expect_float_eq(f2, f1, 1e-6 * f1);
+	cr_expect_float_eq(l2, l1, 1e-3 * l1);
+	cr_expect_float_eq(v2, v1, 1e-3 * v1);
+}

@@ -5,6 +5,7 @@
  *   dist_check coll                 every op, in/out-of-place, 8 B .. 1 MiB: #wrong, busbw
  *   dist_check plain BYTES          the core's allreduce and the plain MPI loop, s/call
  *   dist_check dp DIR OPT GBATCH EPOCHS data-parallel MLP (dp_check.c)
+ *   dist_check lmdp STEPS BATCH     data-parallel LM (lm_dp_check.c)
  *   dist_check train DATA OUT EPOCHS BATCH [MAX_TRAIN]  collect/dist_train.c with MLLOG
  *                                   files in OUT: one "train ..." line
  *   dist_check sweep MAX_BYTES BUDGET  the suite's sweep (collect/dist_sweep.c): one line
@@ -132,6 +133,8 @@ int main(int argc, char **argv)
 		rc = run_train(rank, argc - 2, argv + 2);
 	else if (argc >= 4 && strcmp(argv[1], "sweep") == 0)
 		rc = run_sweep(rank, (size_t)atol(argv[2]), atof(argv[3]));
+	else if (argc >= 2 && strcmp(argv[1], "lmdp") == 0)
+		rc = dist_check_lm_dp(rank, n, argc - 2, argv + 2);
 	else if (argc >= 2 && strcmp(argv[1], "dp") == 0)
 		rc = dist_check_dp(rank, n, argc - 2, argv + 2);
 	if (rc)

@@ -5,4 +5,7 @@
 /* `dp DATA_DIR OPT GBATCH EPOCHS [LR [MAX_TRAIN]]`: trains the data-parallel MLP. */
 int dist_check_dp(int rank, int nranks, int argc, char **argv);
 
+/* `lmdp STEPS GLOBAL_BATCH`: trains the data-parallel LM on a synthetic corpus. */
+int dist_check_lm_dp(int rank, int nranks, int argc, char **argv);
+
 #endif
