@@ -45,8 +45,10 @@ static cJSON *meta_num(const char *k, double v)
 	return m;
 }
 
-#define LOG(r, type, key, value, meta) \
-	((r)->log ? OCB_MLLOG((r)->log, type, key, value, meta) : (cJSON_Delete(value), cJSON_Delete(meta), 0))
+/* An event when this rank logs; otherwise value and meta are freed. */
+#define LOG(r, type, key, value, meta)                                \
+	((r)->log ? OCB_MLLOG((r)->log, type, key, value, meta)       \
+		  : (cJSON_Delete(value), cJSON_Delete(meta), OCB_OK))
 
 static int on_event(void *c, enum ocb_train_event ev, long step, int epoch)
 {

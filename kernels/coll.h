@@ -81,9 +81,10 @@ int ocb_coll_measure_for(MPI_Comm comm, struct ocb_coll_bufs *b, enum ocb_coll_o
  * guess: clamp(target_s * guess_bw / bytes, lo, hi). */
 int ocb_coll_iters_for(size_t bytes, double target_s, double guess_bw, int lo, int hi);
 
-/* The reference: a plain loop of out-of-place MPI_Allreduce (SUM, fp32) on its own two malloc'd buffers of `bytes` (touched once before timing), timed with
- * MPI_Wtime between two barriers, best of `trials`, slowest rank. Nothing of the core
- * above is used: it checks that the core's numbers are MPI's. *time_s: one call. */
+/* The reference: a plain loop of out-of-place MPI_Allreduce (SUM, fp32) on its own two
+ * buffers of `bytes` (touched once before timing), timed with MPI_Wtime after a barrier,
+ * best of `trials`, slowest rank. Nothing of the core above is used: it checks that the
+ * core's numbers are MPI's. *time_s: one call. */
 int ocb_coll_plain_allreduce(MPI_Comm comm, size_t bytes, int iters, int trials,
 			     double *time_s);
 

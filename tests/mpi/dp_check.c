@@ -73,10 +73,12 @@ int dist_check_dp(int rank, int nranks, int argc, char **argv)
 	struct ocb_dp_stats ds;
 	ocb_dp_stats(st, &ds);
 	if (rank == 0) {
-		printf("dp ranks %d accum %d micro %d buckets %d hidden %.4f work %.4f exposed %.6f wait %.6f polls %.0f "
-		       "skew %.6f blocking %.6f nonblocking %.6f opt %.6f compute %.6f step %.6f\n", ds.nranks, ds.accum, ds.micro,
-		       ds.nbuckets, ds.hidden_share, ds.hidden_work,
-		       ds.exposed_s, ds.wait_s, ds.polls, ds.skew_s, ds.blocking_s, ds.nonblocking_s, ds.opt_s, ds.compute_s,
+		printf("dp ranks %d accum %d micro %d buckets %d hidden %.4f work %.4f "
+		       "exposed %.6f wait %.6f polls %.0f skew %.6f blocking %.6f "
+		       "nonblocking %.6f opt %.6f compute %.6f step %.6f\n",
+		       ds.nranks, ds.accum, ds.micro, ds.nbuckets, ds.hidden_share,
+		       ds.hidden_work, ds.exposed_s, ds.wait_s, ds.polls, ds.skew_s,
+		       ds.blocking_s, ds.nonblocking_s, ds.opt_s, ds.compute_s,
 		       res.step_time / (res.steps ? res.steps : 1));
 		printf("final %.4f %.9g %.9g\n", res.final_eval.accuracy, res.first_loss,
 		       res.final_train_loss);
