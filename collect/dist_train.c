@@ -212,7 +212,8 @@ static int train(struct run *r, void *st, const struct ocb_train_cfg *tc)
 		return rc;
 	res->time_to_train_s = res->reached ? res->run_s : NAN;
 	res->steps = tr.steps;
-	res->step_s = slowest(r->comm, tr.steps ? tr.step_time / tr.steps : NAN);
+	res->step_rank_s = tr.steps ? tr.step_time / tr.steps : NAN;
+	res->step_s = slowest(r->comm, res->step_rank_s);
 	res->samples_per_s = res->step_s > 0 ? tc->batch / res->step_s : NAN;
 	res->step_flops = tr.info.step_flops;
 	ocb_dp_stats(st, &res->dp);

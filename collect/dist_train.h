@@ -44,7 +44,9 @@ struct ocb_dist_train_result {
 	double staging_s, init_s, run_s; /* slowest rank */
 	double time_to_train_s; /* run_s when reached, NaN otherwise (MLPerf: no score) */
 	long steps;
-	double step_s;          /* mean optimizer step (forward + backward + comm + update) */
+	double step_s;          /* mean optimizer step (forward + backward + comm + update),
+				   slowest rank */
+	double step_rank_s;     /* the same on this rank */
 	double samples_per_s;   /* global samples / step time */
 	double compute_per_sample_s; /* rank compute / local samples (for the projection) */
 	struct ocb_dp_stats dp; /* rank 0's */
