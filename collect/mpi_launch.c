@@ -123,3 +123,29 @@ int ocb_mpi_run(const char *const *argv, double timeout_s, int *exit_status)
 		nanosleep(&(struct timespec){0, 20000000}, NULL);
 	}
 }
+
+int ocb_mpi_launch_all(const char *self, const char *const *args, int nargs, const int *ranks,
+		       int nranks, int cores, double timeout_s, int *status)
+{
+	const char *argv[128];
+	char np[16];
+	int rc = OCB_OK;
+	for (int i = 0; i < nranks; i++)
+		status[i] = -2;
+	setenv("OCB_DIST_JOB", "1", 1); /* the children know they are the job's ranks */
+	for (int i = 0; i < nranks && !rc; i++) {
+		if ((rc = ocb_mpi_relaunch_argv(ranks[i], cores, geteuid() == 0, self, args, nargs,
+						np, argv, 128)))
+			break;
+		if ((rc = ocb_mpi_run(argv, timeout_s, &status[i])))
+			break;
+		if (status[i] == -1)
+			rc = ocb_seterr(OCB_ERUNTIME, "the %d-rank job did not finish within %.0f s: "
+						      "ended", ranks[i], timeout_s);
+		else if (status[i] != 0)
+			rc = ocb_seterr(OCB_ERUNTIME, "the %d-rank job failed (mpirun exit status "
+						      "%d)", ranks[i], status[i]);
+	}
+	unsetenv("OCB_DIST_JOB");
+	return rc;
+}

@@ -48,4 +48,12 @@ int ocb_mpi_relaunch_argv(int ranks, int cores, int is_root, const char *self,
  * be started. */
 int ocb_mpi_run(const char *const *argv, double timeout_s, int *exit_status);
 
+/* `ocbench run --suite dist --ranks 1,2,4` outside a job: for each rank count, runs
+ * `mpirun -np N ... self args...` (ocb_mpi_relaunch_argv) with OCB_DIST_JOB=1 in its
+ * environment and a deadline of timeout_s; stops at the first job that fails or times
+ * out. status[i] gets each job's exit status (-1: timed out, not run: -2). Returns OCB_OK
+ * when every job exited 0, else OCB_ERUNTIME naming the first failed rank count. */
+int ocb_mpi_launch_all(const char *self, const char *const *args, int nargs, const int *ranks,
+		       int nranks, int cores, double timeout_s, int *status);
+
 #endif

@@ -2,9 +2,12 @@
  * command line, and the deadline that ends a hanging job. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../collect/mpi_launch.h"
+#include "cli_util.h"
 
 static void clear_env(void)
 {
@@ -82,4 +85,39 @@ Test(mpi_launch, a_killed_rank_fails_the_job, .timeout = 120)
 	int st;
 	cr_assert_eq(ocb_mpi_run(argv, 60, &st), 0);
 	cr_expect(st != 0 && st != -1, "mpirun status %d (the job ended early, not hung)", st);
+}
+
+Test(mpi_launch, launch_all_runs_each_rank_count_and_stops_at_a_failure, .timeout = 120)
+{
+	char dir[] = "/tmp/ocb-launch-XXXXXX", self[128], log[160], cmd[400];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(self, sizeof self, "%s/fake.sh", dir);
+	snprintf(log, sizeof log, "%s/log", dir);
+	FILE *f = fopen(self, "w");
+	cr_assert_not_null(f);
+	/* each rank appends "size rank job"; the 4-rank job's rank 3 fails */
+	fprintf(f, "#!/bin/sh\necho \"$OMPI_COMM_WORLD_SIZE $OMPI_COMM_WORLD_RANK $OCB_DIST_JOB $1\" >> %s\n"
+		   "[ \"$OMPI_COMM_WORLD_SIZE\" = 4 ] && [ \"$OMPI_COMM_WORLD_RANK\" = 3 ] && exit 5\n"
+		   "exit 0\n", log);
+	fclose(f);
+	chmod(self, 0755);
+	setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+	setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+	const char *args[] = {"run"};
+	int ranks[] = {1, 2, 4, 1}, st[4];
+	int rc = ocb_mpi_launch_all(self, args, 1, ranks, 4, 2, 60, st);
+	cr_expect_neq(rc, 0, "the 4-rank job failed");
+	cr_expect(st[0] == 0 && st[1] == 0, "%d %d", st[0], st[1]);
+	cr_expect(st[2] != 0 && st[2] != -1, "failed, not hung: %d", st[2]);
+	cr_expect_eq(st[3], -2, "not run after the failure");
+	size_t len;
+	char *text = cli_slurp(log, &len);
+	cr_assert_not_null(text);
+	cr_expect_not_null(strstr(text, "1 0 1 run"));
+	cr_expect_not_null(strstr(text, "2 1 1 run"));
+	cr_expect_not_null(strstr(text, "4 3 1 run"));
+	cr_expect_null(getenv("OCB_DIST_JOB"));
+	free(text);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_expect_eq(system(cmd), 0);
 }
