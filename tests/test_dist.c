@@ -143,7 +143,7 @@ Test(dist, mllog_of_every_rank_follows_the_mlperf_hpc_rules, .timeout = 300)
 	static char out[65536];
 	cr_assert_not_null(mkdtemp(dir));
 	cr_assert_eq(ocb_synth_fmnist_write(dir, 2048, 512, 3), 0);
-	snprintf(args, sizeof args, "train %s %s 3 256 2048", dir, dir);
+	snprintf(args, sizeof args, "train %s %s 3 256 2048 5 1", dir, dir);
 	cr_assert_eq(mpirun(2, args, out, sizeof out), 0, "%s", out);
 	int ranks, reached, epochs;
 	char *l = strstr(out, "train ranks");

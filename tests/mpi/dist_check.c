@@ -6,7 +6,7 @@
  *   dist_check plain BYTES          the core's allreduce and the plain MPI loop, s/call
  *   dist_check dp DIR OPT GBATCH EPOCHS data-parallel MLP (dp_check.c)
  *   dist_check lmdp STEPS BATCH     data-parallel LM (lm_dp_check.c)
- *   dist_check train DATA OUT EPOCHS BATCH [MAX_TRAIN]  collect/dist_train.c with MLLOG
+ *   dist_check train DATA OUT EPOCHS BATCH [MAX_TRAIN [LR [WARMUP]]]  collect/dist_train.c
  *                                   files in OUT: one "train ..." line
  *   dist_check sweep MAX_BYTES BUDGET  the suite's sweep (collect/dist_sweep.c): one line
  *                                   per point, one per fit, the plain loop
@@ -108,8 +108,10 @@ static int run_train(int rank, int argc, char **argv)
 	c.epochs = atoi(argv[2]);
 	c.global_batch = atoi(argv[3]);
 	c.max_train = argc > 4 ? atoi(argv[4]) : 0;
-	c.lr = 5.0f;
-	c.warmup_epochs = 1.0f;
+	if (argc > 5)
+		c.lr = (float)atof(argv[5]);
+	if (argc > 6)
+		c.warmup_epochs = (float)atof(argv[6]);
 	int rc = ocb_dist_train(MPI_COMM_WORLD, &c, &r);
 	if (!rc && rank == 0)
 		printf("train ranks %d reached %d epochs %d acc %.4f staging %.3f init %.3f run %.3f "
