@@ -29,13 +29,13 @@ ALL_CFLAGS = $(OCB_CFLAGS) $(CFLAGS)
 LDLIBS   += $(PKG_LIBS) -fopenmp -lm
 
 # Every .c in these folders is part of the library; ocbench.c holds main().
-LIB_DIRS := common db kernels reference collect report cli
+LIB_DIRS := common db kernels workloads collect report cli
 LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/db/schema_blob.o
 TEST_SRC := $(wildcard tests/*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
-BENCH_SRC := $(wildcard bench/*.c)
-BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+BENCH_SRC := $(wildcard tests/perf/*.c)
+BENCH_BIN := $(BENCH_SRC:tests/perf/%.c=$(BUILD)/perf/%)
 
 .PHONY: all deps run check sanitize bench clean help probe
 all: probe ocbench
@@ -82,7 +82,7 @@ MPI_CHECK_SRC := $(wildcard tests/mpi/*.c)
 $(BUILD)/dist_check: $(MPI_CHECK_SRC:%.c=$(BUILD)/%.o) $(BUILD)/libocbench.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
-$(BUILD)/bench/%: bench/%.c $(BUILD)/libocbench.a
+$(BUILD)/perf/%: tests/perf/%.c $(BUILD)/libocbench.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 

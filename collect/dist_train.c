@@ -9,7 +9,7 @@
 
 #include "../common/ocb_error.h"
 #include "../common/ocb_time.h"
-#include "../reference/data_idx.h"
+#include "../workloads/data_idx.h"
 #include "mllog.h"
 
 #define STOP_REACHED 1 /* on_eval's "target reached" (positive: not an error) */

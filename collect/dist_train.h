@@ -1,5 +1,5 @@
 /* dist_train: the MLPerf-HPC-style data-parallel training run of the distributed suite:
- * the MLP on Fashion-MNIST with reference/trainer_dp.h on every rank of comm, until the
+ * the MLP on Fashion-MNIST with workloads/trainer_dp.h on every rank of comm, until the
  * test accuracy reaches `target` or the epoch budget ends. Time-to-train is split as
  * MLPerf HPC does: staging (reading the dataset), init (model, optimizer, buffers, the
  * all-reduce calibration), run (run_start .. run_stop: training + evaluations). Every
@@ -13,7 +13,7 @@
 #include <mpi.h>
 #include <stdint.h>
 
-#include "../reference/trainer_dp.h"
+#include "../workloads/trainer_dp.h"
 
 struct ocb_dist_train_cfg {
 	const char *data_dir;    /* Fashion-MNIST files (NULL: the Debian package's) */

@@ -1,5 +1,5 @@
 /* Tests of the distributed pieces that need real MPI ranks: kernels/coll (collectives
- * core, verification, plain MPI loop), kernels/coll_model (fit), reference/trainer_dp
+ * core, verification, plain MPI loop), kernels/coll_model (fit), workloads/trainer_dp
  * (sharding, accumulation, bucketed all-reduce, determinism). Each runs the program
  * build/dist_check (tests/mpi/) under `mpirun -np N --oversubscribe`; root is allowed
  * through the OMPI_ALLOW_RUN_AS_ROOT variables (CI runs as root). */
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "../collect/mllog_rules.h"
-#include "../reference/data_synth.h"
+#include "../workloads/data_synth.h"
 #include "cli_util.h"
 
 /* Runs dist_check under mpirun with `np` ranks; stdout into out (NUL-terminated).

@@ -1,16 +1,16 @@
-/* Tests of the pure-math parts of the distributed suite: LARS (reference/optim_lars),
+/* Tests of the pure-math parts of the distributed suite: LARS (workloads/optim_lars),
  * the polynomial-decay schedule, the collective cost model and its fit
  * (kernels/coll_model), nccl-tests factors (kernels/coll), the scaling projection and
- * the fabric files (reference/projection, examples/interconnects). */
+ * the fabric files (workloads/projection, examples/interconnects). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
 
 #include "../kernels/coll.h"
 #include "../kernels/coll_model.h"
-#include "../reference/optim_lars.h"
-#include "../reference/projection.h"
-#include "../reference/schedule.h"
+#include "../workloads/optim_lars.h"
+#include "../workloads/projection.h"
+#include "../workloads/schedule.h"
 
 Test(lars, trust_ratio_formula)
 {

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "../../common/ocb_error.h"
-#include "../../reference/data_idx.h"
-#include "../../reference/trainer_dp.h"
+#include "../../workloads/data_idx.h"
+#include "../../workloads/trainer_dp.h"
 #include "dist_check.h"
 
 struct ctx { int rank; };

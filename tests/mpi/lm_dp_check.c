@@ -6,8 +6,8 @@
 #include <stdlib.h>
 
 #include "../../common/ocb_error.h"
-#include "../../reference/data_synth.h"
-#include "../../reference/trainer_lm_dp.h"
+#include "../../workloads/data_synth.h"
+#include "../../workloads/trainer_lm_dp.h"
 #include "dist_check.h"
 
 int dist_check_lm_dp(int rank, int nranks, int argc, char **argv)
