@@ -2,6 +2,7 @@
 #include "mpi_launch.h"
 
 #include <errno.h>
+#include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,4 +149,24 @@ int ocb_mpi_launch_all(const char *self, const char *const *args, int nargs, con
 	}
 	unsetenv("OCB_DIST_JOB");
 	return rc;
+}
+
+static void finalize_at_exit(void)
+{
+	int done = 0;
+	MPI_Finalized(&done);
+	if (!done)
+		MPI_Finalize();
+}
+
+int ocb_mpi_ensure_init(void)
+{
+	int up = 0;
+	MPI_Initialized(&up);
+	if (up)
+		return OCB_OK;
+	if (MPI_Init(NULL, NULL) != MPI_SUCCESS)
+		return ocb_seterr(OCB_ERUNTIME, "MPI_Init failed");
+	atexit(finalize_at_exit);
+	return OCB_OK;
 }

@@ -56,4 +56,9 @@ int ocb_mpi_run(const char *const *argv, double timeout_s, int *exit_status);
 int ocb_mpi_launch_all(const char *self, const char *const *args, int nargs, const int *ranks,
 		       int nranks, int cores, double timeout_s, int *status);
 
+/* MPI_Init unless already done (a singleton without mpirun is a job of one rank);
+ * MPI_Finalize at exit. OCB_ERUNTIME if MPI cannot start. Benches that use MPI call it
+ * in setup. */
+int ocb_mpi_ensure_init(void);
+
 #endif

@@ -14,6 +14,8 @@ const struct ocb_suite_info ocb_suites[] = {
 		  "loss curves, throughput, memory, MLLOG, checkpoints"},
 	{"quant", "low-bit formats: GEMV/GEMM kernels at the memory/compute limits, accuracy "
 		  "vs bits"},
+	{"dist", "MPI: collectives (nccl-tests columns, alpha-beta fit) and data-parallel MLP "
+		 "training (LARS, overlapped all-reduce, MLLOG per rank); run --ranks 1,2,4"},
 };
 const size_t ocb_nsuites = sizeof ocb_suites / sizeof ocb_suites[0];
 

@@ -20,7 +20,9 @@
 	X(train_lm, "train")            \
 	X(quant_gemv, "quant")          \
 	X(quant_gemm, "quant")          \
-	X(quant_accuracy, "quant")
+	X(quant_accuracy, "quant")      \
+	X(dist_coll, "dist")            \
+	X(dist_train, "dist")
 
 /* extern const struct ocb_bench ocb_bench_sgemm; ... : every bench, declared here only. */
 #define OCB_BENCH_EXTERN(sym, suite) extern const struct ocb_bench ocb_bench_##sym;
