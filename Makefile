@@ -74,8 +74,13 @@ $(BUILD)/db/schema_blob.o: db/schema_blob.S db/schema.sql
 	@mkdir -p $(dir $@)
 	$(CC) -c -o $@ db/schema_blob.S
 
-$(BUILD)/ocbench-tests: $(TEST_OBJ) $(BUILD)/libocbench.a
+$(BUILD)/ocbench-tests: $(TEST_OBJ) $(BUILD)/libocbench.a | $(BUILD)/dist_check
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS) -lcriterion
+
+# The MPI program tests/test_dist.c runs under mpirun (its own main; not in the suite).
+MPI_CHECK_SRC := $(wildcard tests/mpi/*.c)
+$(BUILD)/dist_check: $(MPI_CHECK_SRC:%.c=$(BUILD)/%.o) $(BUILD)/libocbench.a
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
 $(BUILD)/perf/%: tests/perf/%.c $(BUILD)/libocbench.a
 	@mkdir -p $(dir $@)
@@ -109,4 +114,4 @@ bench: all $(BENCH_BIN)
 clean:
 	rm -rf $(BUILD) build-san ocbench
 
--include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/ocbench.d
+-include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(MPI_CHECK_SRC:%.c=$(BUILD)/%.d) $(BUILD)/ocbench.d

@@ -12,6 +12,7 @@
 #include "../common/ocb_cpu.h"
 #include "../common/ocb_error.h"
 #include "cli.h"
+#include "run_dist.h"
 
 static void run_help(void)
 {
@@ -34,6 +35,9 @@ static void run_help(void)
 	       "  --budget S         seconds of repetitions per case (default 2, quick 0.3)\n"
 	       "  --min-reps N       at least N repetitions (default 5)\n"
 	       "  --max-reps N       at most N repetitions (default 1000)\n"
+	       "  --ranks LIST       MPI rank counts, e.g. 1,2,4: runs this command under\n"
+	       "                     mpirun once per count (the dist suite); inside mpirun or\n"
+	       "                     srun the job's ranks are used and rank 0 writes the db\n"
 	       "  --passes N         interleave: run the kernel cases N times over, each pass\n"
 	       "                     in its own shuffled order (from --seed) with 1/N of the\n"
 	       "                     budget, min and max reps, and merge each case's samples\n"
@@ -75,6 +79,8 @@ struct run_cli {
 	int list, budget_set, passes_set, tci_set, minr_set, maxr_set, quick_set;
 	char thread_buf[128], event_buf[1024], slow_buf[128];
 	const char *thread_words[8];
+	char ranks_buf[128];
+	int ranks[16], nranks;
 	const char *events[32];
 };
 
@@ -94,6 +100,23 @@ static int opt_threads(struct run_cli *c, const char *arg)
 	return 0;
 }
 
+static int opt_ranks(struct run_cli *c, const char *arg)
+{
+	const char *w[16];
+	snprintf(c->ranks_buf, sizeof c->ranks_buf, "%s", arg);
+	int n = split_list(c->ranks_buf, w, 16);
+	if (n <= 0)
+		return cli_usage_error("run", "--ranks wants a list like 1,2,4");
+	for (int i = 0; i < n; i++) {
+		long v;
+		if (cli_parse_long("run", "--ranks", w[i], 1, 4096, &v))
+			return 2;
+		c->ranks[i] = (int)v;
+	}
+	c->nranks = n;
+	return 0;
+}
+
 static int opt_slowdown(struct run_cli *c, const char *arg)
 {
 	double d;
@@ -110,7 +133,7 @@ static int opt_slowdown(struct run_cli *c, const char *arg)
 
 enum { O_SUITE = 256, O_LIST, O_QUICK, O_FILTER, O_LABEL, O_SEED, O_THREADS, O_EVENTS,
        O_NOPAPI, O_TCI, O_BUDGET, O_MINREPS, O_MAXREPS, O_CEIL, O_OUT, O_DATA, O_SLOW,
-       O_PASSES, O_DESCRIBE, O_HELP };
+       O_PASSES, O_DESCRIBE, O_HELP, O_RANKS };
 
 /* The options taking a number; 0 or the exit code. */
 static int opt_number(struct run_cli *c, int opt, const char *arg)
@@ -160,6 +183,7 @@ static int run_opt(struct run_cli *c, int opt, int argc, char **argv)
 	case O_FILTER: c->filter = optarg; return 0;
 	case O_LABEL: c->o.label = optarg; return 0;
 	case O_THREADS: return opt_threads(c, optarg);
+	case O_RANKS: return opt_ranks(c, optarg);
 	case O_EVENTS: {
 		snprintf(c->event_buf, sizeof c->event_buf, "%s", optarg);
 		int n = split_list(c->event_buf, c->events, 32);
@@ -200,6 +224,7 @@ static int run_parse(struct run_cli *c, int argc, char **argv)
 		{"out", required_argument, 0, O_OUT}, {"data-dir", required_argument, 0, O_DATA},
 		{"inject-slowdown", required_argument, 0, O_SLOW},
 		{"passes", required_argument, 0, O_PASSES},
+		{"ranks", required_argument, 0, O_RANKS},
 		{"help", no_argument, 0, O_HELP}, {0, 0, 0, 0},
 	};
 	int opt, rc;
@@ -293,6 +318,28 @@ static int run_store(const struct ocb_global *g, const struct ocb_run_opts *o)
 	return sum.failed ? 3 : 0;
 }
 
+/* One rank of an MPI job: every rank runs the plan in order; rank 0 into the database,
+ * the others into a private copy (cli/run_dist.c). */
+static int run_rank(const struct ocb_global *g, struct ocb_run_opts *o)
+{
+	struct ocb_global gr = *g;
+	char tmp[256];
+	int rank, st = run_dist_rank_setup(g->db_path, &rank, tmp, sizeof tmp);
+	if (st)
+		return cli_fail("run", st);
+	o->passes = 1;
+	if (rank) { /* rank 0 speaks for the job; the others' errors still reach stderr */
+		gr.db_path = tmp;
+		gr.quiet = 1;
+		o->quiet = 1;
+		if (!freopen("/dev/null", "w", stdout))
+			return cli_fail("run", OCB_EIO);
+	}
+	int rc = run_store(&gr, o);
+	run_dist_rank_done(tmp);
+	return rc;
+}
+
 int cmd_run(const struct ocb_global *g, int argc, char **argv)
 {
 	static struct run_cli c;
@@ -337,7 +384,11 @@ int cmd_run(const struct ocb_global *g, int argc, char **argv)
 		o->harness.budget_s = 0.3;
 	if (!o->events)
 		default_events(o);
-	if (!rc)
+	if (!rc && run_dist_in_job())
+		rc = run_rank(g, o);
+	else if (!rc && c.nranks)
+		rc = run_dist_launch(g, c.ranks, c.nranks, o->quick, argc, argv);
+	else if (!rc)
 		rc = run_store(g, o);
 	if (o->filter)
 		regfree(&re);

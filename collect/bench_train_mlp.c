@@ -170,6 +170,7 @@ static int setup(const cJSON *params, const struct ocb_ctx *ctx, void **out)
 	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "submission_platform", cJSON_CreateString("cpu"), NULL);
 	OCB_MLLOG(s->log, OCB_MLLOG_POINT, "submission_status", cJSON_CreateString("research"), NULL);
 	OCB_MLLOG(s->log, OCB_MLLOG_START, "init_start", NULL, NULL);
+	OCB_MLLOG_CACHE_CLEAR(s->log);
 
 	/* data staging, timed on its own (MLPerf HPC) */
 	OCB_MLLOG(s->log, OCB_MLLOG_START, "staging_start", NULL, NULL);

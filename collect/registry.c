@@ -16,6 +16,8 @@ const struct ocb_suite_info ocb_suites[] = {
 		  "vs bits"},
 	{"compress", "static analysis checked (a decode step vs its roofline prediction) and "
 		     "progressive compression of the LM (pivot, block-wise, global) at 4/3/2 bits"},
+	{"dist", "MPI: collectives (nccl-tests columns, alpha-beta fit) and data-parallel MLP "
+		 "training (LARS, overlapped all-reduce, MLLOG per rank); run --ranks 1,2,4"},
 };
 const size_t ocb_nsuites = sizeof ocb_suites / sizeof ocb_suites[0];
 

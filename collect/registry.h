@@ -22,7 +22,9 @@
 	X(quant_gemm, "quant")          \
 	X(quant_accuracy, "quant")      \
 	X(decode_pass, "compress")      \
-	X(compress, "compress")
+	X(compress, "compress")         \
+	X(dist_coll, "dist")            \
+	X(dist_train, "dist")
 
 /* extern const struct ocb_bench ocb_bench_sgemm; ... : every bench, declared here only. */
 #define OCB_BENCH_EXTERN(sym, suite) extern const struct ocb_bench ocb_bench_##sym;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../collect/bench.h"
+#include "../collect/mllog_rules.h"
 #include "../common/ocb_error.h"
 #include "../common/ocb_json.h"
 #include "../common/ocb_rng.h"
@@ -386,6 +387,12 @@ Test(lm_train, suite_bench_end_to_end)
 	}
 	fclose(f);
 	cr_expect_eq(evals, 2);
+	/* the file satisfies the MLPerf HPC 3.0 common rules (collect/mllog_rules.h) */
+	struct ocb_mllog_verdict verdict;
+	cr_assert_eq(ocb_mllog_check_file(path, &verdict), 0);
+	cr_expect_gt(verdict.events, 10);
+	cr_expect_eq(verdict.nviol, 0, "%d MLPerf HPC rule violations, first: %s", verdict.nviol,
+		     verdict.viol[0]);
 	const char *order[] = {"submission_benchmark", "init_start", "staging_start",
 			       "staging_stop", "seed", "global_batch_size", "opt_name",
 			       "opt_base_learning_rate", "train_samples", "eval_samples",

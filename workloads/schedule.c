@@ -14,6 +14,8 @@ float ocb_schedule_lr(const struct ocb_schedule *s, long step)
 	double p = (double)(step - s->warmup_steps) / (double)span;
 	if (p > 1.0)
 		p = 1.0;
-	double lr = s->min_lr + (s->base_lr - s->min_lr) * 0.5 * (1.0 + cos(M_PI * p));
+	double f = s->decay_power > 0.0f ? pow(1.0 - p, s->decay_power)
+					 : 0.5 * (1.0 + cos(M_PI * p));
+	double lr = s->min_lr + (s->base_lr - s->min_lr) * f;
 	return (float)lr;
 }

@@ -9,12 +9,15 @@ struct ocb_schedule {
 	float min_lr;       /* floor at the end of the cosine (often 0 or base_lr/10) */
 	long warmup_steps;  /* >= 0; 0: no warm-up */
 	long total_steps;   /* total optimizer steps (warm-up included), > 0 */
+	float decay_power;  /* 0: cosine decay; > 0: polynomial decay of this power
+			       (Goyal et al. 2017 / You et al. 2017 use power 2 after warm-up) */
 };
 
 /* Learning rate for the 0-based optimizer step `step`:
  *   step < warmup:  base * (step + 1) / warmup
  *   otherwise:      min + (base - min) * (1 + cos(pi * p)) / 2,
  *                   p = (step - warmup) / max(1, total - warmup), clamped to [0, 1]
+ *   or, decay_power > 0: min + (base - min) * (1 - p)^decay_power
  * Steps past total_steps return min_lr. */
 float ocb_schedule_lr(const struct ocb_schedule *s, long step);
 

@@ -82,6 +82,7 @@ static int plan(struct loop *l, const struct ocb_train_info *in)
 		.warmup_steps = c->epochs > 0 ? (long)(c->warmup_epochs * l->per_epoch + 0.5f)
 					      : c->warmup_steps,
 		.total_steps = l->total,
+		.decay_power = c->decay_power,
 	};
 	/* the last epoch; step schedules: the last RECENT_STEPS steps */
 	l->nrecent = l->per_epoch ? l->per_epoch

@@ -48,6 +48,7 @@ struct ocb_train_cfg {
 	long steps;
 	float warmup_epochs; /* epoch schedules: warm-up steps = round(this * steps/epoch) */
 	long warmup_steps;   /* step schedules */
+	float decay_power;   /* after warm-up: 0 cosine to min_lr; > 0 polynomial (schedule.h) */
 	uint64_t seed;       /* weight init and data order (each trainer's own streams) */
 	int threads;         /* OpenBLAS threads during ocb_trainer_run; <= 0: as they are */
 	int batch;           /* examples (MLP) or sequences (LM) per step */

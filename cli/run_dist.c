@@ -1,0 +1,128 @@
+/* run_dist: `ocbench run` and MPI (issue 12). Outside a job, `--ranks 1,2,4` relaunches
+ * this command under mpirun once per rank count (collect/mpi_launch.h), after making
+ * sure the machine's ceilings are cached (so no rank measures them); inside a job
+ * (mpirun/srun detected, or OCB_DIST_JOB from the relaunch) every rank runs the same plan
+ * in plan order (--passes 1: the ranks' collectives must pair up), rank 0 with the
+ * database, every other rank with a private copy in /tmp that is deleted afterwards:
+ * rank 0 alone writes the database. */
+#include <fcntl.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../collect/mpi_launch.h"
+#include "../common/ocb_cpu.h"
+#include "../common/ocb_error.h"
+#include "cli.h"
+#include "run_dist.h"
+
+/* The run command's own arguments without --ranks, behind the global options. */
+static int child_args(const struct ocb_global *g, int argc, char **argv, const char **out,
+		      int max)
+{
+	int n = 0;
+	out[n++] = "--db";
+	out[n++] = g->db_path;
+	if (g->quiet)
+		out[n++] = "--quiet";
+	for (int i = 0; i < argc && n < max - 1; i++) {
+		if (strcmp(argv[i], "--ranks") == 0) {
+			i++;
+			continue;
+		}
+		if (strncmp(argv[i], "--ranks=", 8) == 0)
+			continue;
+		out[n++] = argv[i];
+	}
+	out[n] = NULL;
+	return n;
+}
+
+static int self_path(char *buf, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return 0;
+}
+
+int run_dist_launch(const struct ocb_global *g, const int *ranks, int nranks, int quick,
+		    int argc, char **argv)
+{
+	char self[4096];
+	const char *args[128];
+	int st[16];
+	if (self_path(self, sizeof self))
+		return cli_usage_error("run", "--ranks: cannot find this program's path");
+	/* the ceilings first, by the ceilings command: no rank measures them */
+	const char *ceil[] = {self, "--db", g->db_path, "--quiet", "ceilings", quick ? "--quick"
+										 : NULL, NULL};
+	int cst, rc = ocb_mpi_run(ceil, 3600, &cst);
+	if (rc || cst != 0) {
+		fprintf(stderr, "ocbench: run: --ranks: measuring the ceilings failed (%d)\n", cst);
+		return 3;
+	}
+	int nargs = child_args(g, argc, argv, args, 128);
+	rc = ocb_mpi_launch_all(self, args, nargs, ranks, nranks, ocb_cpu_cores(),
+				quick ? 300 : 1800, st);
+	if (rc) {
+		fprintf(stderr, "ocbench: run: %s\n", ocb_lasterr());
+		return 3;
+	}
+	return 0;
+}
+
+int run_dist_in_job(void)
+{
+	struct ocb_mpi_env e;
+	ocb_mpi_detect(&e);
+	return e.launcher != OCB_MPI_NONE || getenv("OCB_DIST_JOB") != NULL;
+}
+
+/* Copies src to dst (a snapshot of the database for a non-zero rank). */
+static int copy_file(const char *src, const char *dst)
+{
+	char buf[1 << 16];
+	int in = open(src, O_RDONLY), out = -1, ok = 1;
+	if (in >= 0)
+		out = open(dst, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ssize_t n = 0;
+	while (in >= 0 && out >= 0 && ok && (n = read(in, buf, sizeof buf)) > 0)
+		ok = write(out, buf, (size_t)n) == n;
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	return in >= 0 && out >= 0 && ok && n == 0 ? 0 : -1;
+}
+
+int run_dist_rank_setup(const char *db_path, int *rank, char *tmp_db, size_t len)
+{
+	int rc = ocb_mpi_ensure_init();
+	tmp_db[0] = 0;
+	if (rc)
+		return rc;
+	MPI_Comm_rank(MPI_COMM_WORLD, rank);
+	if (*rank == 0)
+		return OCB_OK;
+	snprintf(tmp_db, len, "/tmp/ocbench-rank%d-%d.db", *rank, (int)getpid());
+	if (access(db_path, R_OK) == 0 && copy_file(db_path, tmp_db))
+		return ocb_seterr(OCB_EIO, "%s: cannot copy the database for rank %d", tmp_db,
+				  *rank);
+	return OCB_OK;
+}
+
+void run_dist_rank_done(const char *tmp_db)
+{
+	char p[4200];
+	if (!tmp_db || !*tmp_db)
+		return;
+	unlink(tmp_db);
+	snprintf(p, sizeof p, "%s-wal", tmp_db);
+	unlink(p);
+	snprintf(p, sizeof p, "%s-shm", tmp_db);
+	unlink(p);
+}

@@ -1,0 +1,111 @@
+/* dist_sweep: the nccl-tests-style table over every collective (see dist_sweep.h). */
+#include "dist_sweep.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/ocb_error.h"
+
+void ocb_dist_sweep_defaults(struct ocb_dist_sweep_cfg *c)
+{
+	c->min_bytes = 8;
+	c->max_bytes = (size_t)256 << 20;
+	c->factor = 4;
+	c->budget_s = 1.0;
+	c->trials = 3;
+	c->plain_bytes = (size_t)64 << 20;
+}
+
+/* Sizes of one op: min..max by factor, fitted to the op's granularity, no repeats. */
+static int sizes_of(enum ocb_coll_op op, int n, const struct ocb_dist_sweep_cfg *c,
+		    size_t *out, int max)
+{
+	int k = 0;
+	for (size_t b = c->min_bytes; b <= c->max_bytes && k < max; b *= (size_t)c->factor) {
+		size_t f = ocb_coll_fit_bytes(op, n, b);
+		if (f && (k == 0 || out[k - 1] != f))
+			out[k++] = f;
+	}
+	return k;
+}
+
+static int sweep_op(MPI_Comm comm, struct ocb_coll_bufs *b, enum ocb_coll_op op, int n,
+		    const struct ocb_dist_sweep_cfg *c, struct ocb_dist_sweep *s)
+{
+	size_t sz[64];
+	double xs[64], ts[64];
+	int ns = sizes_of(op, n, c, sz, 64), nfit = 0, rc = OCB_OK;
+	for (int i = 0; i < ns && !rc; i++)
+		for (int inplace = 0; inplace < 2 && !rc; inplace++) {
+			struct ocb_coll_point *p = &s->pt[s->npt];
+			/* each size its share of the budget; iterations from a timed call */
+			rc = ocb_coll_measure_for(comm, b, op, sz[i], inplace,
+						  c->budget_s / ns / c->trials, c->trials, p);
+			if (rc)
+				break;
+			s->npt++;
+			s->wrong += p->wrong;
+			if (!inplace) {
+				xs[nfit] = (double)sz[i];
+				ts[nfit++] = p->time_s;
+			}
+		}
+	if (!rc && n > 1)
+		s->fit_ok[op] = ocb_coll_model_fit(op, n, xs, ts, nfit, s->gamma, &s->fit[op]) ==
+				OCB_OK;
+	return rc;
+}
+
+int ocb_dist_sweep_run(MPI_Comm comm, const struct ocb_dist_sweep_cfg *c,
+		       struct ocb_dist_sweep *s)
+{
+	struct ocb_coll_bufs b = {0};
+	int n, rc;
+	memset(s, 0, sizeof *s);
+	MPI_Comm_size(comm, &n);
+	if (c->min_bytes < 4 || c->max_bytes < c->min_bytes || c->factor < 2 || c->trials < 1)
+		return ocb_seterr(OCB_EINVAL, "collectives sweep: sizes %zu..%zu by %d, %d trials",
+				  c->min_bytes, c->max_bytes, c->factor, c->trials);
+	s->pt = calloc((size_t)OCB_COLL_NOPS * 2 * 64, sizeof *s->pt);
+	if (!s->pt)
+		return ocb_seterr(OCB_ENOMEM, "collectives sweep");
+	size_t need = c->max_bytes > c->plain_bytes ? c->max_bytes : c->plain_bytes;
+	if ((rc = ocb_coll_bufs_init(&b, need)) ||
+	    (rc = ocb_coll_measure_gamma((size_t)4 << 20, 3, &s->gamma)))
+		goto out;
+	/* every rank fits with the same gamma: the slowest rank's */
+	MPI_Allreduce(MPI_IN_PLACE, &s->gamma, 1, MPI_DOUBLE, MPI_MAX, comm);
+	for (int op = 0; op < OCB_COLL_NOPS && !rc; op++)
+		rc = sweep_op(comm, &b, (enum ocb_coll_op)op, n, c, s);
+	if (!rc && c->plain_bytes) {
+		struct ocb_coll_point p, p2;
+		size_t pb = ocb_coll_fit_bytes(OCB_COLL_ALLREDUCE, n, c->plain_bytes);
+		/* the same iterations for both, interleaved twice: the machine's load drifts */
+		double core2 = 0, plain2 = 0;
+		rc = ocb_coll_measure_for(comm, &b, OCB_COLL_ALLREDUCE, pb, 0, c->budget_s / 4,
+					  c->trials, &p);
+		if (!rc)
+			rc = ocb_coll_plain_allreduce(comm, pb, p.iters, c->trials, &s->plain_s);
+		if (!rc)
+			rc = ocb_coll_measure(comm, &b, OCB_COLL_ALLREDUCE, pb, 0, p.iters,
+					      c->trials, &p2);
+		if (!rc)
+			rc = ocb_coll_plain_allreduce(comm, pb, p.iters, c->trials, &plain2);
+		core2 = p2.time_s;
+		s->core_s = p.time_s < core2 ? p.time_s : core2;
+		s->plain_s = s->plain_s < plain2 ? s->plain_s : plain2;
+		s->wrong += rc ? 0 : p.wrong + p2.wrong;
+	}
+out:
+	ocb_coll_bufs_release(&b);
+	if (rc)
+		ocb_dist_sweep_release(s);
+	return rc;
+}
+
+void ocb_dist_sweep_release(struct ocb_dist_sweep *s)
+{
+	free(s->pt);
+	memset(s, 0, sizeof *s);
+}

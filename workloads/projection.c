@@ -1,0 +1,90 @@
+/* projection: strong-scaling model of data-parallel training (see projection.h). */
+#include "projection.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../common/ocb_error.h"
+#include "../common/ocb_json.h"
+
+int ocb_fabric_load(const char *path, struct ocb_fabric *f)
+{
+	cJSON *j = NULL;
+	int rc = ocb_json_read_file(path, &j);
+	memset(f, 0, sizeof *f);
+	if (rc)
+		return rc;
+	const char *name = ocb_json_str(j, "name", NULL);
+	double a = ocb_json_num(j, "alpha_s", -1), bw = ocb_json_num(j, "bandwidth_GBps", 0);
+	double rpn = ocb_json_num(j, "ranks_per_node", 0);
+	if (!name || !*name || !(a >= 0) || !(bw > 0) || !(rpn >= 1)) {
+		rc = ocb_seterr(OCB_EINVAL, "%s: a fabric needs name, alpha_s >= 0, "
+					    "bandwidth_GBps > 0, ranks_per_node >= 1", path);
+		goto out;
+	}
+	snprintf(f->name, sizeof f->name, "%s", name);
+	snprintf(f->source, sizeof f->source, "%s", ocb_json_str(j, "source", ""));
+	f->alpha = a;
+	f->beta = 1.0 / (bw * 1e9);
+	f->ranks_per_node = (int)rpn;
+out:
+	cJSON_Delete(j);
+	return rc;
+}
+
+int ocb_project(const struct ocb_proj_input *in, const struct ocb_fabric *fabric, int p,
+		struct ocb_proj_point *out)
+{
+	memset(out, 0, sizeof *out);
+	if (p < 1 || in->global_batch < p || in->nbuckets < 1)
+		return ocb_seterr(OCB_EINVAL, "projection: %d ranks, global batch %ld, %d buckets",
+				  p, in->global_batch, in->nbuckets);
+	struct ocb_coll_model m = in->node;
+	if (fabric && p > fabric->ranks_per_node) {
+		m.alpha = fabric->alpha;
+		m.beta = fabric->beta;
+	}
+	int workers = in->cores > 0 && in->cores < p ? in->cores : p;
+	double B = (double)in->global_batch;
+	out->ranks = p;
+	out->compute_s = in->compute_per_sample * B / workers;
+	if (p > 1) {
+		struct ocb_coll_coef k;
+		ocb_coll_coef(OCB_COLL_ALLREDUCE, p, &k);
+		out->comm_s = in->nbuckets * k.a * m.alpha +
+			      in->grad_bytes * (k.b * m.beta + k.c * m.gamma);
+	}
+	double backward = out->compute_s * 2.0 / 3.0, hide = in->hidden_share * out->comm_s;
+	out->exposed_s = out->comm_s - (hide < backward ? hide : backward);
+	out->step_s = out->compute_s + out->exposed_s + in->opt_s;
+	out->samples_per_s = B / out->step_s;
+	double step1 = in->compute_per_sample * B + in->opt_s;
+	out->efficiency = (B / step1) > 0 ? out->samples_per_s / (p * (B / step1)) : 0.0;
+	out->time_to_train_s = in->fixed_s + (double)in->steps_to_target * out->step_s;
+	return OCB_OK;
+}
+
+int ocb_project_table(const struct ocb_proj_input *in, const struct ocb_fabric *fabric,
+		      int first, int last, struct ocb_proj_point *out, int max)
+{
+	int n = 0;
+	if (first < 1 || last < first)
+		return ocb_seterr(OCB_EINVAL, "projection table: ranks %d..%d", first, last);
+	for (long p = first; p <= last && n < max; p *= 2) {
+		int rc = ocb_project(in, fabric, (int)p, &out[n]);
+		if (rc)
+			return rc;
+		n++;
+	}
+	return n;
+}
+
+double ocb_project_error(const struct ocb_proj_input *in, const struct ocb_fabric *fabric,
+			 int p, double measured_step_s)
+{
+	struct ocb_proj_point pt;
+	if (!(measured_step_s > 0) || ocb_project(in, fabric, p, &pt))
+		return NAN;
+	return (pt.step_s - measured_step_s) / measured_step_s;
+}

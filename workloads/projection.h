@@ -1,0 +1,76 @@
+/* projection: the scaling model of data-parallel training. From what one run measures
+ * (compute time per sample, optimizer time per step, gradient bytes and buckets, the
+ * share of all-reduce time hidden behind backward) and a collective cost model
+ * (kernels/coll_model.h: alpha, beta, gamma, measured here or published for a fabric),
+ * it predicts step time, throughput, scaling efficiency and time-to-train at p ranks,
+ * at a fixed global batch (strong scaling, as the large-mini-batch papers do):
+ *
+ *   compute(p)  = c * B / min(p, cores)        c: s per sample on one rank's core;
+ *                                              cores: 0 = one core/accelerator per rank
+ *   comm(p)     = sum over buckets of the ring all-reduce of coll_model.h
+ *               = nb * 2(p-1) alpha + G (2(p-1)/p beta + (p-1)/p gamma)
+ *   exposed(p)  = comm - min(h * comm, backward(p)),  backward = 2/3 of compute (the
+ *                 backward pass does two of the three GEMMs of a linear layer)
+ *   step(p)     = compute + exposed + opt       (opt: optimizer update, every rank does
+ *                                                all of it: it does not shrink with p)
+ *   throughput  = B / step;  efficiency = throughput(p) / (p * throughput(1))
+ *   time_to_train = fixed + steps_to_target * step   (fixed: staging + init, measured)
+ *
+ * A fabric file (examples/interconnects/ *.json) gives the inter-node link:
+ *   {"name": "...", "alpha_s": 6e-7, "bandwidth_GBps": 12.5, "ranks_per_node": 4,
+ *    "source": "..."}
+ * Up to ranks_per_node ranks the measured on-node model is used; beyond, a flat ring
+ * whose slowest hop is the inter-node link (alpha_s, 1/bandwidth), conservative against
+ * hierarchical all-reduce. */
+#ifndef OCB_PROJECTION_H
+#define OCB_PROJECTION_H
+
+#include "../kernels/coll_model.h"
+
+struct ocb_fabric {
+	char name[64];
+	char source[256];
+	double alpha;        /* s per message between nodes */
+	double beta;         /* s per byte between nodes */
+	int ranks_per_node;
+};
+
+/* Loads a fabric file. OCB_ENOENT, OCB_EFORMAT (not JSON), OCB_EINVAL (alpha_s < 0,
+ * bandwidth_GBps <= 0, ranks_per_node < 1, no name), naming the file. */
+int ocb_fabric_load(const char *path, struct ocb_fabric *f);
+
+struct ocb_proj_input {
+	double compute_per_sample; /* s, one rank, forward + backward */
+	double opt_s;              /* s per step, optimizer update */
+	double grad_bytes;
+	int nbuckets;
+	double hidden_share;       /* 0..1, measured at 2 ranks */
+	long global_batch;
+	long steps_to_target;
+	double fixed_s;            /* staging + init */
+	int cores;                 /* 0: one per rank */
+	struct ocb_coll_model node; /* measured on this node (allreduce) */
+};
+
+struct ocb_proj_point {
+	int ranks;
+	double compute_s, comm_s, exposed_s, step_s;
+	double samples_per_s, efficiency, time_to_train_s;
+};
+
+/* Predicts p ranks (p >= 1). fabric may be NULL (on-node model at every p).
+ * OCB_EINVAL for p < 1 or a global batch smaller than p. */
+int ocb_project(const struct ocb_proj_input *in, const struct ocb_fabric *fabric, int p,
+		struct ocb_proj_point *out);
+
+/* The paper-style table: p = first, 2 first, ... <= last (powers of two from 8 to 2048
+ * by default), into out[max]; returns the rows written, or a negative status. */
+int ocb_project_table(const struct ocb_proj_input *in, const struct ocb_fabric *fabric,
+		      int first, int last, struct ocb_proj_point *out, int max);
+
+/* Relative error of the model against a measured step time at p ranks:
+ * (predicted - measured) / measured; NaN if measured <= 0 or the projection fails. */
+double ocb_project_error(const struct ocb_proj_input *in, const struct ocb_fabric *fabric,
+			 int p, double measured_step_s);
+
+#endif
