@@ -72,6 +72,14 @@ double ocb_mde_se_paired(double var_d, size_t rounds)
 	return sqrt(var_d / (double)rounds / OCB_MDE_SIGNRANK_ARE);
 }
 
+size_t ocb_mde_min_rounds(double alpha)
+{
+	size_t n = OCB_MDE_MIN_ROUNDS;
+	while (n < 64 && ldexp(2.0, -(int)n) >= alpha)
+		n++;
+	return n;
+}
+
 size_t ocb_mde_rounds(double target_rel, double var_d, double alpha, double power)
 {
 	if (!(target_rel > 0) || !(var_d >= 0))
@@ -79,7 +87,8 @@ size_t ocb_mde_rounds(double target_rel, double var_d, double alpha, double powe
 	/* R >= zsum^2 var_d / (ARE log(1+t)^2), then the check below absorbs rounding. */
 	double m = log1p(target_rel) / ocb_mde_zsum(alpha, power);
 	double r = ceil(var_d / OCB_MDE_SIGNRANK_ARE / (m * m));
-	size_t rounds = r < OCB_MDE_MIN_ROUNDS ? OCB_MDE_MIN_ROUNDS : (size_t)r;
+	size_t least = ocb_mde_min_rounds(alpha);
+	size_t rounds = r < (double)least ? least : (size_t)r;
 	while (ocb_mde_rel(ocb_mde_se_paired(var_d, rounds), alpha, power) > target_rel)
 		rounds++;
 	return rounds;

@@ -24,8 +24,12 @@
 /* The asymptotic relative efficiency of the signed-rank test to the t test. */
 #define OCB_MDE_SIGNRANK_ARE (3.0 / 3.14159265358979323846)
 /* The fewest rounds at which the exact two-sided signed-rank test can reach p < 0.05
- * (n = 6: p = 2 / 2^6 = 0.031; n = 5: 0.0625). */
+ * (n = 6: p = 2 / 2^6 = 0.031; n = 5: 0.0625); below it no verdict is given. */
 #define OCB_MDE_MIN_ROUNDS 6
+
+/* The fewest rounds at which it can reach p < alpha: the smallest n with 2 / 2^n < alpha
+ * (0.05 -> 6, 0.01 -> 8), at least OCB_MDE_MIN_ROUNDS. */
+size_t ocb_mde_min_rounds(double alpha);
 
 /* Standard normal quantile: x with Phi(x) = p, p in (0, 1) (Acklam's rational
  * approximation refined by one Halley step on erfc; |error| < 1e-12). NaN outside. */
@@ -46,7 +50,7 @@ double ocb_mde_se_sequential(double var_w, size_t reps_base, size_t reps_cand, d
 double ocb_mde_se_paired(double var_d, size_t rounds);
 
 /* Rounds for a target relative MDE (e.g. 0.03) from a pilot's var_d: the smallest R with
- * ocb_mde_rel(ocb_mde_se_paired(var_d, R)) <= target, at least OCB_MDE_MIN_ROUNDS.
+ * ocb_mde_rel(ocb_mde_se_paired(var_d, R)) <= target, at least ocb_mde_min_rounds(alpha).
  * 0 when target <= 0 or var_d is NaN. */
 size_t ocb_mde_rounds(double target_rel, double var_d, double alpha, double power);
 

@@ -182,7 +182,10 @@ Test(mde, rounds_for_a_target)
 	cr_assert(ocb_mde_rel(ocb_mde_se_paired(0.0025, 24), 0.05, 0.8) <= 0.03);
 	cr_assert(ocb_mde_rel(ocb_mde_se_paired(0.0025, 23), 0.05, 0.8) > 0.03);
 	/* A quiet case still needs the rounds a rank test can be significant with. */
-	cr_assert_eq(ocb_mde_rounds(0.03, 1e-8, 0.05, 0.8), OCB_MDE_MIN_ROUNDS);
+	cr_assert_eq(ocb_mde_rounds(0.03, 1e-8, 0.05, 0.8), 6);
+	cr_assert_eq(ocb_mde_rounds(0.03, 1e-8, 0.01, 0.8), 8); /* 2/2^7 = 0.0156 >= 0.01 */
+	cr_assert_eq(ocb_mde_min_rounds(0.05), 6);
+	cr_assert_eq(ocb_mde_min_rounds(0.001), 11); /* 2/2^10 = 0.00195, 2/2^11 < 0.001 */
 	cr_assert_eq(ocb_mde_rounds(0, 0.0025, 0.05, 0.8), 0);
 	cr_assert_eq(ocb_mde_rounds(0.03, NAN, 0.05, 0.8), 0);
 }
@@ -205,4 +208,84 @@ Test(mde, variances_by_hand)
 	cr_assert_float_eq(vb, 1.05, 1e-12);
 	ocb_mde_split(lb, lc, 2, &vw, &vb);
 	cr_assert(isnan(vw) && isnan(vb));
+}
+
+/* ---- one case's A/B verdict from paired per-round medians ---- */
+#include "../report/ab_verdict.h"
+
+/* Host drift per round: the whole machine 30% slower in some rounds, 20% faster in
+ * others; both builds see it inside a round. */
+static const double drift[10] = {1.0, 1.3, 0.8, 1.1, 0.9, 1.25, 0.85, 1.0, 1.2, 0.95};
+
+Test(ab_verdict, drift_cancels_and_a_5pct_slowdown_is_seen)
+{
+	/* cand = base x 1.05 x (1 +- 0.5%): every d_r > 0, so W+ = 55 = n(n+1)/2 and the
+	 * exact p = 2 / 2^10 = 0.00195 < 0.01; the median ratio is ~1.05 >= 1.02. */
+	double b[10], c[10];
+	for (int r = 0; r < 10; r++) {
+		b[r] = 0.01 * drift[r];
+		c[r] = b[r] * 1.05 * (r % 2 ? 1.005 : 0.995);
+	}
+	struct ocb_ab_opts o;
+	struct ocb_ab_stats st;
+	ocb_ab_defaults(&o);
+	cr_assert_eq(ocb_ab_eval(b, c, 10, &o, &st), OCB_OK);
+	cr_assert_eq(st.n, 10);
+	cr_assert_float_eq(st.p, 2.0 / 1024.0, 1e-12);
+	cr_assert_float_eq(st.w_plus, 55.0, 1e-12);
+	cr_assert(fabs(st.ratio - 1.05) < 0.006, "%g", st.ratio);
+	cr_assert_gt(st.lo, 1.0);
+	cr_assert_eq(st.verdict, OCB_V_SLOWER);
+	/* Interleaving removed the drift: the paired MDE is ~1%, a sequential pair of runs
+	 * with this drift could not have seen less than ~50%. */
+	cr_assert_lt(st.mde, 0.02);
+	cr_assert_gt(st.mde_seq, 0.3);
+	cr_assert_gt(st.var_b, 100 * st.var_w);
+}
+
+Test(ab_verdict, same_build_and_small_shift)
+{
+	double b[10], c[10];
+	struct ocb_ab_opts o;
+	struct ocb_ab_stats st;
+	ocb_ab_defaults(&o);
+	/* Identical medians: every d is 0 (dropped), p = 1, same, MDE 0. */
+	for (int r = 0; r < 10; r++)
+		b[r] = c[r] = 0.01 * drift[r];
+	cr_assert_eq(ocb_ab_eval(b, c, 10, &o, &st), OCB_OK);
+	cr_assert_eq(st.verdict, OCB_V_SAME);
+	cr_assert_float_eq(st.p, 1.0, 0);
+	cr_assert_float_eq(st.ratio, 1.0, 1e-12);
+	cr_assert_float_eq(st.mde, 0.0, 1e-12);
+	cr_assert_not(st.mde_warn);
+	/* A consistent 1% shift is significant but under the 2% threshold: noise. */
+	for (int r = 0; r < 10; r++)
+		c[r] = b[r] * 1.01 * (r % 2 ? 1.001 : 0.999);
+	cr_assert_eq(ocb_ab_eval(b, c, 10, &o, &st), OCB_OK);
+	cr_assert_eq(st.verdict, OCB_V_NOISE);
+	/* Alternating ~+-10%: |d_r| = log(1.1 + 0.001 r) ranks r + 1, the odd rounds up:
+	 * W+ = 2 + 4 + 6 + 8 + 10 = 30 against mu = 27.5, p large; the MDE is far above the
+	 * threshold: same, with the warning. */
+	for (int r = 0; r < 10; r++)
+		c[r] = b[r] * (r % 2 ? 1.1 + 0.001 * r : 1 / (1.1 + 0.001 * r));
+	cr_assert_eq(ocb_ab_eval(b, c, 10, &o, &st), OCB_OK);
+	cr_assert_eq(st.verdict, OCB_V_SAME);
+	cr_assert_float_eq(st.w_plus, 30.0, 1e-12);
+	cr_assert_gt(st.p, 0.5);
+	cr_assert_gt(st.mde, o.threshold);
+	cr_assert(st.mde_warn);
+}
+
+Test(ab_verdict, missing_rounds_and_too_few)
+{
+	double b[8] = {1, 1, NAN, 1, 1, 1, 1, 1}, c[8] = {1.1, 1.1, 1.1, 1.1, 1.1, 0, 1.1, 1.1};
+	struct ocb_ab_opts o;
+	struct ocb_ab_stats st;
+	ocb_ab_defaults(&o);
+	cr_assert_eq(ocb_ab_eval(b, c, 8, &o, &st), OCB_OK);
+	cr_assert_eq(st.n, 6); /* the NaN base and the 0 cand rounds are dropped */
+	cr_assert_eq(ocb_ab_eval(b, c, 5, &o, &st), OCB_OK);
+	cr_assert_eq(st.n, 4);
+	cr_assert_eq(st.verdict, OCB_V_NA);
+	cr_assert(isnan(st.p));
 }
