@@ -59,5 +59,6 @@ int cmd_history(const struct ocb_global *g, int argc, char **argv);
 int cmd_export(const struct ocb_global *g, int argc, char **argv);
 int cmd_import(const struct ocb_global *g, int argc, char **argv);
 int cmd_merge(const struct ocb_global *g, int argc, char **argv);
+int cmd_ab(const struct ocb_global *g, int argc, char **argv);
 
 #endif
