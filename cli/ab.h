@@ -29,7 +29,7 @@ struct ab_opts {
 	double budget;
 	long min_reps;
 	uint64_t seed;
-	int keep, no_canaries;
+	int keep, no_canaries, quick; /* quick: children run --quick (small sizes) */
 	struct ocb_ab_opts stat;
 };
 

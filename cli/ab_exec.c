@@ -46,6 +46,8 @@ static void child_argv(const struct ab *a, int side, const char *filter, char *a
 	argv[k++] = "--out";
 	argv[k++] = (char *)a->out[side];
 	argv[k++] = "--json";
+	if (a->o.quick)
+		argv[k++] = "--quick";
 	if (a->o.threads) {
 		argv[k++] = "--threads";
 		argv[k++] = (char *)a->o.threads;
@@ -159,11 +161,13 @@ int ab_discover(struct ab *a)
 {
 	struct seen s = {0};
 	int rc = OCB_OK;
-	for (int side = 0; side < 2 && rc == OCB_OK; side++) {
+	for (int side = 0; side < 2 && rc == OCB_OK && !ab_stop; side++) {
 		ocb_info("ab: discovery and warm-up: %s", side ? "cand" : "base");
 		s.side_bit = 1u << side;
 		rc = run_child(a, side, a->o.filter, on_discover, &s);
 	}
+	if (rc == OCB_OK && ab_stop)
+		rc = ocb_seterr(OCB_ERUNTIME, "interrupted during discovery");
 	if (rc == OCB_OK)
 		rc = keep_common(a, &s);
 	if (rc == OCB_OK && a->n == 0)

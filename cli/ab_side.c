@@ -8,6 +8,8 @@
 
 #include "../collect/ab_child.h"
 #include "../collect/host.h"
+#include "../collect/runner.h"
+#include "../common/ocb_cpu.h"
 #include "../common/ocb_error.h"
 #include "../common/ocb_log.h"
 #include "../db/store.h"
@@ -83,37 +85,48 @@ void ab_side_release(struct ab_side *s)
 	s->worktree[0] = 0;
 }
 
-int ab_scratch_seed(const char *user_db, const char *scratch_db)
+int ab_user_ceilings(const char *user_db, int quick, struct ocb_ceiling **c, size_t *n)
 {
-	struct ocb_store *u = NULL, *t = NULL;
-	struct ocb_ceiling *c = NULL;
+	struct ocb_store *u = NULL;
 	struct ocb_machine m;
-	int64_t uid = 0, tid = 0;
-	size_t n = 0;
-	int rc = OCB_OK;
+	int64_t id = 0;
+	int rc;
 
-	if (access(user_db, R_OK) != 0)
-		return 0;
+	*c = NULL;
+	*n = 0;
 	ocb_host_probe(&m);
-	/* Opened for writing (ab stores its runs there): ocb_store_machine finds or adds
-	 * this machine's row. */
 	if ((rc = ocb_store_open(user_db, OCB_STORE_WRITE, &u)) != OCB_OK)
 		goto out;
-	if ((rc = ocb_store_machine(u, &m, &uid)) != OCB_OK)
+	if ((rc = ocb_store_machine(u, &m, &id)) != OCB_OK)
 		goto out;
-	if ((rc = ocb_store_ceilings_get(u, uid, &c, &n)) != OCB_OK || n == 0)
+	if ((rc = ocb_store_ceilings_get(u, id, c, n)) != OCB_OK || *n > 0)
 		goto out;
+	free(*c);
+	*c = NULL;
+	ocb_info("ab: measuring this machine's ceilings into %s (once per machine)...", user_db);
+	rc = ocb_runner_ceilings(u, id, 0, &m, ocb_cpu_cores(), quick, c, n);
+out:
+	ocb_store_close(u);
+	return rc;
+}
+
+int ab_scratch_seed(const char *scratch_db, struct ocb_ceiling *c, size_t n)
+{
+	struct ocb_store *t = NULL;
+	struct ocb_machine m;
+	int64_t id = 0;
+	int rc;
+
+	ocb_host_probe(&m);
 	if ((rc = ocb_store_open(scratch_db, OCB_STORE_WRITE, &t)) != OCB_OK)
 		goto out;
-	if ((rc = ocb_store_machine(t, &m, &tid)) != OCB_OK)
+	if ((rc = ocb_store_machine(t, &m, &id)) != OCB_OK)
 		goto out;
 	for (size_t i = 0; i < n && rc == OCB_OK; i++) {
 		c[i].suspect[0] = 0;
-		rc = ocb_store_ceiling(t, tid, 0, &c[i]);
+		rc = ocb_store_ceiling(t, id, 0, &c[i]);
 	}
 out:
-	free(c);
-	ocb_store_close(u);
 	ocb_store_close(t);
-	return rc != OCB_OK ? rc : (int)n;
+	return rc;
 }

@@ -10,6 +10,9 @@
 #define OCB_AB_SIDE_H
 
 #include <limits.h>
+#include <stddef.h>
+
+#include "../db/records.h"
 
 struct ab_side {
 	char bin[PATH_MAX + 16];  /* the binary to run */
@@ -23,11 +26,14 @@ struct ab_side {
 int ab_side_resolve(const char *spec, const char *tmpdir, const char *name, struct ab_side *s);
 void ab_side_release(struct ab_side *s);
 
-/* Copies the ceilings that the store at user_db (may not exist) holds for this machine
- * into a new scratch store at scratch_db, their suspect flags cleared (a scratch store
- * is only read by ab's children, whose timings do not use the ceilings, and a flagged
- * ceiling would be re-measured by every child). Returns the number copied (0: the first
- * child of that side measures them), or a negative status. */
-int ab_scratch_seed(const char *user_db, const char *scratch_db);
+/* This machine's ceilings from the store at user_db (created if missing), measured
+ * there first when it has none (once per machine, as `run` does; quick: a quick sweep).
+ * *c is malloc'd (caller frees), *n its length. */
+int ab_user_ceilings(const char *user_db, int quick, struct ocb_ceiling **c, size_t *n);
+
+/* Writes ceilings c[0..n) of this machine into a new scratch store at scratch_db, their
+ * suspect flags cleared: a scratch store is read only by ab's children, whose timings do
+ * not use the ceilings, and a flagged ceiling would be re-measured by every child. */
+int ab_scratch_seed(const char *scratch_db, struct ocb_ceiling *c, size_t n);
 
 #endif

@@ -53,6 +53,7 @@ static void help(void)
 	       "  --threads LIST      passed to run\n"
 	       "  --seed N            seed of the inputs and of the round order (default 1)\n"
 	       "  --inject-slowdown BENCH:FRACTION   CAND side only (testing ab itself)\n"
+	       "  --quick             the children run --quick (small sizes; CI)\n"
 	       "  --no-canaries       skip the drift canaries\n"
 	       "  --keep              keep the temporary folder (scratch stores, logs)\n"
 	       "  --json              machine-readable output\n\n"
@@ -110,6 +111,7 @@ static int parse(int argc, char **argv, struct ab_opts *o, int *json, int *done)
 		{"seed", required_argument, NULL, 's'},
 		{"inject-slowdown", required_argument, NULL, 'i'},
 		{"no-canaries", no_argument, NULL, 'C'}, {"keep", no_argument, NULL, 'k'},
+		{"quick", no_argument, NULL, 'q'},
 		{"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
 	int c;
@@ -127,6 +129,7 @@ static int parse(int argc, char **argv, struct ab_opts *o, int *json, int *done)
 			break;
 		case 'C': o->no_canaries = 1; break;
 		case 'k': o->keep = 1; break;
+		case 'q': o->quick = 1; break;
 		case 'j': *json = 1; break;
 		case 'h': help(); *done = 1; return 0;
 		case '?': case ':': return cli_bad_option("ab", argc, argv);
@@ -156,6 +159,9 @@ static void defaults(struct ab_opts *o)
 /* Temporary folder, both sides' binaries and scratch stores. */
 static int prepare(struct ab *a, const struct ocb_global *g)
 {
+	struct ocb_ceiling *ceil = NULL;
+	size_t nceil = 0;
+	int rc;
 	const char *t = getenv("TMPDIR");
 	snprintf(a->tmp, sizeof a->tmp, "%s/ocbench-ab.XXXXXX", t && *t ? t : "/tmp");
 	if (!mkdtemp(a->tmp))
@@ -163,19 +169,18 @@ static int prepare(struct ab *a, const struct ocb_global *g)
 	snprintf(a->log, sizeof a->log, "%s/children.log", a->tmp);
 	for (int side = 0; side < 2; side++) {
 		const char *name = side ? "cand" : "base";
-		int rc = ab_side_resolve(a->o.spec[side], a->tmp, name, &a->side[side]);
-		if (rc != OCB_OK)
-			return rc;
+		if ((rc = ab_side_resolve(a->o.spec[side], a->tmp, name, &a->side[side])))
+			goto out;
 		snprintf(a->db[side], sizeof a->db[side], "%s/%s.db", a->tmp, name);
 		snprintf(a->out[side], sizeof a->out[side], "%s/%s-out", a->tmp, name);
-		rc = ab_scratch_seed(g->db_path, a->db[side]);
-		if (rc < 0)
-			return rc;
-		if (rc == 0 && side == 0)
-			ocb_info("ab: %s holds no ceilings of this machine: each side's first run "
-				 "measures them ('ocbench ceilings' stores them once)", g->db_path);
 	}
-	return OCB_OK;
+	if ((rc = ab_user_ceilings(g->db_path, a->o.quick, &ceil, &nceil)))
+		goto out;
+	for (int side = 0; side < 2 && rc == OCB_OK; side++)
+		rc = ab_scratch_seed(a->db[side], ceil, nceil);
+out:
+	free(ceil);
+	return rc;
 }
 
 static void start_canaries(struct ab *a)
