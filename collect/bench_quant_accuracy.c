@@ -4,24 +4,24 @@
  * perplexity, effective bits per weight, model bytes, quantization time, errors.
  *
  * This file is the driver only: setup loads the data and the fp32 checkpoint (or trains
- * it through the trainer interface), run calls the reference/ modules, and every number
+ * it through the trainer interface), run calls the workloads/ modules, and every number
  * is recorded under the identities and keys of common/workload_id.h.
  *   1. Checkpoint from ctx->out_dir (artifacts mlp_fp32, lm_fp32: the train suite's
  *      train_mlp / train_lm write them and the runner runs those first; with --quick:
  *      mlp_fp32_quick.ckpt); if missing, trained here with the run's seed and saved.
- *   2. Calibration (reference/calibrate.h) on data from the TRAINING set: MLP `calib`
- *      random images (reference/ptq_mlp.h), LM `calib_windows` random windows of `window`
- *      bytes (reference/ptq_lm.h): H = 2 X^T X of every linear, the diagonal Fisher.
- *   3. The sweep (reference/ptq_sweep.h: the configurations and their run, mixed
- *      precision in reference/mixed_plan_run.h): Q(W) from the saved fp32 copy into every
+ *   2. Calibration (workloads/calibrate.h) on data from the TRAINING set: MLP `calib`
+ *      random images (workloads/ptq_mlp.h), LM `calib_windows` random windows of `window`
+ *      bytes (workloads/ptq_lm.h): H = 2 X^T X of every linear, the diagonal Fisher.
+ *   3. The sweep (workloads/ptq_sweep.h: the configurations and their run, mixed
+ *      precision in workloads/mixed_plan_run.h): Q(W) from the saved fp32 copy into every
  *      linear, evaluate, next; fp32 restored at the end. Embeddings, norms and biases stay
  *      fp32 and are counted as fp32 in model_bytes. Plan JSON of mixed_*:
  *      <out_dir>/quant_plan_<model>_<method>.json.
- *   4. Acceptance checks (reference/ptq_checks.h) under workload "quant_acc_check".
+ *   4. Acceptance checks (workloads/ptq_checks.h) under workload "quant_acc_check".
  *
  * Params: model (mlp | lm), calib / calib_windows, window, stride, eval_windows (the first
  * N validation windows; 0 = all), fuse (1: q,k,v and gate,up share bits in plans),
- * plan_err (fisher | output | probe, reference/mixed_plan_run.h), methods (comma list of
+ * plan_err (fisher | output | probe, workloads/mixed_plan_run.h), methods (comma list of
  * method or method:bits:group to run; fp32 always runs).
  *
  * Metrics: one row per (configuration, key), step -1, workload ocb_quant_id_name() of the
@@ -41,13 +41,13 @@
 #include "../common/ocb_log.h"
 #include "../common/ocb_time.h"
 #include "../common/workload_id.h"
-#include "../reference/calibrate.h"
-#include "../reference/ptq_checks.h"
-#include "../reference/ptq_lm.h"
-#include "../reference/ptq_mlp.h"
-#include "../reference/ptq_sweep.h"
-#include "../reference/trainer_lm.h"
-#include "../reference/trainer_mlp.h"
+#include "../workloads/calibrate.h"
+#include "../workloads/ptq_checks.h"
+#include "../workloads/ptq_lm.h"
+#include "../workloads/ptq_mlp.h"
+#include "../workloads/ptq_sweep.h"
+#include "../workloads/trainer_lm.h"
+#include "../workloads/trainer_mlp.h"
 #include "artifact.h"
 
 struct qa_state {

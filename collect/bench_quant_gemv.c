@@ -3,6 +3,7 @@
  * Also holds the helpers shared with bench_quant_gemm.c (bench_quant.h). */
 #include <cblas.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,10 +11,37 @@
 #include "../common/ocb_error.h"
 #include "../common/ocb_json.h"
 #include "../common/ocb_rng.h"
+#include "../common/ocb_time.h"
 #include "../kernels/quant_gemv.h"
+#include "../kernels/quant_repack.h"
 #include "bench_quant.h"
 
 #define POOL 64
+
+/* The load-time step of a GEMV whose chosen kernel wants the r8 layout: repack copy 0
+ * (timed, reported as a metric), then duplicate it into the other copies. */
+static int qbench_repack(struct qbench *q, const struct ocb_ctx *ctx)
+{
+	enum qgemv_kind kind = qgemv_choose(q->f);
+	q->variant = qgemv_kind_name(kind);
+	if (kind != QGEMV_AVX2_R8)
+		return OCB_OK;
+	q->wrstride = ocb_round_up(qrepack_bytes(q->f, q->m, q->k), 64);
+	if (!(q->wr = qrepack_alloc(q->wrstride * (size_t)q->ncopies)))
+		return ocb_seterr(OCB_ENOMEM, "quant gemv %s: %zu bytes of repacked weights",
+				  q->f->name, q->wrstride * (size_t)q->ncopies);
+	double t0 = ocb_now_s();
+	int rc = qrepack_pack(q->f, q->w, q->m, q->k, q->wr, q->threads);
+	q->repack_s = ocb_now_s() - t0;
+	if (rc)
+		return rc;
+	for (int c = 1; c < q->ncopies; c++)
+		memcpy((char *)q->wr + (size_t)c * q->wrstride, q->wr, qrepack_bytes(q->f, q->m, q->k));
+	char key[96];
+	snprintf(key, sizeof key, "repack_time_%s_%lldx%lld_t%d", q->f->name, (long long)q->m,
+		 (long long)q->k, q->threads);
+	return ocb_metric(ctx ? &ctx->metrics : NULL, "quant_gemv", -1, key, q->repack_s, "s");
+}
 
 int qbench_setup(const cJSON *params, const struct ocb_ctx *ctx, int gemm, void **state)
 {
@@ -86,6 +114,8 @@ int qbench_setup(const cJSON *params, const struct ocb_ctx *ctx, int gemm, void 
 	for (int c = 1; c < q->ncopies; c++)
 		memcpy((char *)q->w + (size_t)c * q->wstride, q->w, rb * (size_t)m);
 	q->variant = f ? qkernel_variant() : "openblas";
+	if (f && !gemm && (rc = qbench_repack(q, ctx)))
+		goto out;
 	if (!f)
 		openblas_set_num_threads(q->threads);
 	*state = q;
@@ -102,6 +132,7 @@ void qbench_teardown(void *state)
 	if (!q)
 		return;
 	ocb_free(q->mem);
+	qrepack_free(q->wr);
 	free(q);
 }
 
@@ -126,6 +157,10 @@ int qbench_run(struct qbench *q, int gemm)
 	}
 	if (gemm)
 		return qgemm(q->f, w, q->m, q->k, q->xq, q->n, q->y, q->threads);
+	if (q->wr)
+		return qgemv_r8(q->f, (const char *)q->wr + ((const char *)w - (const char *)q->w) /
+						       q->wstride * q->wrstride,
+				q->m, q->k, q->xq, q->y, q->threads);
 	return qgemv(q->f, w, q->m, q->k, q->xq, q->y, q->threads);
 }
 

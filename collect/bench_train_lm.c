@@ -1,7 +1,7 @@
-/* bench_train_lm: the fp32 byte-level LM baseline (reference/model_lm, trainer_lm) as a
+/* bench_train_lm: the fp32 byte-level LM baseline (workloads/model_lm, trainer_lm) as a
  * workload of suite `train` (issue 3).
  *
- * setup    : MLLOG file, data staging (the text corpus through reference/data_text: the
+ * setup    : MLLOG file, data staging (the text corpus through workloads/data_text: the
  *            `corpus` parameter if given, else ctx->data_dir when it names a regular file
  *            or a fortunes-style directory (holding a file named `fortunes`), else the
  *            Debian `fortunes` package), the trainer (model init from the seed, optimizer).
@@ -28,9 +28,9 @@
 #include "../common/ocb_json.h"
 #include "../common/ocb_log.h"
 #include "../common/ocb_time.h"
-#include "../reference/data_text.h"
-#include "../reference/model_lm.h"
-#include "../reference/trainer_lm.h"
+#include "../workloads/data_text.h"
+#include "../workloads/model_lm.h"
+#include "../workloads/trainer_lm.h"
 #include "artifact.h"
 #include "bench.h"
 #include "mllog.h"
@@ -420,7 +420,7 @@ out:
 }
 
 /* Declared parameters (collect/params.h); the defaults are lm_config_default and
- * lm_train_defaults' (reference/). */
+ * lm_train_defaults' (workloads/). */
 static const struct ocb_param lm_params[] = {
 	{"d_model", OCB_P_INT, "128", 8, 4096, NULL, "", "model width"},
 	{"n_layers", OCB_P_INT, "4", 1, 64, NULL, "", "transformer blocks"},

@@ -1,8 +1,8 @@
 /* bench_train_mlp: the fp32 MLP baseline as a workload of suite `train` (issue 3).
  *
- * setup    : MLLOG file, data staging (Fashion-MNIST through reference/data_idx; a bad or
+ * setup    : MLLOG file, data staging (Fashion-MNIST through workloads/data_idx; a bad or
  *            missing file fails the case with the loader's one-line error), the trainer
- *            (reference/trainer_mlp: model init, optimizer).
+ *            (workloads/trainer_mlp: model init, optimizer).
  * workload : run_start .. run_stop around ocb_trainer_run (epochs, eval after each),
  *            metrics through ctx->metrics, then the fp32 checkpoint `mlp_fp32.ckpt` in
  *            out_dir (artifact "mlp_fp32": the quantized / sparse suites load it).
@@ -22,9 +22,9 @@
 #include "../common/ocb_json.h"
 #include "../common/ocb_time.h"
 #include "../common/ocb_log.h"
-#include "../reference/data_idx.h"
-#include "../reference/model_mlp.h"
-#include "../reference/trainer_mlp.h"
+#include "../workloads/data_idx.h"
+#include "../workloads/model_mlp.h"
+#include "../workloads/trainer_mlp.h"
 #include "artifact.h"
 #include "bench.h"
 #include "ceilings.h"
@@ -322,7 +322,7 @@ out:
 }
 
 /* Declared parameters (collect/params.h); the defaults are ocb_mlp_default_cfg and
- * ocb_mlp_train_defaults' (reference/). */
+ * ocb_mlp_train_defaults' (workloads/). */
 static const char *const mlp_opts[] = {"adamw", "sgd", NULL};
 static const struct ocb_param mlp_params[] = {
 	{"dims", OCB_P_INTLIST, "[784,512,256,10]", 1, 65536, NULL, "", "layer widths, input to classes"},

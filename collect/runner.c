@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../common/ocb_error.h"
+#include "../common/ocb_uuid.h"
 #include "../common/ocb_json.h"
 #include "../common/ocb_log.h"
 #include "../common/ocb_rng.h"
@@ -60,24 +61,6 @@ static int sink_ident(void *ctx, const char *workload, const char *ident_json)
 {
 	struct sink_ctx *c = ctx;
 	return ocb_store_workload_ident(c->s, c->run_id, workload, ident_json);
-}
-
-/* RFC 4122 version-4 UUID from the kernel's random source. */
-static void make_uuid(char out[37])
-{
-	unsigned char b[16] = {0};
-	int fd = open("/dev/urandom", O_RDONLY);
-	if (fd < 0 || read(fd, b, sizeof b) != (ssize_t)sizeof b) {
-		uint64_t t = ocb_now_ns() ^ ((uint64_t)getpid() << 32);
-		memcpy(b, &t, sizeof t);
-	}
-	if (fd >= 0)
-		close(fd);
-	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
-	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
-	snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-		 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
-		 b[13], b[14], b[15]);
 }
 
 static int ensure_dir(const char *path)
@@ -477,7 +460,7 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 	if (rc != OCB_OK)
 		goto out;
 
-	make_uuid(uuid);
+	ocb_uuid_v4(uuid);
 	cfg = config_json(o);
 	struct ocb_run_info ri = {
 		.uuid = uuid, .machine_id = machine_id, .suite = o->suite_spec, .label = o->label,

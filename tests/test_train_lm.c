@@ -1,4 +1,4 @@
-/* Tests of reference/trainer_lm through the trainer interface: determinism (losses and
+/* Tests of workloads/trainer_lm through the trainer interface: determinism (losses and
  * weights), that training learns, the unigram baseline, save/load, refusal of bad
  * configurations. Corpora are generated here (no packages needed). */
 #include <criterion/criterion.h>
@@ -14,8 +14,8 @@
 #include "../common/ocb_error.h"
 #include "../common/ocb_json.h"
 #include "../common/ocb_rng.h"
-#include "../reference/data_text.h"
-#include "../reference/trainer_lm.h"
+#include "../workloads/data_text.h"
+#include "../workloads/trainer_lm.h"
 
 /* Text of words drawn from a small vocabulary: predictable within words, random across. */
 static uint8_t *synth_text(size_t n, uint64_t seed)

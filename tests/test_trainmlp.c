@@ -14,8 +14,8 @@
 
 #include "../common/ocb_error.h"
 #include "../common/ocb_json.h"
-#include "../reference/data_synth.h"
-#include "../reference/trainer_mlp.h"
+#include "../workloads/data_synth.h"
+#include "../workloads/trainer_mlp.h"
 
 static char dir[64];
 static struct ocb_idx_set tr, te;
@@ -287,7 +287,7 @@ Test(trainmlp, evaluate_counts)
 
 #include "../collect/bench.h"
 #include "../db/records.h"
-#include "../reference/checkpoint.h"
+#include "../workloads/checkpoint.h"
 
 extern const struct ocb_bench ocb_bench_train_mlp;
 

@@ -11,11 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../collect/harness.h"
-#include "../common/ocb_alloc.h"
-#include "../common/ocb_json.h"
-#include "../common/ocb_stats.h"
-#include "../common/ocb_time.h"
+#include "../../collect/harness.h"
+#include "../../common/ocb_alloc.h"
+#include "../../common/ocb_json.h"
+#include "../../common/ocb_stats.h"
+#include "../../common/ocb_time.h"
 
 struct sum_state {
 	float *x;
