@@ -58,6 +58,8 @@ struct ab {
 	struct ocb_canaries can;
 	double wall_s;
 	size_t steps, failed_steps;
+	const char *cmdline;       /* the whole command line, stored with the runs */
+	int64_t run_id[2];         /* the stored pair (ab_store), 0 until stored */
 };
 
 /* Set by SIGINT/SIGTERM: stop after the current round. */
@@ -73,6 +75,9 @@ int ab_rounds(struct ab *a, size_t n, uint64_t seed, size_t mid);
 size_t ab_plan_rounds(struct ab *a);
 void ab_canary_point(struct ab *a, int point);
 void ab_release(struct ab *a);
+
+/* ab_store.c: the rounds as two runs linked as a pair in the store at db_path. */
+int ab_store(struct ab *a, const char *db_path);
 
 /* ab_print.c */
 void ab_print(const struct ab *a, int json);

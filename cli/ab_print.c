@@ -110,6 +110,8 @@ static void print_json(const struct ab *a)
 	cJSON_AddNumberToObject(j, "wall_s", a->wall_s);
 	cJSON_AddNumberToObject(j, "threshold", a->o.stat.threshold);
 	cJSON_AddNumberToObject(j, "alpha", a->o.stat.alpha);
+	cJSON_AddNumberToObject(j, "base_run", (double)a->run_id[0]);
+	cJSON_AddNumberToObject(j, "cand_run", (double)a->run_id[1]);
 	for (size_t i = 0; i < a->n; i++)
 		cJSON_AddItemToArray(cs, case_json(&a->c[i], a->rounds));
 	count_verdicts(a, count, &warn);

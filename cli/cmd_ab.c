@@ -49,7 +49,8 @@ static void help(void)
 	       "  --alpha A           significance level (default 0.01)\n"
 	       "  --budget S          seconds per case per round and side (default 0.05)\n"
 	       "  --min-reps N        repetitions per case per round at least (default 3)\n"
-	       "  --block N           cases per child process (default 16)\n"
+	       "  --block N           cases (suite/bench/params) per child process (default 4):\n"
+	       "                      smaller puts the two sides of a case closer in time\n"
 	       "  --threads LIST      passed to run\n"
 	       "  --seed N            seed of the inputs and of the round order (default 1)\n"
 	       "  --inject-slowdown BENCH:FRACTION   CAND side only (testing ab itself)\n"
@@ -150,7 +151,7 @@ static void defaults(struct ab_opts *o)
 	memset(o, 0, sizeof *o);
 	ocb_ab_defaults(&o->stat);
 	o->max_rounds = OCB_AB_MAX_ROUNDS;
-	o->block = 16;
+	o->block = 4;
 	o->budget = 0.05;
 	o->min_reps = 3;
 	o->seed = 1;
@@ -245,6 +246,9 @@ int cmd_ab(const struct ocb_global *g, int argc, char **argv)
 			slower |= a.c[i].st.verdict == OCB_V_SLOWER;
 		}
 	}
+	a.cmdline = g->cmdline;
+	if (rc == OCB_OK)
+		rc = ab_store(&a, g->db_path);
 	if (rc == OCB_OK)
 		ab_print(&a, json);
 	if (a.failed_steps)

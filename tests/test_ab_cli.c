@@ -68,4 +68,22 @@ Test(ab_cli, same_binary_twice_gives_paired_rounds, .timeout = 0)
 	char path[128];
 	snprintf(path, sizeof path, "%s/ab.db", dir);
 	cr_assert_gt(cli_query_int(path, "SELECT count(*) FROM ceiling"), 0);
+	/* Stored as two runs linked as a pair, one result per case, canaries as metrics;
+	 * compare reads them like any two runs. */
+	cr_assert_eq(cli_query_int(path, "SELECT count(*) FROM run WHERE label LIKE 'ab-%-base' "
+					 "AND config_json LIKE '%\"side\":\"base\"%'"),
+		     1);
+	cr_assert_eq(cli_query_int(path, "SELECT count(*) FROM run a JOIN run b ON "
+					 "json_extract(a.config_json, '$.ab.other') = b.uuid "
+					 "AND json_extract(b.config_json, '$.ab.other') = a.uuid"),
+		     2);
+	cr_assert_gt(cli_query_int(path, "SELECT count(*) FROM metric WHERE workload = 'canary'"),
+		     0);
+	char base[32], cand[32];
+	cli_query_text(path, "SELECT id FROM run WHERE label LIKE 'ab-%-base'", base, sizeof base);
+	cli_query_text(path, "SELECT id FROM run WHERE label LIKE 'ab-%-cand'", cand, sizeof cand);
+	const char *cmp[] = {"", "compare", base, cand, NULL};
+	cr_assert_eq(cli_run(&o, cmp, env), 0);
+	cr_assert(o.status == 0 || o.status == 1, "compare exit %d: %s", o.status, o.err);
+	cr_assert(strstr(o.out, "stream_copy"), "%s", o.out);
 }
