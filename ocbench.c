@@ -20,6 +20,7 @@ static const struct ocb_cmd commands[] = {
 	{"events", cmd_events, "list the PAPI events available here and those ocbench records"},
 	{"report", cmd_report, "write tables, roofline and curves (md, LaTeX, CSV, HTML, JSON)"},
 	{"compare", cmd_compare, "compare two runs case by case; exit 1 on a regression"},
+	{"ab", cmd_ab, "interleaved A/B of two builds on this machine; exit 1 on a regression"},
 	{"history", cmd_history, "one case's medians over runs, with change points"},
 	{"export", cmd_export, "write a run as Google Benchmark JSON, CSV or JSON"},
 	{"import", cmd_import, "read Google Benchmark JSON as a new run"},

@@ -62,5 +62,6 @@ int cmd_merge(const struct ocb_global *g, int argc, char **argv);
 int cmd_inspect(const struct ocb_global *g, int argc, char **argv);
 int cmd_plan(const struct ocb_global *g, int argc, char **argv);
 int cmd_compress(const struct ocb_global *g, int argc, char **argv);
+int cmd_ab(const struct ocb_global *g, int argc, char **argv);
 
 #endif

@@ -1,0 +1,85 @@
+/* ab: `ocbench ab BASE CAND`, the interleaved A/B comparison of two builds (issue 16).
+ * cmd_ab.c parses options and runs the steps below in order; ab_exec.c drives the
+ * children (discovery, rounds, canaries); ab_print.c writes the verdicts.
+ *
+ * Flow: resolve both sides into binaries (ab_side.h), seed their scratch stores with
+ * the machine's ceilings, measure the drift canaries (start), run one discovery round of
+ * each side (the cases both produce; also a warm-up: not counted), then rounds planned
+ * by collect/ab_plan (randomized interleaved trials); with --target-mde a pilot of
+ * ocb_mde_min_rounds(alpha) + 2 rounds first chooses how many. Canaries again at the
+ * middle and the end. Each case's verdict: report/ab_verdict.h. */
+#ifndef OCB_AB_H
+#define OCB_AB_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../collect/canary.h"
+#include "../report/ab_verdict.h"
+#include "ab_side.h"
+#include "cli.h"
+
+struct ab_opts {
+	const char *spec[2];       /* BASE, CAND as typed */
+	const char *suite, *filter, *threads, *inject;
+	size_t rounds;             /* 0: from --target-mde, else OCB_AB_ROUNDS */
+	double target_mde;         /* 0: none */
+	size_t max_rounds, block;
+	double budget;
+	long min_reps;
+	uint64_t seed;
+	int keep, no_canaries, quick; /* quick: children run --quick (small sizes) */
+	struct ocb_ab_opts stat;
+};
+
+#define OCB_AB_ROUNDS 12       /* rounds when neither --rounds nor --target-mde */
+#define OCB_AB_MAX_ROUNDS 40
+
+/* One case: a result key both sides produce, and its per-round medians (s). */
+struct ab_case {
+	char *key;                 /* "suite/bench/params|variant|threads" */
+	size_t unit;               /* index into ab.units */
+	double *med[2];            /* [side][round], NaN until measured */
+	struct ocb_ab_stats st;
+};
+
+struct ab {
+	struct ab_opts o;
+	char tmp[PATH_MAX];
+	struct ab_side side[2];
+	char db[2][PATH_MAX + 16], out[2][PATH_MAX + 16], log[PATH_MAX + 16];
+	char **units;              /* "suite/bench/params" of the cases, for --filter */
+	size_t nunits;
+	struct ab_case *c;
+	size_t n, cap_rounds, rounds; /* rounds measured so far */
+	double canary[OCB_CANARY_NPOINT][OCB_CANARY_N];
+	int have_canary;
+	struct ocb_canaries can;
+	double wall_s;
+	size_t steps, failed_steps;
+	const char *cmdline;       /* the whole command line, stored with the runs */
+	int64_t run_id[2];         /* the stored pair (ab_store), 0 until stored */
+};
+
+/* Set by SIGINT/SIGTERM: stop after the current round. */
+extern volatile int ab_stop;
+
+/* ab_exec.c. Each returns OCB_OK or a status with ocb_lasterr() set. */
+int ab_discover(struct ab *a);
+/* Runs rounds [a->rounds, a->rounds + n) (plan seeded from seed); measures the middle
+ * canary when round `mid` completes (mid == SIZE_MAX: never). */
+int ab_rounds(struct ab *a, size_t n, uint64_t seed, size_t mid);
+/* From the rounds so far: the rounds needed for the target MDE (90th percentile over the
+ * cases), clamped to [a->rounds, max_rounds]. */
+size_t ab_plan_rounds(struct ab *a);
+void ab_canary_point(struct ab *a, int point);
+void ab_release(struct ab *a);
+
+/* ab_store.c: the rounds as two runs linked as a pair in the store at db_path. */
+int ab_store(struct ab *a, const char *db_path);
+
+/* ab_print.c */
+void ab_print(const struct ab *a, int json);
+
+#endif

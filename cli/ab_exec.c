@@ -1,0 +1,318 @@
+/* ab_exec: the children of `ocbench ab` (see ab.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../collect/ab_child.h"
+#include "../collect/ab_plan.h"
+#include "../collect/host.h"
+#include "../common/ocb_error.h"
+#include "../common/ocb_log.h"
+#include "../common/ocb_time.h"
+#include "../report/mde.h"
+#include "ab.h"
+
+#define MAX_ARGS 40
+
+/* argv of one child of `side` running the cases `filter` matches (NULL: all). The
+ * strings live in buf. The same seed on both sides: both measure the same inputs. */
+static void child_argv(const struct ab *a, int side, const char *filter, char *argv[MAX_ARGS],
+		       char buf[4][32])
+{
+	int k = 0;
+	argv[k++] = (char *)a->side[side].bin;
+	argv[k++] = "run";
+	argv[k++] = "--suite";
+	argv[k++] = (char *)(a->o.suite ? a->o.suite : "all");
+	if (filter) {
+		argv[k++] = "--filter";
+		argv[k++] = (char *)filter;
+	}
+	snprintf(buf[0], 32, "%g", a->o.budget);
+	snprintf(buf[1], 32, "%ld", a->o.min_reps);
+	snprintf(buf[2], 32, "%llu", (unsigned long long)a->o.seed);
+	argv[k++] = "--passes";
+	argv[k++] = "1";
+	argv[k++] = "--budget";
+	argv[k++] = buf[0];
+	argv[k++] = "--min-reps";
+	argv[k++] = buf[1];
+	argv[k++] = "--seed";
+	argv[k++] = buf[2];
+	argv[k++] = "--no-papi";
+	argv[k++] = "--db";
+	argv[k++] = (char *)a->db[side];
+	argv[k++] = "--out";
+	argv[k++] = (char *)a->out[side];
+	argv[k++] = "--json";
+	if (a->o.quick)
+		argv[k++] = "--quick";
+	if (a->o.threads) {
+		argv[k++] = "--threads";
+		argv[k++] = (char *)a->o.threads;
+	}
+	if (side == OCB_AB_CAND && a->o.inject) {
+		argv[k++] = "--inject-slowdown";
+		argv[k++] = (char *)a->o.inject;
+	}
+	argv[k] = NULL;
+}
+
+/* ---- discovery: the keys each side produces ---- */
+
+struct seen {
+	char **key, **unit;
+	unsigned *mask;
+	size_t n, cap;
+	unsigned side_bit;
+};
+
+static int on_discover(void *ctx, const char *line)
+{
+	struct seen *s = ctx;
+	struct ocb_ab_obs o;
+	int rc = ocb_ab_parse_line(line, &o);
+	if (rc <= 0)
+		return rc;
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->key[i], o.key) == 0) {
+			s->mask[i] |= s->side_bit;
+			free(o.key);
+			free(o.unit);
+			return OCB_OK;
+		}
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 64;
+		char **k = realloc(s->key, cap * sizeof *k), **u = k ? realloc(s->unit, cap * sizeof *u) : NULL;
+		unsigned *m = u ? realloc(s->mask, cap * sizeof *m) : NULL;
+		if (k)
+			s->key = k;
+		if (u)
+			s->unit = u;
+		if (!m) {
+			free(o.key);
+			free(o.unit);
+			return ocb_seterr(OCB_ENOMEM, "ab: %zu cases", cap);
+		}
+		s->mask = m;
+		s->cap = cap;
+	}
+	s->key[s->n] = o.key;
+	s->unit[s->n] = o.unit;
+	s->mask[s->n++] = s->side_bit;
+	return OCB_OK;
+}
+
+/* Index of unit u in a->units, adding it. */
+static size_t unit_index(struct ab *a, char **u)
+{
+	for (size_t i = 0; i < a->nunits; i++)
+		if (strcmp(a->units[i], *u) == 0)
+			return i;
+	a->units[a->nunits] = *u;
+	*u = NULL;
+	return a->nunits++;
+}
+
+static int keep_common(struct ab *a, struct seen *s)
+{
+	a->units = calloc(s->n ? s->n : 1, sizeof *a->units);
+	a->c = calloc(s->n ? s->n : 1, sizeof *a->c);
+	if (!a->units || !a->c)
+		return ocb_seterr(OCB_ENOMEM, "ab: %zu cases", s->n);
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->mask[i] != 3)
+			continue;
+		struct ab_case *c = &a->c[a->n++];
+		c->key = s->key[i];
+		s->key[i] = NULL;
+		c->unit = unit_index(a, &s->unit[i]);
+		for (int side = 0; side < 2; side++) {
+			c->med[side] = malloc(a->cap_rounds * sizeof(double));
+			if (!c->med[side])
+				return ocb_seterr(OCB_ENOMEM, "ab: rounds");
+			for (size_t r = 0; r < a->cap_rounds; r++)
+				c->med[side][r] = NAN;
+		}
+	}
+	return OCB_OK;
+}
+
+static int run_child(struct ab *a, int side, const char *filter,
+		     int (*on_line)(void *, const char *), void *ctx)
+{
+	char *argv[MAX_ARGS], buf[4][32];
+	int st, rc;
+	child_argv(a, side, filter, argv, buf);
+	rc = ocb_ab_child_run(argv, a->log, on_line, ctx, &st);
+	a->steps++;
+	if (rc != OCB_OK)
+		return rc;
+	if (st == 2 || st == 127)
+		return ocb_seterr(OCB_EINVAL, "%s: %s refused the run (exit %d; see %s)",
+				  side ? "cand" : "base", a->side[side].bin, st, a->log);
+	if (st != 0)
+		a->failed_steps++; /* exit 3: a case failed; the others still count */
+	return OCB_OK;
+}
+
+int ab_discover(struct ab *a)
+{
+	struct seen s = {0};
+	int rc = OCB_OK;
+	for (int side = 0; side < 2 && rc == OCB_OK && !ab_stop; side++) {
+		ocb_info("ab: discovery and warm-up: %s", side ? "cand" : "base");
+		s.side_bit = 1u << side;
+		rc = run_child(a, side, a->o.filter, on_discover, &s);
+	}
+	if (rc == OCB_OK && ab_stop)
+		rc = ocb_seterr(OCB_ERUNTIME, "interrupted during discovery");
+	if (rc == OCB_OK)
+		rc = keep_common(a, &s);
+	if (rc == OCB_OK && a->n == 0)
+		rc = ocb_seterr(OCB_EINVAL, "no case ran ok on both sides (see %s)", a->log);
+	for (size_t i = 0; i < s.n; i++) {
+		free(s.key[i]);
+		free(s.unit[i]);
+	}
+	free(s.key);
+	free(s.unit);
+	free(s.mask);
+	return rc;
+}
+
+/* ---- rounds ---- */
+
+struct step_ctx {
+	struct ab *a;
+	int side;
+	size_t round;
+};
+
+static int on_step(void *ctx, const char *line)
+{
+	struct step_ctx *x = ctx;
+	struct ocb_ab_obs o;
+	int rc = ocb_ab_parse_line(line, &o);
+	if (rc <= 0)
+		return rc;
+	for (size_t i = 0; i < x->a->n; i++)
+		if (strcmp(x->a->c[i].key, o.key) == 0)
+			x->a->c[i].med[x->side][x->round] = o.median;
+	free(o.key);
+	free(o.unit);
+	return OCB_OK;
+}
+
+static int run_step(struct ab *a, const struct ocb_ab_plan *p, const struct ocb_ab_step *s,
+		    size_t round0)
+{
+	const size_t *idx = ocb_ab_step_cases(p, s);
+	const char **u = malloc(s->count * sizeof *u);
+	if (!u)
+		return ocb_seterr(OCB_ENOMEM, "ab: step");
+	for (size_t i = 0; i < s->count; i++)
+		u[i] = a->units[idx[i]];
+	char *re = ocb_ab_filter_regex(u, s->count);
+	free(u);
+	if (!re)
+		return ocb_seterr(OCB_ENOMEM, "ab: filter");
+	struct step_ctx x = {a, s->side, round0 + s->round};
+	int rc = run_child(a, s->side, re, on_step, &x);
+	free(re);
+	return rc;
+}
+
+int ab_rounds(struct ab *a, size_t n, uint64_t seed, size_t mid)
+{
+	struct ocb_ab_plan p;
+	size_t round0 = a->rounds;
+	int rc;
+	if (n == 0)
+		return OCB_OK;
+	if (round0 + n > a->cap_rounds)
+		return ocb_seterr(OCB_EINVAL, "ab: %zu rounds > %zu", round0 + n, a->cap_rounds);
+	if ((rc = ocb_ab_plan_make(a->nunits, n, a->o.block, seed, &p)) != OCB_OK)
+		return rc;
+	for (size_t i = 0; i < p.nsteps && rc == OCB_OK; i++) {
+		rc = run_step(a, &p, &p.steps[i], round0);
+		int round_done = i + 1 == p.nsteps || p.steps[i + 1].round != p.steps[i].round;
+		if (rc != OCB_OK || !round_done)
+			continue;
+		a->rounds = round0 + p.steps[i].round + 1;
+		ocb_info("ab: round %zu done (%.0f s)", a->rounds, ocb_now_s() - a->wall_s);
+		if (a->rounds == mid)
+			ab_canary_point(a, OCB_CANARY_MID);
+		if (ab_stop)
+			rc = ocb_seterr(OCB_ERUNTIME, "interrupted after round %zu", a->rounds);
+	}
+	ocb_ab_plan_release(&p);
+	return rc;
+}
+
+static int cmp_size(const void *x, const void *y)
+{
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+	return (a > b) - (a < b);
+}
+
+size_t ab_plan_rounds(struct ab *a)
+{
+	size_t *need = malloc((a->n ? a->n : 1) * sizeof *need), k = 0;
+	double *d = malloc((a->rounds ? a->rounds : 1) * sizeof *d);
+	size_t rounds = a->rounds;
+	if (!need || !d)
+		goto out;
+	for (size_t i = 0; i < a->n; i++) {
+		size_t m = 0;
+		for (size_t r = 0; r < a->rounds; r++)
+			if (a->c[i].med[0][r] > 0 && a->c[i].med[1][r] > 0)
+				d[m++] = log(a->c[i].med[1][r] / a->c[i].med[0][r]);
+		size_t nr = ocb_mde_rounds(a->o.target_mde, ocb_mde_var_robust(d, m),
+					   a->o.stat.alpha, a->o.stat.power);
+		if (nr > 0)
+			need[k++] = nr;
+	}
+	if (k == 0)
+		goto out;
+	qsort(need, k, sizeof *need, cmp_size);
+	size_t p90 = need[(size_t)ceil(0.9 * (double)k) - 1];
+	ocb_info("ab: pilot of %zu rounds: rounds for a %.3g%% MDE per case: median %zu, 90th "
+		 "percentile %zu, max %zu", a->rounds, 100 * a->o.target_mde, need[k / 2], p90,
+		 need[k - 1]);
+	rounds = p90 < a->rounds ? a->rounds : p90;
+	if (rounds > a->o.max_rounds) {
+		ocb_info("ab: capped at --max-rounds %zu: some cases will not reach the target",
+			 a->o.max_rounds);
+		rounds = a->o.max_rounds;
+	}
+out:
+	free(need);
+	free(d);
+	return rounds;
+}
+
+void ab_canary_point(struct ab *a, int point)
+{
+	if (!a->have_canary)
+		return;
+	ocb_canaries_measure(&a->can, a->canary[point]);
+}
+
+void ab_release(struct ab *a)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		free(a->c[i].key);
+		free(a->c[i].med[0]);
+		free(a->c[i].med[1]);
+	}
+	for (size_t i = 0; i < a->nunits; i++)
+		free(a->units[i]);
+	free(a->c);
+	free(a->units);
+	if (a->have_canary)
+		ocb_canaries_release(&a->can);
+	ab_side_release(&a->side[0]);
+	ab_side_release(&a->side[1]);
+}

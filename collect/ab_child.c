@@ -1,0 +1,138 @@
+#include "ab_child.h"
+
+#include <cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../common/ocb_error.h"
+#include "../common/ocb_json.h"
+
+int ocb_ab_parse_line(const char *line, struct ocb_ab_obs *o)
+{
+	int rc = 0;
+	char *pj = NULL;
+	memset(o, 0, sizeof *o);
+	cJSON *j = cJSON_Parse(line);
+	if (!cJSON_IsObject(j))
+		goto out;
+	const char *suite = ocb_json_str(j, "suite", NULL), *bench = ocb_json_str(j, "bench", NULL);
+	const char *variant = ocb_json_str(j, "variant", ""), *status = ocb_json_str(j, "status", "");
+	const cJSON *params = cJSON_GetObjectItemCaseSensitive(j, "params");
+	double med = ocb_json_num(j, "median_s", -1), threads = ocb_json_num(j, "threads", 0);
+	if (!suite || !bench || !params || strcmp(status, "ok") != 0 || !(med > 0))
+		goto out;
+	if (!(pj = ocb_json_canonical(params))) {
+		rc = OCB_ENOMEM;
+		goto out;
+	}
+	size_t nu = strlen(suite) + strlen(bench) + strlen(pj) + 3;
+	size_t nk = nu + strlen(variant) + 32;
+	o->unit = malloc(nu);
+	o->key = malloc(nk);
+	if (!o->unit || !o->key) {
+		free(o->unit);
+		free(o->key);
+		memset(o, 0, sizeof *o);
+		rc = OCB_ENOMEM;
+		goto out;
+	}
+	snprintf(o->unit, nu, "%s/%s/%s", suite, bench, pj);
+	snprintf(o->key, nk, "%s|%s|%d", o->unit, variant, (int)threads);
+	o->median = med;
+	rc = 1;
+out:
+	free(pj);
+	cJSON_Delete(j);
+	return rc;
+}
+
+char *ocb_ab_filter_regex(const char *const *units, size_t n)
+{
+	if (n == 0)
+		return NULL;
+	size_t len = 8;
+	for (size_t i = 0; i < n; i++)
+		len += 2 * strlen(units[i]) + 1;
+	char *re = malloc(len), *w = re;
+	if (!re)
+		return NULL;
+	*w++ = '^';
+	*w++ = '(';
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			*w++ = '|';
+		for (const char *c = units[i]; *c; c++) {
+			if (strchr(".[]{}()\\*+?^$|", *c))
+				*w++ = '\\';
+			*w++ = *c;
+		}
+	}
+	*w++ = ')';
+	*w++ = '$';
+	*w = 0;
+	return re;
+}
+
+/* In the child: stdin /dev/null, stdout the pipe, stderr the log; then exec. */
+static void child_exec(char *const argv[], int out_fd, const char *log_path)
+{
+	int devnull = open("/dev/null", O_RDONLY);
+	if (devnull >= 0)
+		dup2(devnull, STDIN_FILENO);
+	dup2(out_fd, STDOUT_FILENO);
+	if (log_path) {
+		int lf = open(log_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		if (lf >= 0)
+			dup2(lf, STDERR_FILENO);
+	}
+	execv(argv[0], argv);
+	_exit(127);
+}
+
+int ocb_ab_child_run(char *const argv[], const char *log_path,
+		     int (*on_line)(void *ctx, const char *line), void *ctx, int *status)
+{
+	int fd[2], rc = OCB_OK;
+	*status = -1;
+	if (pipe(fd) != 0)
+		return ocb_seterr(OCB_EIO, "ab: pipe: %s", strerror(errno));
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fd[0]);
+		close(fd[1]);
+		return ocb_seterr(OCB_EIO, "ab: fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		close(fd[0]);
+		child_exec(argv, fd[1], log_path);
+	}
+	close(fd[1]);
+	FILE *f = fdopen(fd[0], "r");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	while (f && rc == OCB_OK && (len = getline(&line, &cap, f)) >= 0) {
+		if (len > 0 && line[len - 1] == '\n')
+			line[len - 1] = 0;
+		rc = on_line(ctx, line);
+	}
+	free(line);
+	if (rc != OCB_OK)
+		kill(pid, SIGTERM);
+	if (f)
+		fclose(f);
+	else
+		close(fd[0]);
+	int ws;
+	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+		;
+	*status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + (WIFSIGNALED(ws) ? WTERMSIG(ws) : 0);
+	return rc;
+}

@@ -1,0 +1,51 @@
+/* ab_verdict: the verdict of one case of `ocbench ab` from its paired per-round medians
+ * (base[r], cand[r] in seconds, r < rounds; a NaN on either side drops round r).
+ *   d_r      = log(cand[r] / base[r])
+ *   ratio    = exp(median d), CI: seeded percentile bootstrap of the median (bootmed.h)
+ *   p        = two-sided Wilcoxon signed-rank on d (signrank.h)
+ *   mde      = relative MDE at alpha and power from var_d = (1.4826 MAD(d))^2 over the
+ *              rounds used (mde.h, paired); var_w / var_b split the per-round medians
+ *              into within- and between-round variance, and mde_seq is the MDE one
+ *              sequential pair of runs with these variances would have had (se^2 =
+ *              2 var_b + 2 var_w): what interleaving bought
+ *   verdict  = slower  p < alpha, CI above 1 and ratio >= 1 + threshold
+ *              faster  p < alpha, CI below 1 and ratio <= 1 - threshold
+ *              noise   p < alpha otherwise (a real but smaller change, or a fluke)
+ *              same    p >= alpha; `mde_warn` when mde > threshold: "same" then only
+ *                      means "no change larger than mde", not "none above threshold"
+ *              n/a     fewer than OCB_MDE_MIN_ROUNDS paired rounds
+ * Pure; uses report/compare.h's verdict names. */
+#ifndef OCB_AB_VERDICT_H
+#define OCB_AB_VERDICT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compare.h"
+
+struct ocb_ab_opts {
+	double alpha;     /* default 0.01 */
+	double threshold; /* default 0.02 */
+	double power;     /* default OCB_MDE_POWER */
+	double level;     /* of the ratio CI, default 0.95 */
+	size_t resamples; /* bootstrap, default 2000 */
+	uint64_t seed;    /* bootstrap seed */
+};
+
+struct ocb_ab_stats {
+	size_t n;                 /* paired rounds used */
+	double ratio, lo, hi;     /* median cand/base and its CI */
+	double p, w_plus;
+	double var_d, mde;        /* paired */
+	double var_w, var_b, mde_seq;
+	int mde_warn;
+	enum ocb_verdict verdict;
+};
+
+void ocb_ab_defaults(struct ocb_ab_opts *o);
+
+/* Fills *st. Returns OCB_OK or OCB_ENOMEM (then st->verdict is OCB_V_NA). */
+int ocb_ab_eval(const double *base, const double *cand, size_t rounds,
+		const struct ocb_ab_opts *o, struct ocb_ab_stats *st);
+
+#endif

@@ -1,0 +1,89 @@
+/* `ocbench ab` end to end: bad usage exits 2 with one line; two copies of one binary
+ * over a tiny quick case give paired rounds, per-case MDE and canary ratios in JSON. */
+#include <cJSON.h>
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_util.h"
+
+static const char *const bad_ab[][8] = {
+	{"", "ab", NULL},
+	{"", "ab", "./ocbench", NULL},
+	{"", "ab", "--rounds", "2", "./ocbench", "./ocbench", NULL},
+	{"", "ab", "--inject-slowdown", "sgemm", "./ocbench", "./ocbench", NULL},
+	{"", "ab", "--bogus", "./ocbench", "./ocbench", NULL},
+	{"", "ab", "/nonexistent-ocbench", "no-such-revision-xyz", NULL},
+};
+
+Test(ab_cli, bad_usage_exits_2_with_one_line)
+{
+	char dir[64], db[128];
+	cr_assert(cli_tmpdir(dir, sizeof dir));
+	snprintf(db, sizeof db, "OCBENCH_DB=%s/x.db", dir);
+	const char *env[] = {db, NULL};
+	for (size_t i = 0; i < sizeof bad_ab / sizeof bad_ab[0]; i++) {
+		struct cli_out o;
+		cr_assert_eq(cli_run(&o, bad_ab[i], env), 0);
+		cr_assert_eq(o.status, 2, "case %zu: exit %d, stderr %s", i, o.status, o.err);
+		cr_assert_eq(cli_lines(o.err), 1, "case %zu: %s", i, o.err);
+		cr_assert(strncmp(o.err, "ocbench: ", 9) == 0, "%s", o.err);
+	}
+}
+
+Test(ab_cli, same_binary_twice_gives_paired_rounds, .timeout = 0)
+{
+	char dir[64], db[128];
+	cr_assert(cli_tmpdir(dir, sizeof dir));
+	snprintf(db, sizeof db, "OCBENCH_DB=%s/ab.db", dir);
+	const char *env[] = {db, NULL};
+	const char *argv[] = {"", "ab", "./ocbench", "./ocbench", "--quick", "--suite", "baseline",
+			      "--filter", "baseline/stream_copy/", "--rounds", "6", "--budget",
+			      "0.01", "--min-reps", "2", "--json", NULL};
+	struct cli_out o;
+	cr_assert_eq(cli_run(&o, argv, env), 0);
+	cr_assert(o.status == 0 || o.status == 1, "exit %d: %s", o.status, o.err);
+	cJSON *j = cJSON_Parse(o.out);
+	cr_assert_not_null(j, "%s", o.out);
+	cr_assert_eq(cJSON_GetObjectItem(j, "rounds")->valueint, 6);
+	cJSON *cases = cJSON_GetObjectItem(j, "cases");
+	cr_assert_gt(cJSON_GetArraySize(cases), 0);
+	cJSON *c;
+	cJSON_ArrayForEach(c, cases)
+	{
+		cr_assert_eq(cJSON_GetObjectItem(c, "rounds")->valueint, 6);
+		cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(c, "base_s")), 6);
+		double ratio = cJSON_GetObjectItem(c, "ratio")->valuedouble;
+		cr_assert(ratio > 0.2 && ratio < 5, "%g", ratio);
+		cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(c, "mde")));
+		cr_assert(cJSON_IsString(cJSON_GetObjectItem(c, "verdict")));
+	}
+	cJSON *can = cJSON_GetObjectItem(j, "canaries");
+	cr_assert_not_null(can);
+	cr_assert_not_null(cJSON_GetObjectItem(can, "canary_read_dram"));
+	cr_assert(cJSON_IsBool(cJSON_GetObjectItem(j, "drift_warning")));
+	cJSON_Delete(j);
+	/* The machine and its (quick) ceilings are in the store now: measured once. */
+	char path[128];
+	snprintf(path, sizeof path, "%s/ab.db", dir);
+	cr_assert_gt(cli_query_int(path, "SELECT count(*) FROM ceiling"), 0);
+	/* Stored as two runs linked as a pair, one result per case, canaries as metrics;
+	 * compare reads them like any two runs. */
+	cr_assert_eq(cli_query_int(path, "SELECT count(*) FROM run WHERE label LIKE 'ab-%-base' "
+					 "AND config_json LIKE '%\"side\":\"base\"%'"),
+		     1);
+	cr_assert_eq(cli_query_int(path, "SELECT count(*) FROM run a JOIN run b ON "
+					 "json_extract(a.config_json, '$.ab.other') = b.uuid "
+					 "AND json_extract(b.config_json, '$.ab.other') = a.uuid"),
+		     2);
+	cr_assert_gt(cli_query_int(path, "SELECT count(*) FROM metric WHERE workload = 'canary'"),
+		     0);
+	char base[32], cand[32];
+	cli_query_text(path, "SELECT id FROM run WHERE label LIKE 'ab-%-base'", base, sizeof base);
+	cli_query_text(path, "SELECT id FROM run WHERE label LIKE 'ab-%-cand'", cand, sizeof cand);
+	const char *cmp[] = {"", "compare", base, cand, NULL};
+	cr_assert_eq(cli_run(&o, cmp, env), 0);
+	cr_assert(o.status == 0 || o.status == 1, "compare exit %d: %s", o.status, o.err);
+	cr_assert(strstr(o.out, "stream_copy"), "%s", o.out);
+}
