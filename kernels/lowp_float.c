@@ -3,42 +3,47 @@
 
 #include <math.h>
 
+static float e4m3_lut[256];
+
+/* The 256 values, exact (computed once at load time). */
+__attribute__((constructor)) static void e4m3_lut_init(void)
+{
+	for (int b = 0; b < 256; b++) {
+		int s = b >> 7, e = (b >> 3) & 15, m = b & 7;
+		float v;
+		if (e == 15 && m == 7)
+			v = NAN;
+		else if (e == 0)
+			v = ldexpf((float)m, -9); /* subnormal: m/8 * 2^-6 */
+		else
+			v = ldexpf((float)(8 + m), e - 10); /* (1 + m/8) * 2^(e-7) */
+		e4m3_lut[b] = s ? -v : v;
+	}
+}
+
 float ocb_e4m3_to_f32(uint8_t b)
 {
-	int s = b >> 7, e = (b >> 3) & 15, m = b & 7;
-	float v;
-	if (e == 15 && m == 7)
-		return NAN;
-	if (e == 0)
-		v = ldexpf((float)m, -9); /* subnormal: m/8 * 2^-6 */
-	else
-		v = ldexpf((float)(8 + m), e - 10); /* (1 + m/8) * 2^(e-7) */
-	return s ? -v : v;
+	return e4m3_lut[b];
 }
 
 uint8_t ocb_f32_to_e4m3(float f)
 {
-	if (isnan(f))
-		return 0x7f;
-	uint8_t sign = signbit(f) ? 0x80 : 0;
-	float a = fabsf(f);
-	if (a >= OCB_E4M3_MAX)
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	uint8_t sign = (u >> 24) & 0x80;
+	u &= 0x7fffffffu;
+	if (u > 0x7f800000u)
+		return 0x7f; /* NaN */
+	if (u >= 0x43e00000u) /* >= 448 (and inf): saturate */
 		return sign | 0x7e;
-	if (a < 0x1p-6f) {
-		/* subnormal steps of 2^-9; q == 8 is the smallest normal (code 0x08) */
-		int q = (int)rintf(a * 512.0f);
-		return sign | (uint8_t)q;
+	if (u < 0x3c800000u) { /* < 2^-6: subnormal steps of 2^-9 (q == 8: smallest normal) */
+		float a;
+		memcpy(&a, &u, 4);
+		return sign | (uint8_t)(int)rintf(a * 512.0f);
 	}
-	int ex;
-	frexpf(a, &ex);                 /* a = mant * 2^ex, mant in [0.5, 1) */
-	int e = ex - 1;                 /* floor(log2 a), -6..8 */
-	int q = (int)rintf(ldexpf(a, 3 - e)); /* 8..16 */
-	if (q == 16) {
-		q = 8;
-		e++;
-	}
-	int code = ((e + 7) << 3) | (q - 8);
-	if (code > 0x7e)
-		code = 0x7e;
-	return sign | (uint8_t)code;
+	/* normal: round exponent+mantissa to 3 mantissa bits, to nearest even (a carry moves
+	 * into the exponent), then rebias 127 -> 7 */
+	u = (u + 0x7ffffu + ((u >> 20) & 1u)) >> 20;
+	uint32_t code = u - ((127u - 7u) << 3);
+	return sign | (uint8_t)(code > 0x7e ? 0x7e : code);
 }
