@@ -65,6 +65,8 @@ const char *qt_scale_rule(const struct qt_cfg *c)
 
 static int qmax_of(int bits) { return bits == 2 ? 1 : (1 << (bits - 1)) - 1; }
 
+static int grow_scratch(struct qt_set *s, const struct ocb_linear *l);
+
 /* ---- the linear impls ---- */
 
 /* x[n][in] -> the set's int8 scratch; the product with the layer's codes into y. */
@@ -72,6 +74,16 @@ static void q_forward_codes(struct qt_layer *q, const float *x, int n, float *y)
 {
 	struct qt_set *s = q->set;
 	const struct ocb_linear *l = q->l;
+	if (n > s->max_rows) { /* a larger batch than announced: grow the scratch */
+		int old = s->max_rows;
+		s->max_rows = n;
+		if (grow_scratch(s, l)) {
+			s->max_rows = old;
+			for (size_t i = 0; i < (size_t)n * l->out; i++)
+				y[i] = NAN; /* the driver stops on a non-finite loss */
+			return;
+		}
+	}
 	tg_quant_act(x, n, l->in, s->xq, s->xd);
 	tg_gemm(s->xq, s->xd, n, q->codes, q->scale, l->out, l->in, y, s->threads);
 }
