@@ -375,6 +375,11 @@ void qt_set_bytes(const struct qt_set *s, struct qt_bytes *b)
 		if (s->cfg.method == QT_DQT)
 			b->optimizer += 2 * cnt * mb;
 	}
+	/* the transient fp32 tile of dx (tern_gemm.h: 64 dequantized weight rows) */
+	size_t maxin = 0;
+	for (int i = 0; i < s->nlayers; i++)
+		maxin = (size_t)s->layer[i].l->in > maxin ? (size_t)s->layer[i].l->in : maxin;
+	b->weights += 64 * maxin * sizeof(float);
 	b->grads += s->gtile_cap * sizeof(float);
 	b->optimizer += 2 * s->aux_n * sizeof(float);
 	b->activations += s->xq_cap + s->xd_cap * sizeof(float);
@@ -415,8 +420,25 @@ void qt_set_requantize(struct qt_set *s)
 {
 	if (s->cfg.method != QT_DQT)
 		return;
-	for (int i = 0; i < s->nlayers; i++)
-		quantize_rtn(&s->layer[i], s->layer[i].w_home);
+	for (int i = 0; i < s->nlayers; i++) {
+		struct qt_layer *q = &s->layer[i];
+		const float *w = q->w_home;
+		size_t cnt = (size_t)q->l->out * q->l->in;
+		/* a grid checkpoint holds s * code: s is the smallest nonzero |w| whenever some
+		 * code is +-1; check that every weight is then an integer multiple on the grid,
+		 * else (a foreign checkpoint) choose the scale by the rule */
+		float mn = INFINITY;
+		for (size_t k = 0; k < cnt; k++)
+			if (w[k] != 0.0f && fabsf(w[k]) < mn)
+				mn = fabsf(w[k]);
+		int grid = isfinite(mn);
+		for (size_t k = 0; grid && k < cnt; k++) {
+			float c = rintf(w[k] / mn);
+			grid = fabsf(c) <= (float)q->qmax && c * mn == w[k];
+		}
+		q->scale = grid ? mn : dqt_scale(w, cnt, s->cfg.bits, q->qmax);
+		quantize_rtn(q, w);
+	}
 }
 
 void qt_set_release(struct qt_set *s)

@@ -129,8 +129,9 @@ size_t qt_set_fp32_params(const struct qt_set *s);
  * checkpoint writer); qt_set_unmaterialize releases them again. */
 void qt_set_materialize(struct qt_set *s);
 void qt_set_unmaterialize(struct qt_set *s);
-/* DQT: codes from the fp32 weights now in the home regions (a loaded checkpoint):
- * clamp(lrintf(w / s)) with the layer's fixed scale (exact for an exported grid). */
+/* DQT: codes from the fp32 weights now in the home regions (a loaded checkpoint). A grid
+ * checkpoint (values s * code, some code +-1) gives back s and the codes exactly;
+ * otherwise the scale rule is applied to the loaded weights and they are rounded. */
 void qt_set_requantize(struct qt_set *s);
 
 void qt_set_release(struct qt_set *s);

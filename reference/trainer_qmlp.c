@@ -129,7 +129,9 @@ static void qmlp_info(void *st, struct ocb_train_info *in)
 	in->step_flops = ocb_mlp_step_flops(&s->m, s->batch);
 	in->can_evaluate = s->test && s->test->n > 0;
 	in->nparams = s->m.nparams;
-	size_t batch_bytes = (size_t)s->batch * s->train->dim * sizeof(float);
+	/* batch inputs and labels, the epoch's permutation */
+	size_t batch_bytes = (size_t)s->batch * (s->train->dim * sizeof(float) + sizeof(int)) +
+			     (size_t)s->ntr * sizeof(int);
 	in->activation_bytes = s->m.act_bytes + qb.activations + batch_bytes;
 	if (s->set.cfg.method == QT_DQT) {
 		/* resident fp32: the ranges only; the linears' regions are released */
