@@ -14,9 +14,10 @@
  *   tg_gemm_dx: dX[n][k] = sw * dY[n][m] W[m][k]                     (backward, input)
  *   tg_gemm_dw: G[r][k]  = dY[n][j0:j0+r]^T X[n][k]         (backward, one weight tile)
  *
- * tg_gemm's AVX2 path (ocb_cpu_avx2) uses the signed int8 idiom of REFERENCE.md §2:
- * vpsignb + vpmaddubsw + vpmaddwd(1) (|q| <= 127 keeps the pair sums below int16
- * saturation) on 4 activation rows x 2 weight rows in registers; integer dots are exact,
+ * tg_gemm's AVX2 path (ocb_cpu_avx2) widens both int8 operands to int16 and multiplies
+ * with vpmaddwd (16 products per instruction: what vpsignb + vpmaddubsw + vpmaddwd, the
+ * signed idiom of REFERENCE.md §2, gives per three), 4 activation rows x 2 weight rows in
+ * registers (each thread allocates 4 widened rows, 8 ldk bytes); integer dots are exact,
  * so _ref and AVX2 differ only by fp32 summation. dx and dw dequantize a tile of weight
  * rows and call OpenBLAS sgemm (fixed thread count -> deterministic). threads <= 0:
  * OpenMP's default. Everything is the caller's memory; dx allocates one tile buffer. */
