@@ -167,6 +167,127 @@ AVX2 void tg_gemm_avx2(const int8_t *xq, const float *xd, int n, const int8_t *w
 						       w + (size_t)j * ldk, sw, ldk, nb);
 }
 
+/* Low-bit weights (|w| <= 7): the unsigned idiom of REFERENCE.md §2, the roof's own op
+ * mix. u = x + 128 in [1, 255] as u8, vpmaddubsw(u, w) pairs stay below int16 saturation
+ * (2 * 255 * 7 < 32767), vpmaddwd(., 1) + vpaddd; then per block
+ * dot = sum(u w) - 128 sum(w), with the weight block sums precomputed per call. */
+static AVX2 void kernu_4x2(const uint8_t *u0, const float *xd, int nb, int ldk, const int8_t *w0,
+			   const int32_t *ws0, float sw, float out[4][2])
+{
+	const __m256i ones = _mm256_set1_epi16(1);
+	const int8_t *w1 = w0 + ldk;
+	const int32_t *ws1 = ws0 + nb;
+	const uint8_t *u1 = u0 + ldk, *u2 = u1 + ldk, *u3 = u2 + ldk;
+	__m128 f01 = _mm_setzero_ps(), f23 = _mm_setzero_ps();
+	for (int b = 0; b < nb; b++) {
+		int lo = b * TG_ABLK, hi = lo + TG_ABLK < ldk ? lo + TG_ABLK : ldk;
+		__m256i a00 = _mm256_setzero_si256(), a01 = a00, a10 = a00, a11 = a00;
+		__m256i a20 = a00, a21 = a00, a30 = a00, a31 = a00;
+		for (int t = lo; t < hi; t += 32) {
+			__m256i wa = _mm256_loadu_si256((const __m256i *)(w0 + t));
+			__m256i wb = _mm256_loadu_si256((const __m256i *)(w1 + t));
+#define TG_UMAC(acc, u, w) \
+	acc = _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, w), ones))
+			__m256i u = _mm256_loadu_si256((const __m256i *)(u0 + t));
+			TG_UMAC(a00, u, wa);
+			TG_UMAC(a01, u, wb);
+			u = _mm256_loadu_si256((const __m256i *)(u1 + t));
+			TG_UMAC(a10, u, wa);
+			TG_UMAC(a11, u, wb);
+			u = _mm256_loadu_si256((const __m256i *)(u2 + t));
+			TG_UMAC(a20, u, wa);
+			TG_UMAC(a21, u, wb);
+			u = _mm256_loadu_si256((const __m256i *)(u3 + t));
+			TG_UMAC(a30, u, wa);
+			TG_UMAC(a31, u, wb);
+#undef TG_UMAC
+		}
+		__m256i h01 = _mm256_hadd_epi32(_mm256_hadd_epi32(a00, a01),
+						_mm256_hadd_epi32(a10, a11));
+		__m256i h23 = _mm256_hadd_epi32(_mm256_hadd_epi32(a20, a21),
+						_mm256_hadd_epi32(a30, a31));
+		/* - 128 sum(w) of weight rows 0, 1 (the same for every activation row) */
+		__m128i corr = _mm_setr_epi32(ws0[b], ws1[b], ws0[b], ws1[b]);
+		corr = _mm_slli_epi32(corr, 7);
+		__m128i s01 = _mm_sub_epi32(_mm_add_epi32(_mm256_castsi256_si128(h01),
+							  _mm256_extracti128_si256(h01, 1)), corr);
+		__m128i s23 = _mm_sub_epi32(_mm_add_epi32(_mm256_castsi256_si128(h23),
+							  _mm256_extracti128_si256(h23, 1)), corr);
+		__m128 d01 = _mm_setr_ps(sw * xd[b], sw * xd[b], sw * xd[nb + b], sw * xd[nb + b]);
+		__m128 d23 = _mm_setr_ps(sw * xd[2 * nb + b], sw * xd[2 * nb + b],
+					 sw * xd[3 * nb + b], sw * xd[3 * nb + b]);
+		f01 = _mm_add_ps(f01, _mm_mul_ps(d01, _mm_cvtepi32_ps(s01)));
+		f23 = _mm_add_ps(f23, _mm_mul_ps(d23, _mm_cvtepi32_ps(s23)));
+	}
+	float t[8];
+	_mm_storeu_ps(t, f01);
+	_mm_storeu_ps(t + 4, f23);
+	for (int i = 0; i < 4; i++)
+		for (int j = 0; j < 2; j++)
+			out[i][j] = t[2 * i + j];
+}
+
+AVX2 int tg_gemm_lowbit_avx2(const int8_t *xq, const float *xd, int n, const int8_t *w,
+			     float sw, int m, int k, float *y, int threads)
+{
+	int ldk = tg_ldk(k), nb = tg_nblk(k), m2 = m & ~1, n4 = n & ~3;
+	int32_t *ws = malloc((size_t)m * nb * sizeof(int32_t));
+	if (!ws)
+		return ocb_seterr(OCB_ENOMEM, "tern gemm: out of memory");
+	for (int j = 0; j < m; j++)
+		for (int b = 0; b < nb; b++) {
+			int32_t sum = 0;
+			for (int t = b * TG_ABLK; t < (b + 1) * TG_ABLK && t < ldk; t++)
+				sum += w[(size_t)j * ldk + t];
+			ws[(size_t)j * nb + b] = sum;
+		}
+	int fail = 0;
+#pragma omp parallel num_threads(nthreads(threads)) reduction(| : fail)
+	{
+		uint8_t *u = aligned_alloc(64, ocb_round_up((size_t)4 * ldk, 64));
+		fail = !u;
+#pragma omp for schedule(static)
+		for (int i = 0; i < n4; i += 4) {
+			if (!u)
+				continue;
+			const __m256i bias = _mm256_set1_epi8((char)0x80);
+			for (int t = 0; t < 4 * ldk; t += 32) /* x + 128 = x ^ 0x80 as u8 */
+				_mm256_store_si256((__m256i *)(u + t), _mm256_xor_si256(bias,
+					_mm256_loadu_si256((const __m256i *)(xq + (size_t)i * ldk + t))));
+			for (int j = 0; j < m2; j += 2) {
+				float o[4][2];
+				kernu_4x2(u, xd + (size_t)i * nb, nb, ldk, w + (size_t)j * ldk,
+					  ws + (size_t)j * nb, sw, o);
+				for (int a = 0; a < 4; a++) {
+					y[(size_t)(i + a) * m + j] = o[a][0];
+					y[(size_t)(i + a) * m + j + 1] = o[a][1];
+				}
+			}
+			for (int a = 0; a < 4; a++)
+				for (int j = m2; j < m; j++)
+					y[(size_t)(i + a) * m + j] = dot_one(
+						xq + (size_t)(i + a) * ldk, xd + (size_t)(i + a) * nb,
+						w + (size_t)j * ldk, sw, ldk, nb);
+		}
+		free(u);
+	}
+	free(ws);
+	if (fail)
+		return ocb_seterr(OCB_ENOMEM, "tern gemm: out of memory");
+	for (int i = n4; i < n; i++)
+		for (int j = 0; j < m; j++)
+			y[(size_t)i * m + j] = dot_one(xq + (size_t)i * ldk, xd + (size_t)i * nb,
+						       w + (size_t)j * ldk, sw, ldk, nb);
+	return OCB_OK;
+}
+
+void tg_gemm_lowbit(const int8_t *xq, const float *xd, int n, const int8_t *w, float sw, int m,
+		    int k, float *y, int threads)
+{
+	if (!ocb_cpu_avx2() || tg_gemm_lowbit_avx2(xq, xd, n, w, sw, m, k, y, threads))
+		tg_gemm(xq, xd, n, w, sw, m, k, y, threads); /* no AVX2, or no memory */
+}
+
 void tg_gemm(const int8_t *xq, const float *xd, int n, const int8_t *w, float sw, int m, int k,
 	     float *y, int threads)
 {

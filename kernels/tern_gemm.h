@@ -42,6 +42,16 @@ void tg_gemm_ref(const int8_t *xq, const float *xd, int n, const int8_t *w, floa
 void tg_gemm_avx2(const int8_t *xq, const float *xd, int n, const int8_t *w, float sw, int m,
 		  int k, float *y, int threads);
 
+/* The same product for low-bit weights, |W| <= 7 (ternary, 3 and 4 bits): AVX2 path with
+ * the unsigned idiom (x + 128 as u8, vpmaddubsw + vpmaddwd, minus 128 x the weight
+ * block sums): the integer-dot roof's own instructions. Exact integers, so it equals
+ * tg_gemm up to fp32 summation; falls back to tg_gemm without AVX2. _avx2: OCB_ENOMEM if
+ * its per-call block sums / per-thread rows cannot be allocated. */
+void tg_gemm_lowbit(const int8_t *xq, const float *xd, int n, const int8_t *w, float sw, int m,
+		    int k, float *y, int threads);
+int tg_gemm_lowbit_avx2(const int8_t *xq, const float *xd, int n, const int8_t *w, float sw,
+			int m, int k, float *y, int threads);
+
 /* dx[n][k] = sw * dy[n][m] W. tg_gemm_dx: tiles of 64 weight rows dequantized to fp32 and
  * sgemm (OCB_ENOMEM if the tile cannot be allocated); _ref: plain loops. */
 int tg_gemm_dx(const float *dy, int n, const int8_t *w, float sw, int m, int k, float *dx);

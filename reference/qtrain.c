@@ -85,7 +85,10 @@ static void q_forward_codes(struct qt_layer *q, const float *x, int n, float *y)
 		}
 	}
 	tg_quant_act(x, n, l->in, s->xq, s->xd);
-	tg_gemm(s->xq, s->xd, n, q->codes, q->scale, l->out, l->in, y, s->threads);
+	if (q->qmax <= 7) /* ternary, 3 and 4 bits: the unsigned maddubs path */
+		tg_gemm_lowbit(s->xq, s->xd, n, q->codes, q->scale, l->out, l->in, y, s->threads);
+	else
+		tg_gemm(s->xq, s->xd, n, q->codes, q->scale, l->out, l->in, y, s->threads);
 }
 
 /* BitNet b1.58: ternary codes of the latent W (absmean), then the int8 product. */

@@ -284,3 +284,27 @@ Test(ternary_kernels, backward_products_match_ref)
 		cr_assert(fabsf(g1[i] - g2[i]) <= 1e-4f * (fabsf(g2[i]) + 1));
 	free(w);
 }
+
+/* The low-bit path (|w| <= 7, unsigned maddubs with the 128 x block-sum correction) gives
+ * the same integers as the plain one. */
+Test(ternary_kernels, gemm_lowbit_matches_ref)
+{
+	const int shapes[][3] = {{9, 7, 300}, {8, 6, 512}, {4, 2, 32}, {3, 5, 40}};
+	for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+		int n = shapes[s][0], m = shapes[s][1], k = shapes[s][2];
+		int ldk = tg_ldk(k), nb = tg_nblk(k);
+		float *x = malloc((size_t)n * k * 4), *xd = malloc((size_t)n * nb * 4);
+		int8_t *xq = malloc((size_t)n * ldk), *w = calloc((size_t)m, ldk);
+		float *y1 = malloc((size_t)n * m * 4), *y2 = malloc((size_t)n * m * 4);
+		fill(x, (size_t)n * k, 50 + s, 3.0f);
+		tg_quant_act(x, n, k, xq, xd);
+		for (int j = 0; j < m; j++)
+			rand_i8(w + (size_t)j * ldk, (size_t)k, s % 2 ? 7 : 1, 99 + j);
+		tg_gemm_ref(xq, xd, n, w, 0.3f, m, k, y1, 1);
+		tg_gemm_lowbit(xq, xd, n, w, 0.3f, m, k, y2, 2);
+		for (int i = 0; i < n * m; i++)
+			cr_assert(fabsf(y1[i] - y2[i]) <= 1e-5f * (fabsf(y1[i]) + 1), "%g vs %g", y1[i],
+				  y2[i]);
+		free(x), free(xd), free(xq), free(w), free(y1), free(y2);
+	}
+}
