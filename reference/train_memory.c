@@ -129,7 +129,12 @@ int ocb_train_measure_memory(const struct ocb_trainer *t, const void *spec,
 	memset(m, 0, sizeof *m);
 	if (steps < 1)
 		return ocb_seterr(OCB_EINVAL, "memory measurement: steps %ld < 1", steps);
-	if ((rc = run_child(NULL, NULL, cfg, 0, &e)) || (rc = run_child(t, spec, cfg, steps, &r)))
+	/* One thread in the children: libgomp cannot start a thread team in a process
+	 * forked from one that already had a team (the pool's threads do not exist there,
+	 * the child hangs); the buffers a training holds do not depend on threads. */
+	struct ocb_train_cfg one = *cfg;
+	one.threads = 1;
+	if ((rc = run_child(NULL, NULL, &one, 0, &e)) || (rc = run_child(t, spec, &one, steps, &r)))
 		return rc;
 	const struct ocb_train_info *in = &r.info;
 	m->nparams = in->nparams;

@@ -31,7 +31,8 @@ struct ocb_train_mem {
 };
 
 /* Creates `t` from spec/cfg in a child process, runs `steps` (>= 1) steps at cfg->lr and
- * fills *m. OCB_EINVAL (steps), OCB_ERUNTIME (fork/pipe, or the child failed: its error
+ * fills *m. The children run with 1 thread whatever cfg->threads says (libgomp cannot
+ * start a thread team in a child forked from a process that had one). OCB_EINVAL (steps), OCB_ERUNTIME (fork/pipe, or the child failed: its error
  * message is passed on). */
 int ocb_train_measure_memory(const struct ocb_trainer *t, const void *spec,
 			     const struct ocb_train_cfg *cfg, long steps, struct ocb_train_mem *m);

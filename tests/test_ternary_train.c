@@ -242,3 +242,18 @@ Test(ternary_train, lm_methods_learn)
 	}
 	free(text);
 }
+
+/* The measurement after a 2-thread training in the same process (an OpenMP team exists):
+ * the forked child must not hang. */
+Test(ternary_train, memory_after_threaded_training)
+{
+	struct qmlp_spec sp;
+	struct ocb_train_cfg c;
+	struct ocb_train_mem m;
+	mlp_spec(&sp, QT_STE, 2, DQT_M_F32);
+	train_mlp(&sp, 2, NULL);
+	mlp_cfg(&c, 2);
+	cr_assert_eq(ocb_train_measure_memory(&ocb_trainer_qmlp, &sp, &c, 2, &m), OCB_OK, "%s",
+		     ocb_lasterr());
+	cr_assert_gt(m.measured, 0);
+}
