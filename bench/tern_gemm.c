@@ -45,12 +45,12 @@ int main(int argc, char **argv)
 		double t0 = ocb_process_cpu_s();
 		tg_quant_act(x, n, k, xq, xd);
 		double t1 = ocb_process_cpu_s();
+		tg_gemm_lowbit(xq, xd, n, wq, 1.0f, m, k, y, th);
+		double t1b = ocb_process_cpu_s();
 		tg_gemm(xq, xd, n, wq, 1.0f, m, k, y, th);
 		double t2 = ocb_process_cpu_s();
-		tg_gemm_lowbit(xq, xd, n, wq, 1.0f, m, k, y, th);
-		double t2b = ocb_process_cpu_s();
-		bl = t2b - t2 < bl ? t2b - t2 : bl;
-		t2 = ocb_process_cpu_s();
+		bl = t1b - t1 < bl ? t1b - t1 : bl;
+		t1 = t1b;
 		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, m, k, 1.0f, x, k, w, k, 0.0f,
 			    y, m);
 		double t3 = ocb_process_cpu_s();

@@ -227,8 +227,90 @@ static AVX2 void kernu_4x2(const uint8_t *u0, const float *xd, int nb, int ldk, 
 			out[i][j] = t[2 * i + j];
 }
 
+static int gemm_unsigned(const int8_t *xq, const float *xd, int n, const int8_t *w, float sw,
+			 int m, int k, float *y, int threads, int vnni);
+
 AVX2 int tg_gemm_lowbit_avx2(const int8_t *xq, const float *xd, int n, const int8_t *w,
 			     float sw, int m, int k, float *y, int threads)
+{
+	return gemm_unsigned(xq, xd, n, w, sw, m, k, y, threads, 0);
+}
+
+/* ---- AVX-512 VNNI (vpdpbusd zmm: 64 u8 x s8 products into 16 int32 per instruction, no
+ * int16 intermediate, so any int8 weight works with the unsigned idiom) ---- */
+
+#define VNNI __attribute__((target("avx512f,avx512bw,avx512vnni")))
+
+int tg_have_vnni512(void)
+{
+	static int cached = -1;
+	if (cached < 0) {
+		const char *fa = getenv("OCB_FORCE_AVX2");
+		cached = ocb_cpu_avx2() && !(fa && *fa && *fa != '0') &&
+			 __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+			 __builtin_cpu_supports("avx512vnni");
+	}
+	return cached;
+}
+
+/* 4 activation rows (u = x + 128) x 2 weight rows; per block of 256 the 8 int32 vectors are
+ * reduced (ymm halves added, then the AVX2 hadd tree), corrected by 128 sum(w), scaled. */
+static VNNI void kernv_4x2(const uint8_t *u0, const float *xd, int nb, int ldk, const int8_t *w0,
+			   const int32_t *ws0, float sw, float out[4][2])
+{
+	const int8_t *w1 = w0 + ldk;
+	const int32_t *ws1 = ws0 + nb;
+	const uint8_t *u1 = u0 + ldk, *u2 = u1 + ldk, *u3 = u2 + ldk;
+	__m128 f01 = _mm_setzero_ps(), f23 = _mm_setzero_ps();
+	for (int b = 0; b < nb; b++) {
+		int lo = b * TG_ABLK, hi = lo + TG_ABLK < ldk ? lo + TG_ABLK : ldk;
+		__m512i a00 = _mm512_setzero_si512(), a01 = a00, a10 = a00, a11 = a00;
+		__m512i a20 = a00, a21 = a00, a30 = a00, a31 = a00;
+		for (int t = lo; t < hi; t += 64) {
+			__m512i wa = _mm512_loadu_si512((const void *)(w0 + t));
+			__m512i wb = _mm512_loadu_si512((const void *)(w1 + t));
+			__m512i u = _mm512_loadu_si512((const void *)(u0 + t));
+			a00 = _mm512_dpbusd_epi32(a00, u, wa);
+			a01 = _mm512_dpbusd_epi32(a01, u, wb);
+			u = _mm512_loadu_si512((const void *)(u1 + t));
+			a10 = _mm512_dpbusd_epi32(a10, u, wa);
+			a11 = _mm512_dpbusd_epi32(a11, u, wb);
+			u = _mm512_loadu_si512((const void *)(u2 + t));
+			a20 = _mm512_dpbusd_epi32(a20, u, wa);
+			a21 = _mm512_dpbusd_epi32(a21, u, wb);
+			u = _mm512_loadu_si512((const void *)(u3 + t));
+			a30 = _mm512_dpbusd_epi32(a30, u, wa);
+			a31 = _mm512_dpbusd_epi32(a31, u, wb);
+		}
+#define TG_HALF(z) _mm256_add_epi32(_mm512_castsi512_si256(z), _mm512_extracti64x4_epi64(z, 1))
+		__m256i h01 = _mm256_hadd_epi32(_mm256_hadd_epi32(TG_HALF(a00), TG_HALF(a01)),
+						_mm256_hadd_epi32(TG_HALF(a10), TG_HALF(a11)));
+		__m256i h23 = _mm256_hadd_epi32(_mm256_hadd_epi32(TG_HALF(a20), TG_HALF(a21)),
+						_mm256_hadd_epi32(TG_HALF(a30), TG_HALF(a31)));
+#undef TG_HALF
+		__m128i corr = _mm_slli_epi32(_mm_setr_epi32(ws0[b], ws1[b], ws0[b], ws1[b]), 7);
+		__m128i s01 = _mm_sub_epi32(_mm_add_epi32(_mm256_castsi256_si128(h01),
+							  _mm256_extracti128_si256(h01, 1)), corr);
+		__m128i s23 = _mm_sub_epi32(_mm_add_epi32(_mm256_castsi256_si128(h23),
+							  _mm256_extracti128_si256(h23, 1)), corr);
+		__m128 d01 = _mm_setr_ps(sw * xd[b], sw * xd[b], sw * xd[nb + b], sw * xd[nb + b]);
+		__m128 d23 = _mm_setr_ps(sw * xd[2 * nb + b], sw * xd[2 * nb + b],
+					 sw * xd[3 * nb + b], sw * xd[3 * nb + b]);
+		f01 = _mm_add_ps(f01, _mm_mul_ps(d01, _mm_cvtepi32_ps(s01)));
+		f23 = _mm_add_ps(f23, _mm_mul_ps(d23, _mm_cvtepi32_ps(s23)));
+	}
+	float t[8];
+	_mm_storeu_ps(t, f01);
+	_mm_storeu_ps(t + 4, f23);
+	for (int i = 0; i < 4; i++)
+		for (int j = 0; j < 2; j++)
+			out[i][j] = t[2 * i + j];
+}
+
+/* The driver of both unsigned-idiom kernels: weight block sums, u rows per group of 4,
+ * weight pairs inner. vnni: kernv (needs ldk % 64 == 0), else kernu (|w| <= 7). */
+static AVX2 int gemm_unsigned(const int8_t *xq, const float *xd, int n, const int8_t *w,
+			      float sw, int m, int k, float *y, int threads, int vnni)
 {
 	int ldk = tg_ldk(k), nb = tg_nblk(k), m2 = m & ~1, n4 = n & ~3;
 	int32_t *ws = malloc((size_t)m * nb * sizeof(int32_t));
@@ -256,8 +338,12 @@ AVX2 int tg_gemm_lowbit_avx2(const int8_t *xq, const float *xd, int n, const int
 					_mm256_loadu_si256((const __m256i *)(xq + (size_t)i * ldk + t))));
 			for (int j = 0; j < m2; j += 2) {
 				float o[4][2];
-				kernu_4x2(u, xd + (size_t)i * nb, nb, ldk, w + (size_t)j * ldk,
-					  ws + (size_t)j * nb, sw, o);
+				if (vnni)
+					kernv_4x2(u, xd + (size_t)i * nb, nb, ldk, w + (size_t)j * ldk,
+						  ws + (size_t)j * nb, sw, o);
+				else
+					kernu_4x2(u, xd + (size_t)i * nb, nb, ldk, w + (size_t)j * ldk,
+						  ws + (size_t)j * nb, sw, o);
 				for (int a = 0; a < 4; a++) {
 					y[(size_t)(i + a) * m + j] = o[a][0];
 					y[(size_t)(i + a) * m + j + 1] = o[a][1];
@@ -281,9 +367,17 @@ AVX2 int tg_gemm_lowbit_avx2(const int8_t *xq, const float *xd, int n, const int
 	return OCB_OK;
 }
 
+int tg_gemm_vnni512(const int8_t *xq, const float *xd, int n, const int8_t *w, float sw, int m,
+		    int k, float *y, int threads)
+{
+	return gemm_unsigned(xq, xd, n, w, sw, m, k, y, threads, 1);
+}
+
 void tg_gemm_lowbit(const int8_t *xq, const float *xd, int n, const int8_t *w, float sw, int m,
 		    int k, float *y, int threads)
 {
+	if (tg_have_vnni512() && !tg_gemm_vnni512(xq, xd, n, w, sw, m, k, y, threads))
+		return;
 	if (!ocb_cpu_avx2() || tg_gemm_lowbit_avx2(xq, xd, n, w, sw, m, k, y, threads))
 		tg_gemm(xq, xd, n, w, sw, m, k, y, threads); /* no AVX2, or no memory */
 }
@@ -291,6 +385,8 @@ void tg_gemm_lowbit(const int8_t *xq, const float *xd, int n, const int8_t *w, f
 void tg_gemm(const int8_t *xq, const float *xd, int n, const int8_t *w, float sw, int m, int k,
 	     float *y, int threads)
 {
+	if (tg_have_vnni512() && !tg_gemm_vnni512(xq, xd, n, w, sw, m, k, y, threads))
+		return;
 	if (ocb_cpu_avx2())
 		tg_gemm_avx2(xq, xd, n, w, sw, m, k, y, threads);
 	else

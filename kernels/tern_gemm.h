@@ -2,7 +2,7 @@
  * int8 weight codes x int8 activations for the forward pass, and the two backward
  * products through the low-bit weights.
  *
- * Layouts. Weights: int8 codes W[m][ldk] (ldk = tg_ldk(k): k rounded up to 32, zero
+ * Layouts. Weights: int8 codes W[m][ldk] (ldk = tg_ldk(k): k rounded up to 64, zero
  * padded), value = sw * W (one fp32 scale per tensor; codes in [-127, 127]).
  * Activations: int8 Xq[n][ldk] with one fp32 scale per row and block of TG_ABLK = 256
  * values along k (xd[n][tg_nblk(k)]): d = max|x| / 127, q = clamp(lrintf(x * (1/d)),
@@ -29,7 +29,7 @@
 
 #define TG_ABLK 256
 
-static inline int tg_ldk(int k) { return (k + 31) & ~31; }
+static inline int tg_ldk(int k) { return (k + 63) & ~63; }
 static inline int tg_nblk(int k) { return (k + TG_ABLK - 1) / TG_ABLK; }
 
 /* x[n][k] fp32 -> xq[n][ldk] (padding zeroed), xd[n][nblk]. */
@@ -51,6 +51,14 @@ void tg_gemm_lowbit(const int8_t *xq, const float *xd, int n, const int8_t *w, f
 		    int k, float *y, int threads);
 int tg_gemm_lowbit_avx2(const int8_t *xq, const float *xd, int n, const int8_t *w, float sw,
 			int m, int k, float *y, int threads);
+
+/* AVX-512 VNNI (vpdpbusd zmm) path of both products, any int8 weights (u8 x s8 sums of 4
+ * go straight to int32: no saturation). tg_gemm and tg_gemm_lowbit take it when
+ * tg_have_vnni512() (CPU has AVX-512 F/BW/VNNI, OCB_FORCE_AVX2 and OCB_FORCE_SCALAR unset).
+ * OCB_ENOMEM as tg_gemm_lowbit_avx2. */
+int tg_have_vnni512(void);
+int tg_gemm_vnni512(const int8_t *xq, const float *xd, int n, const int8_t *w, float sw, int m,
+		    int k, float *y, int threads);
 
 /* dx[n][k] = sw * dy[n][m] W. tg_gemm_dx: tiles of 64 weight rows dequantized to fp32 and
  * sgemm (OCB_ENOMEM if the tile cannot be allocated); _ref: plain loops. */
