@@ -32,7 +32,10 @@ static float dot_one(const int8_t *xr, const float *xdr, const int8_t *wr, float
 	return acc;
 }
 
-void tg_quant_act(const float *x, int n, int k, int8_t *xq, float *xd)
+/* fp-contract off: x * id must be rounded before the +-1.5 * 2^23 trick (an FMA would
+ * round once and could differ from lrintf(x * id) in the quant suite's quantizer). */
+__attribute__((optimize("fp-contract=off"))) void tg_quant_act(const float *x, int n, int k,
+								int8_t *xq, float *xd)
 {
 	int ldk = tg_ldk(k), nb = tg_nblk(k);
 	for (int i = 0; i < n; i++) {
@@ -41,12 +44,17 @@ void tg_quant_act(const float *x, int n, int k, int8_t *xq, float *xd)
 		for (int b = 0; b < nb; b++) {
 			int lo = b * TG_ABLK, hi = lo + TG_ABLK < k ? lo + TG_ABLK : k;
 			float amax = 0.0f;
-			for (int j = lo; j < hi; j++)
-				amax = fmaxf(amax, fabsf(xr[j]));
+			for (int j = lo; j < hi; j++) {
+				float a = fabsf(xr[j]);
+				amax = a > amax ? a : amax; /* fmaxf without the libm call */
+			}
 			float d = amax / 127.0f, id = d != 0.0f ? 1.0f / d : 0.0f;
 			for (int j = lo; j < hi; j++) {
-				long v = lrintf(xr[j] * id);
-				qr[j] = (int8_t)(v < -127 ? -127 : v > 127 ? 127 : v);
+				/* lrintf (round half to even) for |v| < 2^22: adding and subtracting
+				 * 1.5 * 2^23 rounds in the default mode, vectorisable, no libm call */
+				float v = (xr[j] * id + 12582912.0f) - 12582912.0f;
+				v = v < -127.0f ? -127.0f : v > 127.0f ? 127.0f : v;
+				qr[j] = (int8_t)v;
 			}
 			xd[(size_t)i * nb + b] = d;
 		}

@@ -97,13 +97,20 @@ static void ste_forward(const void *st, const struct ocb_linear *l, const float 
 	struct qt_layer *q = (struct qt_layer *)st;
 	size_t cnt = (size_t)l->out * l->in;
 	double sum = 0.0;
-	for (size_t i = 0; i < cnt; i++)
-		sum += fabsf(l->w[i]);
+	for (int j = 0; j < l->out; j++) { /* row sums in float (vectorised), total in double */
+		float rs = 0.0f;
+		for (int t = 0; t < l->in; t++)
+			rs += fabsf(l->w[(size_t)j * l->in + t]);
+		sum += rs;
+	}
 	float g = (float)(sum / (double)cnt), ig = 1.0f / (g + 1e-5f);
 	for (int j = 0; j < l->out; j++)
 		for (int t = 0; t < l->in; t++) {
-			float r = rintf(l->w[(size_t)j * l->in + t] * ig);
-			q->codes[(size_t)j * q->ldk + t] = (int8_t)(r < -1 ? -1 : r > 1 ? 1 : r);
+			/* round(clamp(v, -1, 1)) == clamp(round(v), -1, 1); the +-1.5 * 2^23 trick
+			 * is round-half-even (rintf) without a libm call */
+			float v = l->w[(size_t)j * l->in + t] * ig;
+			v = v < -1.0f ? -1.0f : v > 1.0f ? 1.0f : v;
+			q->codes[(size_t)j * q->ldk + t] = (int8_t)((v + 12582912.0f) - 12582912.0f);
 		}
 	q->scale = g;
 	q_forward_codes(q, x, n, y);

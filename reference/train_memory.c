@@ -53,7 +53,7 @@ static void child(const struct ocb_trainer *t, const void *spec, const struct oc
 {
 	enum { N = 1024 };
 	void *st = NULL;
-	mallopt(M_MMAP_THRESHOLD, 64 * 1024);
+	mallopt(M_MMAP_THRESHOLD, 4096);
 	if (cfg->threads > 0)
 		openblas_set_num_threads(cfg->threads);
 	/* OpenBLAS's threads and packing buffers (process overhead, not the training's):

@@ -9,7 +9,7 @@
  * (VmHWM) minus base is the training's footprint. An "empty run" (a child that does the
  * same minus the trainer; both first run one 1024^3 sgemm so that OpenBLAS's threads
  * and packing buffers exist before `base`) gives the process
- * overhead, which is subtracted. The child sets malloc's mmap threshold to 64 KiB so
+ * overhead, which is subtracted. The child sets malloc's mmap threshold to 4 KiB so
  * every large buffer is a fresh mapping counted when touched (no reuse of freed heap).
  * The one-off transient of creation (e.g. DQT's fp32 init before it is quantized and
  * released) is excluded by the reset; without clear_refs (not Linux) it is included and
