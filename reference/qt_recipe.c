@@ -6,10 +6,10 @@
 void qt_mlp_recipe(int quick, struct ocb_train_cfg *cfg, int *max_train)
 {
 	ocb_mlp_train_defaults(cfg);
-	cfg->epochs = quick ? 1 : 3;
+	cfg->epochs = quick ? 1 : 2;
 	cfg->warmup_epochs = 0.2f;
 	cfg->eval_every = 1;
-	*max_train = quick ? 10000 : 0;
+	*max_train = quick ? 5000 : 0;
 }
 
 void qt_lm_recipe(int quick, struct lm_config *mc, struct lm_train_spec *sp,
@@ -22,14 +22,14 @@ void qt_lm_recipe(int quick, struct lm_config *mc, struct lm_train_spec *sp,
 	mc->ctx = 64;
 	mc->ffn = lm_ffn_width(64);
 	lm_train_spec_defaults(sp, mc);
-	sp->eval_windows = quick ? 16 : 32;
-	sp->final_eval_windows = quick ? 32 : 128;
+	sp->eval_windows = quick ? 8 : 32;
+	sp->final_eval_windows = quick ? 16 : 128;
 	lm_train_defaults(cfg);
-	cfg->steps = quick ? 100 : 600;
+	cfg->steps = quick ? 40 : 400;
 	cfg->warmup_steps = cfg->steps / 10;
 	cfg->lr = 3e-3f;
 	cfg->log_every = 10;
-	cfg->eval_every = quick ? 50 : 100;
+	cfg->eval_every = quick ? 0 : 100;
 }
 
 static const struct qt_cfg grid_full[] = {

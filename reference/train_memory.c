@@ -69,14 +69,20 @@ static void child(const struct ocb_trainer *t, const void *spec, const struct oc
 		snprintf(msg->err, sizeof msg->err, "%s", ocb_lasterr());
 		return;
 	}
-	msg->hwm_reset = reset_hwm();
+	/* the reset took effect only if the mark now sits at the current RSS (it was seen
+	 * not to, now and then, in a busy process: then the mark still holds the parent's
+	 * or the warm-up's peak and only the end-of-run RSS is used) */
+	int reset = reset_hwm();
+	long hwm0 = status_kb("VmHWM"), rss0 = status_kb("VmRSS");
+	msg->hwm_reset = reset && hwm0 >= 0 && rss0 >= 0 && hwm0 <= rss0 + 256;
 	for (long i = 0; t && i < steps && msg->rc == OCB_OK; i++) {
 		double loss;
 		msg->rc = t->step(st, i, cfg->lr, &loss);
 	}
 	if (msg->rc)
 		snprintf(msg->err, sizeof msg->err, "%s", ocb_lasterr());
-	msg->peak = status_kb("VmHWM");
+	long hwm = status_kb("VmHWM"), rss = status_kb("VmRSS");
+	msg->peak = msg->hwm_reset && hwm > rss ? hwm : rss;
 	if (t)
 		t->info(st, &msg->info);
 	/* no free: the process ends */

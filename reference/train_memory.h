@@ -12,8 +12,10 @@
  * overhead, which is subtracted. The child sets malloc's mmap threshold to 4 KiB so
  * every large buffer is a fresh mapping counted when touched (no reuse of freed heap).
  * The one-off transient of creation (e.g. DQT's fp32 init before it is quantized and
- * released) is excluded by the reset; without clear_refs (not Linux) it is included and
- * `hwm_reset` says so. */
+ * released) is excluded by the reset. The reset is verified (the mark must sit at the
+ * current RSS right after it); when it did not take effect (no clear_refs, or seen now
+ * and then in a busy process), the peak is the RSS after the steps instead (the
+ * steady-state footprint, without transient buffers) and `hwm_reset` is 0. */
 #ifndef OCB_TRAIN_MEMORY_H
 #define OCB_TRAIN_MEMORY_H
 
@@ -27,7 +29,7 @@ struct ocb_train_mem {
 	size_t computed;       /* their sum */
 	long measured;         /* bytes: peak RSS delta of the training minus the empty run's */
 	long empty;            /* bytes: the empty run's delta */
-	int hwm_reset;         /* 1 if the peak mark could be reset after creation */
+	int hwm_reset;         /* 1: peak = high-water mark after a verified reset; 0: end RSS */
 };
 
 /* Creates `t` from spec/cfg in a child process, runs `steps` (>= 1) steps at cfg->lr and
