@@ -10,10 +10,10 @@
 #include <unistd.h>
 
 #include "../common/ocb_error.h"
-#include "../reference/data_synth.h"
-#include "../reference/qt_export.h"
-#include "../reference/train_memory.h"
-#include "../reference/trainer_ternary.h"
+#include "../workloads/data_synth.h"
+#include "../workloads/qt_export.h"
+#include "../workloads/train_memory.h"
+#include "../workloads/trainer_ternary.h"
 
 static char dir[64];
 static struct ocb_idx_set tr, te;
