@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -54,6 +55,9 @@ static void child(const struct ocb_trainer *t, const void *spec, const struct oc
 	enum { N = 1024 };
 	void *st = NULL;
 	mallopt(M_MMAP_THRESHOLD, 4096);
+	/* no transparent huge pages in the child: khugepaged collapsing a region would add
+	 * pages nobody touched, at a time of its choosing */
+	prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
 	if (cfg->threads > 0)
 		openblas_set_num_threads(cfg->threads);
 	/* OpenBLAS's threads and packing buffers (process overhead, not the training's):
@@ -64,6 +68,10 @@ static void child(const struct ocb_trainer *t, const void *spec, const struct oc
 			    0.0f, c, N);
 	free(a);
 	free(c);
+	/* free heap memory inherited from the parent is resident (counted in base) and would
+	 * be reused without a page fault: give it back first (malloc_trim madvises free pages
+	 * inside the heap too), so every page the training uses is a counted fault */
+	malloc_trim(0);
 	msg->base = status_kb("VmRSS");
 	if (t && (msg->rc = t->create(spec, cfg, &st))) {
 		snprintf(msg->err, sizeof msg->err, "%s", ocb_lasterr());
@@ -83,6 +91,9 @@ static void child(const struct ocb_trainer *t, const void *spec, const struct oc
 		snprintf(msg->err, sizeof msg->err, "%s", ocb_lasterr());
 	long hwm = status_kb("VmHWM"), rss = status_kb("VmRSS");
 	msg->peak = msg->hwm_reset && hwm > rss ? hwm : rss;
+	if (getenv("OCB_MEMDEBUG"))
+		fprintf(stderr, "memdebug: %s base %ld hwm0 %ld rss0 %ld hwm %ld rss %ld kB\n",
+			t ? t->name : "empty", msg->base, hwm0, rss0, hwm, rss);
 	if (t)
 		t->info(st, &msg->info);
 	/* no free: the process ends */

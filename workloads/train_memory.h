@@ -10,7 +10,9 @@
  * same minus the trainer; both first run one 1024^3 sgemm so that OpenBLAS's threads
  * and packing buffers exist before `base`) gives the process
  * overhead, which is subtracted. The child sets malloc's mmap threshold to 4 KiB so
- * every large buffer is a fresh mapping counted when touched (no reuse of freed heap).
+ * every large buffer is a fresh mapping counted when touched, and calls malloc_trim(0)
+ * before `base` so that free heap pages inherited from the parent are not reused
+ * uncounted (seen inside ocbench after other workloads had freed their models).
  * The one-off transient of creation (e.g. DQT's fp32 init before it is quantized and
  * released) is excluded by the reset. The reset is verified (the mark must sit at the
  * current RSS right after it); when it did not take effect (no clear_refs, or seen now
