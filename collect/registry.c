@@ -18,6 +18,8 @@ const struct ocb_suite_info ocb_suites[] = {
 		     "progressive compression of the LM (pivot, block-wise, global) at 4/3/2 bits"},
 	{"dist", "MPI: collectives (nccl-tests columns, alpha-beta fit) and data-parallel MLP "
 		 "training (LARS, overlapped all-reduce, MLLOG per rank); run --ranks 1,2,4"},
+	{"ternary", "training with low-bit weights: fp32 vs BitNet b1.58 STE vs DQT (8/4/3 bits, "
+		    "ternary; fp32/bf16/fp8 moments): accuracy, curves, bytes/param, TQ export"},
 };
 const size_t ocb_nsuites = sizeof ocb_suites / sizeof ocb_suites[0];
 

@@ -24,7 +24,10 @@
 	X(decode_pass, "compress")      \
 	X(compress, "compress")         \
 	X(dist_coll, "dist")            \
-	X(dist_train, "dist")
+	X(dist_train, "dist")           \
+	X(ternary_gemm, "ternary")      \
+	X(ternary_mlp, "ternary")       \
+	X(ternary_lm, "ternary")
 
 /* extern const struct ocb_bench ocb_bench_sgemm; ... : every bench, declared here only. */
 #define OCB_BENCH_EXTERN(sym, suite) extern const struct ocb_bench ocb_bench_##sym;

@@ -51,14 +51,17 @@ void ocb_linear_backward(const struct ocb_linear *l, const float *x, const float
 			    l->out, x, l->in, 1.0f, l->gw, l->in);
 	if (l->gb && l->b)
 		sum_rows(l->gb, dy, n, l->out);
-	if (!dx)
-		return;
-	if (l->impl && l->impl->backward_input)
-		l->impl->backward_input(l->impl_state, l, dy, n, dx);
-	else
-		/* dx[n][in] = dy[n][out] * W[out][in] */
-		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, l->in, l->out, 1.0f, dy,
-			    l->out, l->w, l->in, 0.0f, dx, l->in);
+	if (dx) {
+		if (l->impl && l->impl->backward_input)
+			l->impl->backward_input(l->impl_state, l, dy, n, dx);
+		else
+			/* dx[n][in] = dy[n][out] * W[out][in] */
+			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, l->in, l->out,
+				    1.0f, dy, l->out, l->w, l->in, 0.0f, dx, l->in);
+	}
+	/* direct training: the weight changes only after dx used it */
+	if (l->impl && l->impl->update_weight)
+		l->impl->update_weight(l->impl_state, l, x, dy, n);
 }
 
 size_t ocb_linear_weight_bytes(const struct ocb_linear *l)

@@ -29,6 +29,12 @@ struct ocb_linear_impl {
 			       int n, float *dx);
 	/* Bytes of weight storage in this format (incl. scales/indices), for footprints. */
 	size_t (*weight_bytes)(const void *state, const struct ocb_linear *l);
+	/* Direct training (no fp32 master weight, gw NULL): consumes dW = dy^T x itself
+	 * (e.g. in tiles, each fed straight to a fused optimizer update), AFTER dx has been
+	 * computed through the current weights. NULL: nothing (frozen or gw path). The
+	 * state is mutable here: it is the installer's. */
+	void (*update_weight)(const void *state, const struct ocb_linear *l, const float *x,
+			      const float *dy, int n);
 };
 
 struct ocb_linear {

@@ -1,0 +1,62 @@
+/* ternary_train: what the ternary suite's two training workloads (bench_ternary_mlp.c,
+ * bench_ternary_lm.c) share: the workload name and identity of a configuration, the MLLOG
+ * file, the training callbacks -> metrics + MLLOG, and after training the final metrics,
+ * the memory table (computed and measured, workloads/train_memory.h), the TQ2_0/TQ1_0
+ * export of a DQT-ternary MLP (workloads/qt_export.h) and the checkpoint.
+ *
+ * Workload name "ternary_<model>:<label>:<moments>" (label qt_cfg_label: fp32,
+ * ste-ternary, dqt-8 ...), identity JSON {"kind":"ternary","model","method","bits",
+ * "moments","label","scale_rule"} (ocb_metric_ident). Metric keys, step = global step
+ * unless said: train_loss (nats), elapsed_s (s); MLP test_accuracy (ratio), test_loss
+ * (nats) per epoch (step = epoch); LM val_loss (nats/byte), val_ppl per evaluation; final
+ * (step -1): the same, train_loss, train_time, train_step_time (s, sum), step_time (s,
+ * mean), samples_per_s or tokens_per_s, weight_bits, moment_bits, nparams, weight_bytes,
+ * grad_bytes, optimizer_bytes, activation_bytes (computed), train_bytes_computed,
+ * train_bytes_measured, bytes_per_param_computed, bytes_per_param_measured (bytes/param,
+ * everything incl. activations), state_bytes_per_param (weights + gradients + optimizer,
+ * computed); DQT-ternary MLP also tq2_0_accuracy, tq1_0_accuracy, tq2_0_loss, tq1_0_loss,
+ * tq2_0_bytes, tq1_0_bytes, export_mismatched, export_equal (1 if both accuracies equal
+ * the training-time test_accuracy). */
+#ifndef OCB_TERNARY_TRAIN_H
+#define OCB_TERNARY_TRAIN_H
+
+#include "../workloads/data_idx.h"
+#include "../workloads/qtrain.h"
+#include "../workloads/trainer.h"
+#include "bench.h"
+#include "mllog.h"
+
+struct tt_job {
+	const char *model;             /* "mlp" | "lm" */
+	const struct ocb_trainer *t;
+	const void *spec;              /* the trainer's spec (borrowed) */
+	struct ocb_train_cfg cfg;
+	struct qt_cfg q;
+	long mem_steps;                /* steps of the memory measurement */
+	const struct ocb_idx_set *test; /* MLP: the test set (export evaluation) */
+	/* filled by tt_begin / used by the callbacks */
+	char wl[96];
+	struct ocb_mllog *log;
+	const struct ocb_ctx *ctx;
+	double t0;
+	void *state;
+};
+
+/* Workload name, MLLOG file (in ctx->out_dir, "mllog_<wl with : -> _>.txt") with the
+ * submission and hyper-parameter events, identity. *j keeps the log (tt_end closes). */
+int tt_begin(struct tt_job *j, const struct ocb_ctx *ctx, long train_samples,
+	     long eval_samples);
+/* Creates the trainer, trains with the callbacks, writes every metric, measures memory,
+ * exports (DQT-ternary MLP), saves the checkpoint "ternary_<model>_<label>_<moments>.ckpt"
+ * in out_dir. */
+int tt_run(struct tt_job *j);
+void tt_end(struct tt_job *j);
+
+/* Parses method/bits/moments of a checked params object into q (OCB_EINVAL naming a bad
+ * combination: STE is ternary only, DQT bits 2/3/4/8). */
+int tt_parse_q(const cJSON *p, struct qt_cfg *q);
+
+extern const char *const tt_methods[];  /* "fp32", "ste", "dqt", NULL */
+extern const char *const tt_moments[];  /* "fp32", "bf16", "fp8", NULL */
+
+#endif

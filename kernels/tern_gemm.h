@@ -1,0 +1,77 @@
+/* tern_gemm: the matrix products of ternary / low-bit training (the `ternary` suite):
+ * int8 weight codes x int8 activations for the forward pass, and the two backward
+ * products through the low-bit weights.
+ *
+ * Layouts. Weights: int8 codes W[m][ldk] (ldk = tg_ldk(k): k rounded up to 64, zero
+ * padded), value = sw * W (one fp32 scale per tensor; codes in [-127, 127]).
+ * Activations: int8 Xq[n][ldk] with one fp32 scale per row and block of TG_ABLK = 256
+ * values along k (xd[n][tg_nblk(k)]): d = max|x| / 127, q = clamp(lrintf(x * (1/d)),
+ * -127, 127) — exactly the quant suite's block_qa256 arithmetic (quant_formats.c), so a
+ * ternary layer exported to TQ2_0/TQ1_0 and run through qgemm sees the same integers. For
+ * k <= 256 this is BitNet's per-token absmax (REFERENCE.md §1).
+ *
+ *   tg_gemm:   Y[n][m] = sum_b (sw * xd[i][b]) * (int32) dot_b(Xq[i], W[j])   (forward)
+ *   tg_gemm_dx: dX[n][k] = sw * dY[n][m] W[m][k]                     (backward, input)
+ *   tg_gemm_dw: G[r][k]  = dY[n][j0:j0+r]^T X[n][k]         (backward, one weight tile)
+ *
+ * tg_gemm's AVX2 path (ocb_cpu_avx2) widens both int8 operands to int16 and multiplies
+ * with vpmaddwd (16 products per instruction: what vpsignb + vpmaddubsw + vpmaddwd, the
+ * signed idiom of REFERENCE.md §2, gives per three), 4 activation rows x 2 weight rows in
+ * registers (each thread allocates 4 widened rows, 8 ldk bytes); integer dots are exact,
+ * so _ref and AVX2 differ only by fp32 summation. dx and dw dequantize a tile of weight
+ * rows and call OpenBLAS sgemm (fixed thread count -> deterministic). threads <= 0:
+ * OpenMP's default. Everything is the caller's memory; dx allocates one tile buffer. */
+#ifndef OCB_TERN_GEMM_H
+#define OCB_TERN_GEMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TG_ABLK 256
+
+static inline int tg_ldk(int k) { return (k + 63) & ~63; }
+static inline int tg_nblk(int k) { return (k + TG_ABLK - 1) / TG_ABLK; }
+
+/* x[n][k] fp32 -> xq[n][ldk] (padding zeroed), xd[n][nblk]. */
+void tg_quant_act(const float *x, int n, int k, int8_t *xq, float *xd);
+
+void tg_gemm(const int8_t *xq, const float *xd, int n, const int8_t *w, float sw, int m, int k,
+	     float *y, int threads);
+void tg_gemm_ref(const int8_t *xq, const float *xd, int n, const int8_t *w, float sw, int m,
+		 int k, float *y, int threads);
+void tg_gemm_avx2(const int8_t *xq, const float *xd, int n, const int8_t *w, float sw, int m,
+		  int k, float *y, int threads);
+
+/* The same product for low-bit weights, |W| <= 7 (ternary, 3 and 4 bits): AVX2 path with
+ * the unsigned idiom (x + 128 as u8, vpmaddubsw + vpmaddwd, minus 128 x the weight
+ * block sums): the integer-dot roof's own instructions. Exact integers, so it equals
+ * tg_gemm up to fp32 summation; falls back to tg_gemm without AVX2. _avx2: OCB_ENOMEM if
+ * its per-call block sums / per-thread rows cannot be allocated. */
+void tg_gemm_lowbit(const int8_t *xq, const float *xd, int n, const int8_t *w, float sw, int m,
+		    int k, float *y, int threads);
+int tg_gemm_lowbit_avx2(const int8_t *xq, const float *xd, int n, const int8_t *w, float sw,
+			int m, int k, float *y, int threads);
+
+/* AVX-512 VNNI (vpdpbusd zmm) path of both products, any int8 weights (u8 x s8 sums of 4
+ * go straight to int32: no saturation). tg_gemm and tg_gemm_lowbit take it when
+ * tg_have_vnni512() (CPU has AVX-512 F/BW/VNNI, OCB_FORCE_AVX2 and OCB_FORCE_SCALAR unset).
+ * OCB_ENOMEM as tg_gemm_lowbit_avx2. */
+int tg_have_vnni512(void);
+int tg_gemm_vnni512(const int8_t *xq, const float *xd, int n, const int8_t *w, float sw, int m,
+		    int k, float *y, int threads);
+
+/* dx[n][k] = sw * dy[n][m] W. tg_gemm_dx: tiles of 64 weight rows dequantized to fp32 and
+ * sgemm (OCB_ENOMEM if the tile cannot be allocated); _ref: plain loops. */
+int tg_gemm_dx(const float *dy, int n, const int8_t *w, float sw, int m, int k, float *dx);
+void tg_gemm_dx_ref(const float *dy, int n, const int8_t *w, float sw, int m, int k, float *dx);
+
+/* g[r][k] = dy[:, j0:j0+r]^T x (dy [n][m], x [n][k]), one tile of the weight gradient,
+ * overwritten. sgemm; _ref plain loops. */
+void tg_gemm_dw(const float *dy, int n, int m, int j0, int r, const float *x, int k, float *g);
+void tg_gemm_dw_ref(const float *dy, int n, int m, int j0, int r, const float *x, int k,
+		    float *g);
+
+/* Static work: 2 n m k int8 ops for the forward. */
+static inline double tg_gemm_ops(int n, int m, int k) { return 2.0 * n * m * (double)k; }
+
+#endif
