@@ -29,6 +29,12 @@ struct ocb_linear_impl {
 			       int n, float *dx);
 	/* Bytes of weight storage in this format (incl. scales/indices), for footprints. */
 	size_t (*weight_bytes)(const void *state, const struct ocb_linear *l);
+	/* (last, so positional initializers of older impls stay valid)
+	 * gW += dy[n][out]^T x[n][in] computed by the impl (a block-sparse layer computes it
+	 * on its stored blocks only, into its own buffer); NULL: the dense fp32 product
+	 * into l->gw. Called only when l->gw is set, before backward_input. */
+	void (*backward_weight)(const void *state, const struct ocb_linear *l, const float *x,
+				const float *dy, int n);
 };
 
 struct ocb_linear {

@@ -1,0 +1,490 @@
+/* trainer_bsr_mlp: the block-sparse MLP trainer (see trainer_bsr_mlp.h). */
+#include "trainer_bsr_mlp.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/ocb_alloc.h"
+#include "../common/ocb_error.h"
+#include "../common/ocb_rng.h"
+#include "../kernels/bsr.h"
+
+/* One block-sparse layer: the BSR copy of its weights, its block mask, the dW of the
+ * stored blocks and feature-major scratch (the kernels take X [in][n], the model gives
+ * x [n][in]). */
+struct sp_layer {
+	struct ocb_bsr s;
+	uint8_t *mask;      /* [mb][kb] */
+	float *dw;          /* [mb*kb][B][B]: room for every block */
+	float *xt, *dyt;    /* [in][batch], [out][batch] */
+	float *tmp;         /* [max(in,out)][batch]: products before transposing back */
+	float *wscore, *gscore; /* [mb*kb] */
+	const float *last_x, *last_dy; /* what xt / dyt hold (same step) */
+	int dense_grad;     /* 1: also the dense gW into l->gw (regrowth scores) */
+	int threads, mb, kb;
+};
+
+struct smlp_state {
+	struct ocb_mlp m;
+	const struct ocb_idx_set *train, *test;
+	struct ocb_optim opt;
+	struct ocb_rng rng;
+	float *x;
+	int *y, *perm;
+	int ntr, batch;
+	long per_epoch;
+	float grad_clip;
+	struct ocb_prune_cfg pc;
+	struct sp_layer L[OCB_MLP_MAXLAYERS]; /* used where is_sparse[i] */
+	int is_sparse[OCB_MLP_MAXLAYERS];
+	long events, revived;
+};
+
+/* dst[c][r] = src[r][c] for src [rows][cols], in 32 x 32 tiles (both sides cache-friendly). */
+static void transpose(const float *restrict src, int rows, int cols, float *restrict dst)
+{
+	for (int r0 = 0; r0 < rows; r0 += 32)
+		for (int c0 = 0; c0 < cols; c0 += 32) {
+			int r1 = r0 + 32 < rows ? r0 + 32 : rows, c1 = c0 + 32 < cols ? c0 + 32 : cols;
+			for (int r = r0; r < r1; r++)
+				for (int c = c0; c < c1; c++)
+					dst[(size_t)c * rows + r] = src[(size_t)r * cols + c];
+		}
+}
+
+/* ---- the linear impl: forward, dX and dW on the block-sparse kernels ---- */
+
+static void sp_forward(const void *st, const struct ocb_linear *l, const float *x, int n,
+		       float *y)
+{
+	struct sp_layer *L = (struct sp_layer *)st; /* scratch is ours to write */
+	transpose(x, n, l->in, L->xt);
+	L->last_x = x;
+	L->last_dy = NULL;
+	ocb_bsr_spmm(&L->s, L->xt, n, n, L->tmp, n, L->threads);
+	transpose(L->tmp, l->out, n, y);
+}
+
+static void sp_dy(struct sp_layer *L, const struct ocb_linear *l, const float *dy, int n)
+{
+	if (dy != L->last_dy) {
+		transpose(dy, n, l->out, L->dyt);
+		L->last_dy = dy;
+	}
+}
+
+static void sp_backward_weight(const void *st, const struct ocb_linear *l, const float *x,
+			       const float *dy, int n)
+{
+	struct sp_layer *L = (struct sp_layer *)st;
+	if (x != L->last_x) {
+		transpose(x, n, l->in, L->xt);
+		L->last_x = x;
+	}
+	sp_dy(L, l, dy, n);
+	ocb_bsr_sddmm(&L->s, L->dyt, n, L->xt, n, n, L->dw, 0, L->threads);
+	if (L->dense_grad) /* every block's gradient, for regrowth scores */
+		cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, l->out, l->in, n, 1.0f, dy,
+			    l->out, x, l->in, 1.0f, l->gw, l->in);
+}
+
+static void sp_backward_input(const void *st, const struct ocb_linear *l, const float *dy,
+			      int n, float *dx)
+{
+	struct sp_layer *L = (struct sp_layer *)st;
+	sp_dy(L, l, dy, n);
+	ocb_bsr_spmm_t(&L->s, L->dyt, n, n, L->tmp, n, L->threads);
+	transpose(L->tmp, l->in, n, dx);
+}
+
+static size_t sp_bytes(const void *st, const struct ocb_linear *l)
+{
+	(void)l;
+	return ocb_bsr_bytes(&((const struct sp_layer *)st)->s);
+}
+
+static const struct ocb_linear_impl sp_impl = {
+	.name = "bsr",
+	.forward = sp_forward,
+	.backward_input = sp_backward_input,
+	.weight_bytes = sp_bytes,
+	.backward_weight = sp_backward_weight,
+};
+
+/* ---- state ---- */
+
+static void sp_layer_release(struct sp_layer *L)
+{
+	ocb_bsr_release(&L->s);
+	free(L->mask);
+	ocb_free(L->dw), ocb_free(L->xt), ocb_free(L->dyt), ocb_free(L->tmp);
+	free(L->wscore), free(L->gscore);
+}
+
+static void smlp_free(void *st)
+{
+	struct smlp_state *s = st;
+	if (!s)
+		return;
+	for (int i = 0; i < OCB_MLP_MAXLAYERS; i++)
+		if (s->is_sparse[i])
+			sp_layer_release(&s->L[i]);
+	ocb_mlp_release(&s->m);
+	ocb_optim_release(&s->opt);
+	ocb_free(s->x);
+	free(s->y);
+	free(s->perm);
+	free(s);
+}
+
+/* Layer i on the sparse kernels: all blocks stored (density 1) until the first event. */
+static int sp_layer_init(struct smlp_state *s, int i, int threads)
+{
+	struct ocb_linear *l = &s->m.layer[i];
+	struct sp_layer *L = &s->L[i];
+	int B = s->pc.block, bt = s->batch, big = l->in > l->out ? l->in : l->out;
+	L->mb = l->out / B, L->kb = l->in / B;
+	L->threads = threads;
+	size_t nb = (size_t)L->mb * L->kb;
+	L->mask = malloc(nb);
+	L->wscore = malloc(nb * sizeof(float));
+	L->gscore = malloc(nb * sizeof(float));
+	L->dw = ocb_alloc(nb * B * B * sizeof(float));
+	L->xt = ocb_alloc((size_t)l->in * bt * sizeof(float));
+	L->dyt = ocb_alloc((size_t)l->out * bt * sizeof(float));
+	L->tmp = ocb_alloc((size_t)big * bt * sizeof(float));
+	s->is_sparse[i] = 1; /* from here on released by smlp_free */
+	if (!L->mask || !L->wscore || !L->gscore || !L->dw || !L->xt || !L->dyt || !L->tmp)
+		return ocb_seterr(OCB_ENOMEM, "bsr mlp: out of memory");
+	memset(L->mask, 1, nb);
+	int rc = ocb_bsr_from_mask(&L->s, L->mask, l->w, l->out, l->in, B, B);
+	if (rc)
+		return rc;
+	l->impl = &sp_impl;
+	l->impl_state = L;
+	return OCB_OK;
+}
+
+static int smlp_setup(struct smlp_state *s, const struct ocb_bsr_mlp_spec *sp,
+		      const struct ocb_train_cfg *cfg)
+{
+	struct ocb_optim_cfg oc;
+	int rc, nl = sp->mlp.model.nlayers, B = sp->prune.block;
+	if ((rc = ocb_mlp_init(&s->m, &sp->mlp.model, cfg->batch)))
+		return rc;
+	ocb_mlp_init_weights(&s->m, cfg->seed);
+	ocb_train_cfg_optim(cfg, &oc);
+	if ((rc = ocb_optim_init(&s->opt, &oc, s->m.nparams)))
+		return rc;
+	for (int i = 0; i < nl && rc == OCB_OK; i++)
+		rc = ocb_optim_no_decay(&s->opt, s->m.b_off[i], (size_t)s->m.cfg.dims[i + 1]);
+	for (int i = 0; i + 1 < nl && rc == OCB_OK; i++) /* hidden layers only */
+		if (s->m.layer[i].in % B == 0 && s->m.layer[i].out % B == 0)
+			rc = sp_layer_init(s, i, cfg->threads);
+	if (rc)
+		return rc;
+	s->x = ocb_alloc((size_t)s->batch * s->train->dim * sizeof(float));
+	s->y = malloc((size_t)s->batch * sizeof(int));
+	s->perm = malloc((size_t)s->ntr * sizeof(int));
+	if (!s->x || !s->y || !s->perm)
+		return ocb_seterr(OCB_ENOMEM, "bsr mlp: out of memory");
+	for (int i = 0; i < s->ntr; i++)
+		s->perm[i] = i;
+	/* the same shuffling stream as the dense trainer: same data order */
+	ocb_rng_seed(&s->rng, cfg->seed ^ 0x5deece66dULL);
+	return OCB_OK;
+}
+
+static int smlp_create(const void *spec, const struct ocb_train_cfg *cfg, void **out)
+{
+	const struct ocb_bsr_mlp_spec *sp = spec;
+	struct smlp_state *s = NULL;
+	void *probe = NULL;
+	int rc;
+
+	*out = NULL;
+	/* the dense trainer validates model, data and batch */
+	if ((rc = ocb_trainer_mlp.create(&sp->mlp, cfg, &probe)))
+		return rc;
+	ocb_trainer_mlp.free(probe);
+	if ((rc = ocb_prune_cfg_check(&sp->prune)))
+		return rc;
+	if (cfg->opt != OCB_OPTIM_ADAMW)
+		return ocb_seterr(OCB_EINVAL, "bsr mlp: only AdamW updates stored blocks only");
+	if (!(s = calloc(1, sizeof *s)))
+		return ocb_seterr(OCB_ENOMEM, "bsr mlp: out of memory");
+	s->train = sp->mlp.train;
+	s->test = sp->mlp.test;
+	s->batch = cfg->batch;
+	s->ntr = sp->mlp.max_train > 0 && sp->mlp.max_train < s->train->n ? sp->mlp.max_train
+									   : s->train->n;
+	s->per_epoch = s->ntr / s->batch;
+	s->grad_clip = cfg->grad_clip;
+	s->pc = sp->prune;
+	if ((rc = smlp_setup(s, sp, cfg)))
+		goto out;
+	*out = s;
+	s = NULL;
+out:
+	smlp_free(s);
+	return rc;
+}
+
+static void smlp_info(void *st, struct ocb_train_info *in)
+{
+	struct smlp_state *s = st;
+	memset(in, 0, sizeof *in);
+	in->steps_per_epoch = s->per_epoch;
+	in->samples_per_step = s->batch;
+	in->step_flops = ocb_mlp_step_flops(&s->m, s->batch); /* dense equivalent */
+	in->can_evaluate = s->test && s->test->n > 0;
+	in->nparams = s->m.nparams;
+	in->weight_bytes = ocb_mlp_weight_bytes(&s->m);
+	in->grad_bytes = ocb_mlp_grad_bytes(&s->m);
+	in->optimizer_bytes = ocb_optim_state_bytes(&s->opt);
+	in->activation_bytes = s->m.act_bytes;
+}
+
+/* AdamW on what is live: every dense parameter (biases undecayed, as in the dense
+ * trainer), and of the sparse layers' weights only the stored blocks, B spans of B each,
+ * with their gradients from the layer's dw. Same arithmetic as ocb_optim_step. */
+static void smlp_optim(struct smlp_state *s, float lr)
+{
+	struct ocb_optim *o = &s->opt;
+	const struct ocb_optim_cfg *c = &o->cfg;
+	o->t++;
+	float c1 = (float)(1.0 / (1.0 - pow(c->beta1, (double)o->t)));
+	float c2 = (float)(1.0 / (1.0 - pow(c->beta2, (double)o->t)));
+	float *p = s->m.params, *g = s->m.grads;
+	int B = s->pc.block;
+	for (int i = 0; i < s->m.cfg.nlayers; i++) {
+		const struct ocb_linear *l = &s->m.layer[i];
+		size_t wo = s->m.w_off[i], bo = s->m.b_off[i];
+		ocb_adamw_span(p + bo, g + bo, o->m + bo, o->v + bo, (size_t)l->out, lr, 0.0f,
+			       c->beta1, c->beta2, c->eps, c1, c2);
+		if (!s->is_sparse[i]) {
+			ocb_adamw_span(p + wo, g + wo, o->m + wo, o->v + wo, (size_t)l->in * l->out,
+				       lr, c->weight_decay, c->beta1, c->beta2, c->eps, c1, c2);
+			continue;
+		}
+		const struct sp_layer *L = &s->L[i];
+		for (int bi = 0; bi < L->mb; bi++)
+			for (int q = L->s.row_ptr[bi]; q < L->s.row_ptr[bi + 1]; q++)
+				for (int r = 0; r < B; r++) {
+					size_t off = wo + (size_t)(bi * B + r) * l->in +
+						     (size_t)L->s.col_idx[q] * B;
+					ocb_adamw_span(p + off, L->dw + ((size_t)q * B + r) * B,
+						       o->m + off, o->v + off, (size_t)B, lr,
+						       c->weight_decay, c->beta1, c->beta2, c->eps, c1,
+						       c2);
+				}
+	}
+}
+
+/* Global gradient-norm clipping over the live gradients: biases and dense weights from
+ * grads, the sparse layers' weights from their stored dW. */
+static double live_grad_ss(struct smlp_state *s, float scale)
+{
+	double ss = 0.0;
+	for (int i = 0; i < s->m.cfg.nlayers; i++) {
+		const struct ocb_linear *l = &s->m.layer[i];
+		size_t nb = (size_t)l->out, nw = (size_t)l->in * l->out;
+		float *parts[2] = {s->m.grads + s->m.b_off[i],
+				   s->is_sparse[i] ? s->L[i].dw : s->m.grads + s->m.w_off[i]};
+		size_t lens[2] = {nb, s->is_sparse[i] ? (size_t)s->L[i].s.nnzb * s->pc.block *
+							       s->pc.block
+						      : nw};
+		for (int k = 0; k < 2; k++)
+			for (size_t j = 0; j < lens[k]; j++) {
+				ss += (double)parts[k][j] * parts[k][j];
+				parts[k][j] *= scale;
+			}
+	}
+	return ss;
+}
+
+static void smlp_clip(struct smlp_state *s)
+{
+	double norm = sqrt(live_grad_ss(s, 1.0f));
+	if (norm > s->grad_clip)
+		live_grad_ss(s, (float)(s->grad_clip / norm));
+}
+
+/* Zeroes the weights and optimizer moments of layer i's dead blocks. */
+static void zero_dead(struct smlp_state *s, int i)
+{
+	const struct sp_layer *L = &s->L[i];
+	const struct ocb_linear *l = &s->m.layer[i];
+	int B = s->pc.block;
+	for (int bi = 0; bi < L->mb; bi++)
+		for (int bj = 0; bj < L->kb; bj++) {
+			if (L->mask[(size_t)bi * L->kb + bj])
+				continue;
+			for (int r = 0; r < B; r++) {
+				size_t off = s->m.w_off[i] + (size_t)(bi * B + r) * l->in + (size_t)bj * B;
+				memset(s->m.params + off, 0, B * sizeof(float));
+				memset(s->opt.m + off, 0, B * sizeof(float));
+				memset(s->opt.v + off, 0, B * sizeof(float));
+			}
+		}
+}
+
+/* A pruning event at step t: every sparse layer to the scheduled sparsity (at least one
+ * block kept), regrowth before t1 if configured, then the BSR rebuilt on the new mask. */
+static int smlp_prune(struct smlp_state *s, long t)
+{
+	double target = ocb_prune_sparsity(&s->pc, t);
+	for (int i = 0; i < s->m.cfg.nlayers; i++) {
+		if (!s->is_sparse[i])
+			continue;
+		struct sp_layer *L = &s->L[i];
+		struct ocb_linear *l = &s->m.layer[i];
+		int nb = L->mb * L->kb, B = s->pc.block, back = 0;
+		int keep = nb - (int)llround(target * nb);
+		keep = keep < 1 ? 1 : keep;
+		int nswap = L->dense_grad ? (int)llround(s->pc.regrow * keep) : 0;
+		ocb_block_norms(l->w, l->out, l->in, B, L->wscore);
+		if (nswap > 0)
+			ocb_block_norms(l->gw, l->out, l->in, B, L->gscore);
+		int rc = ocb_block_prune_event(L->wscore, nswap > 0 ? L->gscore : NULL, nb, keep,
+					       nswap, L->mask, &back);
+		if (rc)
+			return rc;
+		s->revived += back;
+		zero_dead(s, i);
+		ocb_bsr_release(&L->s);
+		if ((rc = ocb_bsr_from_mask(&L->s, L->mask, l->w, l->out, l->in, B, B)))
+			return rc;
+	}
+	s->events++;
+	return OCB_OK;
+}
+
+static void gather_all(struct smlp_state *s)
+{
+	for (int i = 0; i < s->m.cfg.nlayers; i++)
+		if (s->is_sparse[i])
+			ocb_bsr_gather(&s->L[i].s, s->m.layer[i].w);
+}
+
+static int smlp_step(void *st, long step, float lr, double *loss)
+{
+	struct smlp_state *s = st;
+	long b = step % s->per_epoch;
+	if (b == 0) /* a new epoch: Fisher-Yates, as the dense trainer */
+		for (int i = s->ntr - 1; i > 0; i--) {
+			int j = (int)ocb_rng_below(&s->rng, (uint64_t)i + 1);
+			int t = s->perm[i];
+			s->perm[i] = s->perm[j];
+			s->perm[j] = t;
+		}
+	ocb_idx_gather(s->train, s->perm + b * s->batch, 0, s->batch, s->x, s->y);
+	int due = ocb_prune_due(&s->pc, step);
+	/* OpenBLAS keeps only the small dense products (output layer, regrowth scores): one
+	 * thread, so its pool does not spin against the sparse kernels' OpenMP team
+	 * (REFERENCE.md section 6 pitfall; it cost 3-8x per step here) */
+	openblas_set_num_threads(1);
+	gather_all(s);
+	for (int i = 0; i < s->m.cfg.nlayers; i++)
+		s->L[i].dense_grad = s->is_sparse[i] && due && s->pc.regrow > 0 && step < s->pc.t1;
+	*loss = ocb_mlp_grad(&s->m, s->x, s->y, s->batch);
+	if (s->grad_clip > 0.0f)
+		smlp_clip(s);
+	smlp_optim(s, lr);
+	return due ? smlp_prune(s, step) : OCB_OK;
+}
+
+static int smlp_eval(void *st, int final, struct ocb_eval *ev)
+{
+	struct smlp_state *s = st;
+	(void)final;
+	openblas_set_num_threads(1);
+	gather_all(s);
+	ev->ppl = NAN;
+	ev->scored = s->test->n;
+	return ocb_mlp_evaluate(&s->m, s->test, &ev->accuracy, &ev->loss);
+}
+
+static int smlp_save(void *st, const char *path)
+{
+	struct smlp_state *s = st;
+	return ocb_mlp_save(&s->m, path);
+}
+
+/* Weights from a checkpoint of the same MLP; each sparse layer's mask becomes its
+ * non-zero blocks. */
+static int smlp_load(void *st, const char *path)
+{
+	struct smlp_state *s = st;
+	struct ocb_mlp tmp;
+	int rc = ocb_mlp_load(path, 1, &tmp);
+	if (rc)
+		return rc;
+	int same = tmp.cfg.nlayers == s->m.cfg.nlayers;
+	for (int i = 0; same && i <= tmp.cfg.nlayers; i++)
+		same = tmp.cfg.dims[i] == s->m.cfg.dims[i];
+	if (!same)
+		rc = ocb_seterr(OCB_EFORMAT, "%s: not the trainer's MLP shape", path);
+	else
+		memcpy(s->m.params, tmp.params, s->m.nparams * sizeof(float));
+	ocb_mlp_release(&tmp);
+	for (int i = 0; i < s->m.cfg.nlayers && rc == OCB_OK; i++) {
+		if (!s->is_sparse[i])
+			continue;
+		struct sp_layer *L = &s->L[i];
+		struct ocb_linear *l = &s->m.layer[i];
+		ocb_block_norms(l->w, l->out, l->in, s->pc.block, L->wscore);
+		for (int j = 0; j < L->mb * L->kb; j++)
+			L->mask[j] = L->wscore[j] > 0.0f;
+		ocb_bsr_release(&L->s);
+		rc = ocb_bsr_from_mask(&L->s, L->mask, l->w, l->out, l->in, s->pc.block,
+				       s->pc.block);
+	}
+	return rc;
+}
+
+const struct ocb_trainer ocb_trainer_bsr_mlp = {
+	.name = "bsr_mlp",
+	.create = smlp_create,
+	.info = smlp_info,
+	.step = smlp_step,
+	.evaluate = smlp_eval,
+	.save = smlp_save,
+	.load = smlp_load,
+	.free = smlp_free,
+};
+
+void ocb_bsr_mlp_default_prune(struct ocb_prune_cfg *p, long steps, int block, double target)
+{
+	memset(p, 0, sizeof *p);
+	p->block = block;
+	p->target = target;
+	p->t0 = steps / 10;
+	p->t1 = steps * 6 / 10;
+	p->every = (p->t1 - p->t0) / 20 > 0 ? (p->t1 - p->t0) / 20 : 1;
+}
+
+void ocb_bsr_mlp_stats(void *state, struct ocb_bsr_mlp_stats *st)
+{
+	struct smlp_state *s = state;
+	long all = 0, zero = 0;
+	memset(st, 0, sizeof *st);
+	for (int i = 0; i < s->m.cfg.nlayers; i++) {
+		if (!s->is_sparse[i])
+			continue;
+		const struct sp_layer *L = &s->L[i];
+		st->sparse_layers++;
+		all += (long)L->mb * L->kb;
+		zero += (long)L->mb * L->kb - L->s.nnzb;
+		st->bsr_bytes += ocb_bsr_bytes(&L->s);
+		st->dense_bytes += (size_t)s->m.layer[i].in * s->m.layer[i].out * sizeof(float);
+		/* ggml Q8_0: 34 bytes per 32 weights, Q4_0: 18 (REFERENCE.md section 2) */
+		st->bytes_q8_0 += ocb_bsr_bytes_quant(&L->s, 8.5);
+		st->bytes_q4_0 += ocb_bsr_bytes_quant(&L->s, 4.5);
+	}
+	st->sparsity = all ? (double)zero / all : 0.0;
+	st->events = s->events;
+	st->revived = s->revived;
+}
