@@ -9,22 +9,7 @@
 #include "../common/ocb_alloc.h"
 #include "../common/ocb_error.h"
 #include "../common/ocb_rng.h"
-#include "../kernels/bsr.h"
-
-/* One block-sparse layer: the BSR copy of its weights, its block mask, the dW of the
- * stored blocks and feature-major scratch (the kernels take X [in][n], the model gives
- * x [n][in]). */
-struct sp_layer {
-	struct ocb_bsr s;
-	uint8_t *mask;      /* [mb][kb] */
-	float *dw;          /* [mb*kb][B][B]: room for every block */
-	float *xt, *dyt;    /* [in][batch], [out][batch] */
-	float *tmp;         /* [max(in,out)][batch]: products before transposing back */
-	float *wscore, *gscore; /* [mb*kb] */
-	const float *last_x, *last_dy; /* what xt / dyt hold (same step) */
-	int dense_grad;     /* 1: also the dense gW into l->gw (regrowth scores) */
-	int threads, mb, kb;
-};
+#include "bsr_layer.h"
 
 struct smlp_state {
 	struct ocb_mlp m;
@@ -37,91 +22,10 @@ struct smlp_state {
 	long per_epoch;
 	float grad_clip;
 	struct ocb_prune_cfg pc;
-	struct sp_layer L[OCB_MLP_MAXLAYERS]; /* used where is_sparse[i] */
+	struct ocb_bsr_layer L[OCB_MLP_MAXLAYERS]; /* used where is_sparse[i] */
 	int is_sparse[OCB_MLP_MAXLAYERS];
 	long events, revived;
 };
-
-/* dst[c][r] = src[r][c] for src [rows][cols], in 32 x 32 tiles (both sides cache-friendly). */
-static void transpose(const float *restrict src, int rows, int cols, float *restrict dst)
-{
-	for (int r0 = 0; r0 < rows; r0 += 32)
-		for (int c0 = 0; c0 < cols; c0 += 32) {
-			int r1 = r0 + 32 < rows ? r0 + 32 : rows, c1 = c0 + 32 < cols ? c0 + 32 : cols;
-			for (int r = r0; r < r1; r++)
-				for (int c = c0; c < c1; c++)
-					dst[(size_t)c * rows + r] = src[(size_t)r * cols + c];
-		}
-}
-
-/* ---- the linear impl: forward, dX and dW on the block-sparse kernels ---- */
-
-static void sp_forward(const void *st, const struct ocb_linear *l, const float *x, int n,
-		       float *y)
-{
-	struct sp_layer *L = (struct sp_layer *)st; /* scratch is ours to write */
-	transpose(x, n, l->in, L->xt);
-	L->last_x = x;
-	L->last_dy = NULL;
-	ocb_bsr_spmm(&L->s, L->xt, n, n, L->tmp, n, L->threads);
-	transpose(L->tmp, l->out, n, y);
-}
-
-static void sp_dy(struct sp_layer *L, const struct ocb_linear *l, const float *dy, int n)
-{
-	if (dy != L->last_dy) {
-		transpose(dy, n, l->out, L->dyt);
-		L->last_dy = dy;
-	}
-}
-
-static void sp_backward_weight(const void *st, const struct ocb_linear *l, const float *x,
-			       const float *dy, int n)
-{
-	struct sp_layer *L = (struct sp_layer *)st;
-	if (x != L->last_x) {
-		transpose(x, n, l->in, L->xt);
-		L->last_x = x;
-	}
-	sp_dy(L, l, dy, n);
-	ocb_bsr_sddmm(&L->s, L->dyt, n, L->xt, n, n, L->dw, 0, L->threads);
-	if (L->dense_grad) /* every block's gradient, for regrowth scores */
-		cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, l->out, l->in, n, 1.0f, dy,
-			    l->out, x, l->in, 1.0f, l->gw, l->in);
-}
-
-static void sp_backward_input(const void *st, const struct ocb_linear *l, const float *dy,
-			      int n, float *dx)
-{
-	struct sp_layer *L = (struct sp_layer *)st;
-	sp_dy(L, l, dy, n);
-	ocb_bsr_spmm_t(&L->s, L->dyt, n, n, L->tmp, n, L->threads);
-	transpose(L->tmp, l->in, n, dx);
-}
-
-static size_t sp_bytes(const void *st, const struct ocb_linear *l)
-{
-	(void)l;
-	return ocb_bsr_bytes(&((const struct sp_layer *)st)->s);
-}
-
-static const struct ocb_linear_impl sp_impl = {
-	.name = "bsr",
-	.forward = sp_forward,
-	.backward_input = sp_backward_input,
-	.weight_bytes = sp_bytes,
-	.backward_weight = sp_backward_weight,
-};
-
-/* ---- state ---- */
-
-static void sp_layer_release(struct sp_layer *L)
-{
-	ocb_bsr_release(&L->s);
-	free(L->mask);
-	ocb_free(L->dw), ocb_free(L->xt), ocb_free(L->dyt), ocb_free(L->tmp);
-	free(L->wscore), free(L->gscore);
-}
 
 static void smlp_free(void *st)
 {
@@ -130,41 +34,13 @@ static void smlp_free(void *st)
 		return;
 	for (int i = 0; i < OCB_MLP_MAXLAYERS; i++)
 		if (s->is_sparse[i])
-			sp_layer_release(&s->L[i]);
+			ocb_bsr_layer_release(&s->L[i], &s->m.layer[i]);
 	ocb_mlp_release(&s->m);
 	ocb_optim_release(&s->opt);
 	ocb_free(s->x);
 	free(s->y);
 	free(s->perm);
 	free(s);
-}
-
-/* Layer i on the sparse kernels: all blocks stored (density 1) until the first event. */
-static int sp_layer_init(struct smlp_state *s, int i, int threads)
-{
-	struct ocb_linear *l = &s->m.layer[i];
-	struct sp_layer *L = &s->L[i];
-	int B = s->pc.block, bt = s->batch, big = l->in > l->out ? l->in : l->out;
-	L->mb = l->out / B, L->kb = l->in / B;
-	L->threads = threads;
-	size_t nb = (size_t)L->mb * L->kb;
-	L->mask = malloc(nb);
-	L->wscore = malloc(nb * sizeof(float));
-	L->gscore = malloc(nb * sizeof(float));
-	L->dw = ocb_alloc(nb * B * B * sizeof(float));
-	L->xt = ocb_alloc((size_t)l->in * bt * sizeof(float));
-	L->dyt = ocb_alloc((size_t)l->out * bt * sizeof(float));
-	L->tmp = ocb_alloc((size_t)big * bt * sizeof(float));
-	s->is_sparse[i] = 1; /* from here on released by smlp_free */
-	if (!L->mask || !L->wscore || !L->gscore || !L->dw || !L->xt || !L->dyt || !L->tmp)
-		return ocb_seterr(OCB_ENOMEM, "bsr mlp: out of memory");
-	memset(L->mask, 1, nb);
-	int rc = ocb_bsr_from_mask(&L->s, L->mask, l->w, l->out, l->in, B, B);
-	if (rc)
-		return rc;
-	l->impl = &sp_impl;
-	l->impl_state = L;
-	return OCB_OK;
 }
 
 static int smlp_setup(struct smlp_state *s, const struct ocb_bsr_mlp_spec *sp,
@@ -181,8 +57,11 @@ static int smlp_setup(struct smlp_state *s, const struct ocb_bsr_mlp_spec *sp,
 	for (int i = 0; i < nl && rc == OCB_OK; i++)
 		rc = ocb_optim_no_decay(&s->opt, s->m.b_off[i], (size_t)s->m.cfg.dims[i + 1]);
 	for (int i = 0; i + 1 < nl && rc == OCB_OK; i++) /* hidden layers only */
-		if (s->m.layer[i].in % B == 0 && s->m.layer[i].out % B == 0)
-			rc = sp_layer_init(s, i, cfg->threads);
+		if (ocb_bsr_layer_fits(&s->m.layer[i], B)) {
+			s->is_sparse[i] = 1; /* released by smlp_free from here on */
+			rc = ocb_bsr_layer_init(&s->L[i], &s->m.layer[i], B, cfg->batch,
+						cfg->threads);
+		}
 	if (rc)
 		return rc;
 	s->x = ocb_alloc((size_t)s->batch * s->train->dim * sizeof(float));
@@ -258,7 +137,6 @@ static void smlp_optim(struct smlp_state *s, float lr)
 	float c1 = (float)(1.0 / (1.0 - pow(c->beta1, (double)o->t)));
 	float c2 = (float)(1.0 / (1.0 - pow(c->beta2, (double)o->t)));
 	float *p = s->m.params, *g = s->m.grads;
-	int B = s->pc.block;
 	for (int i = 0; i < s->m.cfg.nlayers; i++) {
 		const struct ocb_linear *l = &s->m.layer[i];
 		size_t wo = s->m.w_off[i], bo = s->m.b_off[i];
@@ -269,17 +147,8 @@ static void smlp_optim(struct smlp_state *s, float lr)
 				       lr, c->weight_decay, c->beta1, c->beta2, c->eps, c1, c2);
 			continue;
 		}
-		const struct sp_layer *L = &s->L[i];
-		for (int bi = 0; bi < L->mb; bi++)
-			for (int q = L->s.row_ptr[bi]; q < L->s.row_ptr[bi + 1]; q++)
-				for (int r = 0; r < B; r++) {
-					size_t off = wo + (size_t)(bi * B + r) * l->in +
-						     (size_t)L->s.col_idx[q] * B;
-					ocb_adamw_span(p + off, L->dw + ((size_t)q * B + r) * B,
-						       o->m + off, o->v + off, (size_t)B, lr,
-						       c->weight_decay, c->beta1, c->beta2, c->eps, c1,
-						       c2);
-				}
+		ocb_bsr_layer_adamw(&s->L[i], &s->m.layer[i], o->m + wo, o->v + wo, lr,
+				    c->weight_decay, c->beta1, c->beta2, c->eps, c1, c2);
 	}
 }
 
@@ -290,17 +159,15 @@ static double live_grad_ss(struct smlp_state *s, float scale)
 	double ss = 0.0;
 	for (int i = 0; i < s->m.cfg.nlayers; i++) {
 		const struct ocb_linear *l = &s->m.layer[i];
-		size_t nb = (size_t)l->out, nw = (size_t)l->in * l->out;
-		float *parts[2] = {s->m.grads + s->m.b_off[i],
-				   s->is_sparse[i] ? s->L[i].dw : s->m.grads + s->m.w_off[i]};
-		size_t lens[2] = {nb, s->is_sparse[i] ? (size_t)s->L[i].s.nnzb * s->pc.block *
-							       s->pc.block
-						      : nw};
+		float *parts[2] = {s->m.grads + s->m.b_off[i], s->m.grads + s->m.w_off[i]};
+		size_t lens[2] = {(size_t)l->out, s->is_sparse[i] ? 0 : (size_t)l->in * l->out};
 		for (int k = 0; k < 2; k++)
 			for (size_t j = 0; j < lens[k]; j++) {
 				ss += (double)parts[k][j] * parts[k][j];
 				parts[k][j] *= scale;
 			}
+		if (s->is_sparse[i])
+			ss += ocb_bsr_layer_grad_ss(&s->L[i], scale);
 	}
 	return ss;
 }
@@ -312,50 +179,18 @@ static void smlp_clip(struct smlp_state *s)
 		live_grad_ss(s, (float)(s->grad_clip / norm));
 }
 
-/* Zeroes the weights and optimizer moments of layer i's dead blocks. */
-static void zero_dead(struct smlp_state *s, int i)
-{
-	const struct sp_layer *L = &s->L[i];
-	const struct ocb_linear *l = &s->m.layer[i];
-	int B = s->pc.block;
-	for (int bi = 0; bi < L->mb; bi++)
-		for (int bj = 0; bj < L->kb; bj++) {
-			if (L->mask[(size_t)bi * L->kb + bj])
-				continue;
-			for (int r = 0; r < B; r++) {
-				size_t off = s->m.w_off[i] + (size_t)(bi * B + r) * l->in + (size_t)bj * B;
-				memset(s->m.params + off, 0, B * sizeof(float));
-				memset(s->opt.m + off, 0, B * sizeof(float));
-				memset(s->opt.v + off, 0, B * sizeof(float));
-			}
-		}
-}
-
-/* A pruning event at step t: every sparse layer to the scheduled sparsity (at least one
- * block kept), regrowth before t1 if configured, then the BSR rebuilt on the new mask. */
+/* A pruning event at step t: every sparse layer to the scheduled sparsity, regrowth
+ * before t1 if configured (bsr_layer.h). */
 static int smlp_prune(struct smlp_state *s, long t)
 {
 	double target = ocb_prune_sparsity(&s->pc, t);
 	for (int i = 0; i < s->m.cfg.nlayers; i++) {
 		if (!s->is_sparse[i])
 			continue;
-		struct sp_layer *L = &s->L[i];
-		struct ocb_linear *l = &s->m.layer[i];
-		int nb = L->mb * L->kb, B = s->pc.block, back = 0;
-		int keep = nb - (int)llround(target * nb);
-		keep = keep < 1 ? 1 : keep;
-		int nswap = L->dense_grad ? (int)llround(s->pc.regrow * keep) : 0;
-		ocb_block_norms(l->w, l->out, l->in, B, L->wscore);
-		if (nswap > 0)
-			ocb_block_norms(l->gw, l->out, l->in, B, L->gscore);
-		int rc = ocb_block_prune_event(L->wscore, nswap > 0 ? L->gscore : NULL, nb, keep,
-					       nswap, L->mask, &back);
+		size_t wo = s->m.w_off[i];
+		int rc = ocb_bsr_layer_prune(&s->L[i], &s->m.layer[i], target, s->pc.regrow,
+					     s->opt.m + wo, s->opt.v + wo, &s->revived);
 		if (rc)
-			return rc;
-		s->revived += back;
-		zero_dead(s, i);
-		ocb_bsr_release(&L->s);
-		if ((rc = ocb_bsr_from_mask(&L->s, L->mask, l->w, l->out, l->in, B, B)))
 			return rc;
 	}
 	s->events++;
@@ -366,7 +201,7 @@ static void gather_all(struct smlp_state *s)
 {
 	for (int i = 0; i < s->m.cfg.nlayers; i++)
 		if (s->is_sparse[i])
-			ocb_bsr_gather(&s->L[i].s, s->m.layer[i].w);
+			ocb_bsr_layer_gather(&s->L[i], &s->m.layer[i]);
 }
 
 static int smlp_step(void *st, long step, float lr, double *loss)
@@ -430,18 +265,9 @@ static int smlp_load(void *st, const char *path)
 	else
 		memcpy(s->m.params, tmp.params, s->m.nparams * sizeof(float));
 	ocb_mlp_release(&tmp);
-	for (int i = 0; i < s->m.cfg.nlayers && rc == OCB_OK; i++) {
-		if (!s->is_sparse[i])
-			continue;
-		struct sp_layer *L = &s->L[i];
-		struct ocb_linear *l = &s->m.layer[i];
-		ocb_block_norms(l->w, l->out, l->in, s->pc.block, L->wscore);
-		for (int j = 0; j < L->mb * L->kb; j++)
-			L->mask[j] = L->wscore[j] > 0.0f;
-		ocb_bsr_release(&L->s);
-		rc = ocb_bsr_from_mask(&L->s, L->mask, l->w, l->out, l->in, s->pc.block,
-				       s->pc.block);
-	}
+	for (int i = 0; i < s->m.cfg.nlayers && rc == OCB_OK; i++)
+		if (s->is_sparse[i])
+			rc = ocb_bsr_layer_remask(&s->L[i], &s->m.layer[i]);
 	return rc;
 }
 
@@ -474,10 +300,10 @@ void ocb_bsr_mlp_stats(void *state, struct ocb_bsr_mlp_stats *st)
 	for (int i = 0; i < s->m.cfg.nlayers; i++) {
 		if (!s->is_sparse[i])
 			continue;
-		const struct sp_layer *L = &s->L[i];
+		const struct ocb_bsr_layer *L = &s->L[i];
 		st->sparse_layers++;
-		all += (long)L->mb * L->kb;
-		zero += (long)L->mb * L->kb - L->s.nnzb;
+		all += ocb_bsr_layer_blocks(L);
+		zero += ocb_bsr_layer_blocks(L) - L->s.nnzb;
 		st->bsr_bytes += ocb_bsr_bytes(&L->s);
 		st->dense_bytes += (size_t)s->m.layer[i].in * s->m.layer[i].out * sizeof(float);
 		/* ggml Q8_0: 34 bytes per 32 weights, Q4_0: 18 (REFERENCE.md section 2) */
