@@ -16,7 +16,7 @@
 #include "../common/ocb_error.h"
 #include "../reference/trainer_bsr_mlp.h"
 
-struct run { double acc, step_ms; struct ocb_bsr_mlp_stats st; };
+struct run { double acc, step_ms; struct ocb_bsr_train_stats st; };
 
 static int run_one(const struct ocb_trainer *t, const void *spec, struct ocb_train_cfg *cfg,
 		   struct run *out)

@@ -218,3 +218,17 @@ long ocb_bsr_layer_blocks(const struct ocb_bsr_layer *L)
 {
 	return (long)L->mb * L->kb;
 }
+
+void ocb_bsr_layer_stats_add(const struct ocb_bsr_layer *L, const struct ocb_linear *l,
+			     struct ocb_bsr_train_stats *st)
+{
+	st->sparse_layers++;
+	st->blocks += ocb_bsr_layer_blocks(L);
+	st->zero_blocks += ocb_bsr_layer_blocks(L) - L->s.nnzb;
+	st->sparsity = st->blocks ? (double)st->zero_blocks / st->blocks : 0.0;
+	st->bsr_bytes += ocb_bsr_bytes(&L->s);
+	st->dense_bytes += (size_t)l->in * l->out * sizeof(float);
+	/* ggml Q8_0: 34 bytes per 32 weights, Q4_0: 18 (REFERENCE.md section 2) */
+	st->bytes_q8_0 += ocb_bsr_bytes_quant(&L->s, 8.5);
+	st->bytes_q4_0 += ocb_bsr_bytes_quant(&L->s, 4.5);
+}

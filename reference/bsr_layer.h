@@ -62,4 +62,19 @@ double ocb_bsr_layer_grad_ss(struct ocb_bsr_layer *L, float scale);
 /* All blocks of the layer (stored: L->s.nnzb). */
 long ocb_bsr_layer_blocks(const struct ocb_bsr_layer *L);
 
+/* What a block-sparse trainer's sparse layers hold now. */
+struct ocb_bsr_train_stats {
+	int sparse_layers;      /* layers on the block-sparse kernels */
+	double sparsity;        /* zero blocks / all blocks, over the sparse layers */
+	size_t bsr_bytes;       /* their inference bytes: values + indices (ocb_bsr_bytes) */
+	size_t dense_bytes;     /* the same layers' fp32 weights */
+	double bytes_q8_0, bytes_q4_0; /* bsr bytes with Q8_0 / Q4_0 block values */
+	long events;            /* pruning events so far */
+	long revived;           /* blocks regrown so far */
+	long blocks, zero_blocks; /* over the sparse layers */
+};
+/* Adds L (the layer l) to st: sparse_layers, blocks, bytes; sparsity from the totals. */
+void ocb_bsr_layer_stats_add(const struct ocb_bsr_layer *L, const struct ocb_linear *l,
+			     struct ocb_bsr_train_stats *st);
+
 #endif

@@ -292,25 +292,13 @@ void ocb_bsr_mlp_default_prune(struct ocb_prune_cfg *p, long steps, int block, d
 	p->every = (p->t1 - p->t0) / 20 > 0 ? (p->t1 - p->t0) / 20 : 1;
 }
 
-void ocb_bsr_mlp_stats(void *state, struct ocb_bsr_mlp_stats *st)
+void ocb_bsr_mlp_stats(void *state, struct ocb_bsr_train_stats *st)
 {
 	struct smlp_state *s = state;
-	long all = 0, zero = 0;
 	memset(st, 0, sizeof *st);
-	for (int i = 0; i < s->m.cfg.nlayers; i++) {
-		if (!s->is_sparse[i])
-			continue;
-		const struct ocb_bsr_layer *L = &s->L[i];
-		st->sparse_layers++;
-		all += ocb_bsr_layer_blocks(L);
-		zero += ocb_bsr_layer_blocks(L) - L->s.nnzb;
-		st->bsr_bytes += ocb_bsr_bytes(&L->s);
-		st->dense_bytes += (size_t)s->m.layer[i].in * s->m.layer[i].out * sizeof(float);
-		/* ggml Q8_0: 34 bytes per 32 weights, Q4_0: 18 (REFERENCE.md section 2) */
-		st->bytes_q8_0 += ocb_bsr_bytes_quant(&L->s, 8.5);
-		st->bytes_q4_0 += ocb_bsr_bytes_quant(&L->s, 4.5);
-	}
-	st->sparsity = all ? (double)zero / all : 0.0;
+	for (int i = 0; i < s->m.cfg.nlayers; i++)
+		if (s->is_sparse[i])
+			ocb_bsr_layer_stats_add(&s->L[i], &s->m.layer[i], st);
 	st->events = s->events;
 	st->revived = s->revived;
 }

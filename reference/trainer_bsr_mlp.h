@@ -18,6 +18,7 @@
 #define OCB_TRAINER_BSR_MLP_H
 
 #include "block_prune.h"
+#include "bsr_layer.h"
 #include "trainer_mlp.h"
 
 struct ocb_bsr_mlp_spec {
@@ -31,16 +32,7 @@ extern const struct ocb_trainer ocb_trainer_bsr_mlp;
  * fine-tuning for the last 40%; target and block as given, no regrowth. */
 void ocb_bsr_mlp_default_prune(struct ocb_prune_cfg *p, long steps, int block, double target);
 
-/* What the sparse layers hold now. */
-struct ocb_bsr_mlp_stats {
-	int sparse_layers;      /* layers on the block-sparse kernels */
-	double sparsity;        /* zero blocks / all blocks, over the sparse layers */
-	size_t bsr_bytes;       /* their inference bytes: values + indices (ocb_bsr_bytes) */
-	size_t dense_bytes;     /* the same layers' fp32 weights */
-	double bytes_q8_0, bytes_q4_0; /* bsr bytes with Q8_0 / Q4_0 block values */
-	long events;            /* pruning events so far */
-	long revived;           /* blocks regrown so far */
-};
-void ocb_bsr_mlp_stats(void *state, struct ocb_bsr_mlp_stats *st);
+/* What the sparse layers hold now (bsr_layer.h). */
+void ocb_bsr_mlp_stats(void *state, struct ocb_bsr_train_stats *st);
 
 #endif

@@ -63,7 +63,7 @@ static void spec_cfg(struct ocb_bsr_mlp_spec *sp, struct ocb_train_cfg *cfg, dou
 }
 
 static double train(const struct ocb_trainer *t, const void *spec, struct ocb_train_cfg *cfg,
-		    struct losses *ls, struct ocb_bsr_mlp_stats *st, const char *save)
+		    struct losses *ls, struct ocb_bsr_train_stats *st, const char *save)
 {
 	void *s = NULL;
 	struct ocb_train_result res;
@@ -83,7 +83,7 @@ Test(bsr_mlp, unpruned_follows_the_dense_trainer)
 	struct ocb_bsr_mlp_spec sp;
 	struct ocb_train_cfg cfg;
 	struct losses a = {0}, b = {0};
-	struct ocb_bsr_mlp_stats st;
+	struct ocb_bsr_train_stats st;
 	spec_cfg(&sp, &cfg, 0.0);
 	cfg.epochs = 1;
 	double acc_d = train(&ocb_trainer_mlp, &sp.mlp, &cfg, &a, NULL, NULL);
@@ -102,7 +102,7 @@ Test(bsr_mlp, pruned_to_target_learns_and_shrinks)
 	struct ocb_bsr_mlp_spec sp;
 	struct ocb_train_cfg cfg;
 	struct losses a = {0}, b = {0};
-	struct ocb_bsr_mlp_stats st;
+	struct ocb_bsr_train_stats st;
 	char path[96];
 	snprintf(path, sizeof path, "%s/sparse.ckpt", dir);
 	spec_cfg(&sp, &cfg, 0.75);
@@ -116,7 +116,7 @@ Test(bsr_mlp, pruned_to_target_learns_and_shrinks)
 	cr_assert_lt(st.bytes_q8_0, (double)st.bsr_bytes);
 	/* the checkpoint holds zeros in the pruned blocks: loading it gives the same mask */
 	void *s = NULL;
-	struct ocb_bsr_mlp_stats st2;
+	struct ocb_bsr_train_stats st2;
 	cr_assert_eq(ocb_trainer_bsr_mlp.create(&sp, &cfg, &s), OCB_OK);
 	cr_assert_eq(ocb_trainer_bsr_mlp.load(s, path), OCB_OK, "%s", ocb_lasterr());
 	ocb_bsr_mlp_stats(s, &st2);
@@ -136,7 +136,7 @@ Test(bsr_mlp, regrowth_revives_blocks)
 	struct ocb_bsr_mlp_spec sp;
 	struct ocb_train_cfg cfg;
 	struct losses a = {0};
-	struct ocb_bsr_mlp_stats st;
+	struct ocb_bsr_train_stats st;
 	spec_cfg(&sp, &cfg, 0.5);
 	sp.prune.regrow = 0.2;
 	cfg.epochs = 2;
