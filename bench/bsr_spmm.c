@@ -4,7 +4,8 @@
  * apart), same threads. Best of `reps` interleaved rounds (the machine is shared).
  *
  *   OPENBLAS_CORETYPE=Haswell build/bench/bsr_spmm [m k n B threads reps density%...]
- *   defaults: 4096 4096 128 32 2 7 10 5
+ *   defaults: 4096 4096 128 32 2 7 10 5; OCB_NO_RSB=1 leaves librsb out (its tuning
+ *   takes 5-30 s at high density)
  * Prints one line per density: times (ms), GFLOP/s (useful), speedups, max error. */
 #include <cblas.h>
 #include <math.h>
@@ -45,7 +46,7 @@ int main(int argc, char **argv)
 	if (argc > 7)
 		for (nd = 0; nd < 8 && 7 + nd < argc; nd++)
 			dens[nd] = atof(argv[7 + nd]);
-	int mb = m / B, kb = k / B;
+	int mb = m / B, kb = k / B, no_rsb = getenv("OCB_NO_RSB") != NULL;
 	float *w = ocb_alloc((size_t)m * k * 4), *x = ocb_alloc((size_t)k * n * 4);
 	float *y0 = ocb_alloc((size_t)m * n * 4), *y1 = ocb_alloc((size_t)m * n * 4);
 	float *y2 = ocb_alloc((size_t)m * n * 4);
@@ -71,16 +72,16 @@ int main(int argc, char **argv)
 							w[(size_t)(bi * B + a) * k + bj * B + c] =
 								ocb_rng_uniformf(&r) - 0.5f;
 		struct ocb_bsr s;
-		struct ocb_rsb rs;
+		struct ocb_rsb rs = {0};
 		double t0 = ocb_now_s();
 		if (ocb_bsr_from_dense(&s, w, m, k, B, B)) {
 			fprintf(stderr, "ocbench: bsr: %s\n", ocb_lasterr());
 			return 2;
 		}
 		double conv = ocb_now_s() - t0;
-		int have_rsb = ocb_rsb_from_bsr(&rs, &s) == OCB_OK &&
+		int have_rsb = !no_rsb && ocb_rsb_from_bsr(&rs, &s) == OCB_OK &&
 			       ocb_rsb_tune(&rs, x, y2, n, threads, 0) == OCB_OK;
-		if (!have_rsb)
+		if (!have_rsb && !no_rsb)
 			fprintf(stderr, "# librsb: %s\n", ocb_lasterr());
 		double best[3] = {1e30, 1e30, 1e30};
 		for (int it = 0; it < reps; it++) {
@@ -105,7 +106,8 @@ int main(int argc, char **argv)
 		       max_abs_diff(y0, y1, (size_t)m * n),
 		       have_rsb ? max_abs_diff(y0, y2, (size_t)m * n) : NAN, conv,
 		       ocb_bsr_density(&s));
-		ocb_rsb_release(&rs);
+		if (have_rsb)
+			ocb_rsb_release(&rs);
 		ocb_bsr_release(&s);
 	}
 	ocb_rsb_finalize();
