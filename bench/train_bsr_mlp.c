@@ -7,7 +7,8 @@
  * Per target: test accuracy (dense run first, same seed and recipe), block sparsity
  * reached, sparse layers' bytes (BSR values + indices) vs dense fp32, and the mean step
  * time of a run at that sparsity from the first step (schedule t0 = t1 = 0) against the
- * dense trainer's. Exit 2 on bad data. */
+ * dense trainer's. Exit 2 on bad data. Knobs in the environment: OCB_REGROW, OCB_T1,
+ * OCB_GLOBAL, OCB_DENSE_ACC (see main). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,8 +67,15 @@ int main(int argc, char **argv)
 	cfg.epochs = epochs, cfg.threads = threads, cfg.eval_every = 0;
 	cfg.warmup_epochs = epochs > 1 ? 1.0f : 0.2f;
 	long steps = (long)epochs * (max_train > 0 ? max_train : tr.n) / cfg.batch;
-	struct run dense, sparse, fixed, dstep;
-	if (run_one(&ocb_trainer_mlp, &sp.mlp, &cfg, &dense))
+	struct run dense = {0}, sparse, fixed, dstep;
+	/* design knobs: OCB_REGROW (fraction), OCB_T1 (ramp end, fraction of training),
+	 * OCB_GLOBAL (set: one ranking over both layers),
+	 * OCB_DENSE_ACC (skip the dense run, use this accuracy) */
+	double regrow = getenv("OCB_REGROW") ? atof(getenv("OCB_REGROW")) : 0.0;
+	double t1 = getenv("OCB_T1") ? atof(getenv("OCB_T1")) : 0.6;
+	if (getenv("OCB_DENSE_ACC"))
+		dense.acc = atof(getenv("OCB_DENSE_ACC"));
+	else if (run_one(&ocb_trainer_mlp, &sp.mlp, &cfg, &dense))
 		return 3;
 	printf("# 784-%d-%d-10, %d epochs, %ld steps, %dx%d blocks, %d threads\n", h1, h2,
 	       epochs, steps, block, block, threads);
@@ -76,6 +84,11 @@ int main(int argc, char **argv)
 	for (int a = 7; a < argc || a == 7; a++) {
 		double target = (argc > 7 ? atof(argv[a]) : 90.0) / 100.0;
 		ocb_bsr_mlp_default_prune(&sp.prune, steps, block, target);
+		sp.prune.regrow = regrow;
+		sp.prune.global = getenv("OCB_GLOBAL") != NULL;
+		sp.prune.t1 = (long)(t1 * steps);
+		sp.prune.every = (sp.prune.t1 - sp.prune.t0) / 20 > 0 ? (sp.prune.t1 - sp.prune.t0) / 20
+								       : 1;
 		if (run_one(&ocb_trainer_bsr_mlp, &sp, &cfg, &sparse))
 			return 3;
 		/* step times: one epoch at the target from the first step, and dense */

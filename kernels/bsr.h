@@ -17,10 +17,12 @@
  * Every product has a plain-C `_ref` twin; the plain names take an AVX2+FMA micro-kernel
  * (bsr_avx2.c) when ocb_cpu_avx2() says so and the blocks are square with B a multiple of
  * 4, else the `_ref` path. Threads: OpenMP over block rows (block columns for W^T),
- * split so each thread gets about the same number of nonzero blocks; every output element is written by one thread in a fixed order, so results do not
- * depend on the thread count. threads <= 0: OpenMP's default.
+ * split so each thread gets about the same number of nonzero blocks; every output element
+ * is written by one thread in a fixed order, so results do not depend on the thread count.
+ * threads <= 0: OpenMP's default.
  *
- * Memory (DESIGN.md style 6): one allocation holds the index arrays and val; ocb_bsr_release frees it. Errors: OCB_EINVAL (bad shape/block size), OCB_ENOMEM. */
+ * Memory (DESIGN.md style 6): one allocation holds the index arrays and val;
+ * ocb_bsr_release frees it. Errors: OCB_EINVAL (bad shape/block size), OCB_ENOMEM. */
 #ifndef OCB_BSR_H
 #define OCB_BSR_H
 

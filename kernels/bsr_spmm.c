@@ -98,8 +98,8 @@ static void sddmm_rows_ref(const struct ocb_bsr *w, const float *dy, int lddy, c
 		}
 }
 
-/* One parallel region per product: thread t takes its balanced range and runs the AVX2
- * body when `avx` else the reference one. */
+/* One parallel region per call: thread t takes its balanced range (bsr_split) and runs
+ * the reference body; the plain names run the AVX2 body when use_avx2(). */
 int ocb_bsr_spmm_ref(const struct ocb_bsr *w, const float *x, int ldx, int n, float *y,
 		     int ldy, int threads)
 {

@@ -52,7 +52,8 @@ cJSON *ocb_prune_cfg_to_json(const struct ocb_prune_cfg *c)
 		 cJSON_AddNumberToObject(j, "every", (double)c->every) &&
 		 cJSON_AddNumberToObject(j, "regrow", c->regrow) &&
 		 (c->regrow > 0 ? cJSON_AddStringToObject(j, "regrow_rule", "gradient_frobenius")
-				: cJSON_AddNullToObject(j, "regrow_rule"));
+				: cJSON_AddNullToObject(j, "regrow_rule")) &&
+		 cJSON_AddStringToObject(j, "scope", c->global ? "global" : "layer");
 	if (!ok) {
 		cJSON_Delete(j);
 		return NULL;
@@ -156,4 +157,26 @@ out:
 	free(idx);
 	free(g);
 	return rc;
+}
+
+static int float_desc(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+	return (x < y) - (x > y);
+}
+
+float ocb_block_kth_score(const float *score, long n, long keep)
+{
+	if (keep <= 0)
+		return INFINITY;
+	if (keep >= n)
+		return -INFINITY;
+	float *s = malloc((size_t)n * sizeof *s);
+	if (!s)
+		return NAN;
+	memcpy(s, score, (size_t)n * sizeof *s);
+	qsort(s, (size_t)n, sizeof *s, float_desc);
+	float v = s[keep - 1];
+	free(s);
+	return v;
 }

@@ -22,6 +22,8 @@ struct ocb_prune_cfg {
 	long t0, t1;    /* ramp start and end (steps); t0 == t1: one event at t0 */
 	long every;     /* steps between events on the ramp (>= 1) */
 	double regrow;  /* fraction of kept blocks swapped by gradient at each event; 0: off */
+	int global;     /* 0: every layer to the scheduled sparsity; 1: one ranking of the
+			   block norms of all sparse layers (the total reaches it; layers differ) */
 };
 
 /* Scheduled sparsity at step t (0 .. target). */
@@ -31,9 +33,15 @@ int ocb_prune_due(const struct ocb_prune_cfg *c, long t);
 /* OCB_EINVAL naming the bad field. */
 int ocb_prune_cfg_check(const struct ocb_prune_cfg *c);
 /* {"rule":"block_frobenius_magnitude","schedule":"cubic","block":B,"target":..,
- *  "t0":..,"t1":..,"every":..,"regrow":..,"regrow_rule":"gradient_frobenius"|null};
+ *  "t0":..,"t1":..,"every":..,"regrow":..,"regrow_rule":"gradient_frobenius"|null,
+ *  "scope":"layer"|"global"};
  * the caller cJSON_Delete()s. NULL on allocation failure. */
 cJSON *ocb_prune_cfg_to_json(const struct ocb_prune_cfg *c);
+
+/* Global ranking: the score of the `keep`-th largest of the n scores (ties count), i.e.
+ * the threshold above which blocks survive; +inf if keep <= 0, -inf if keep >= n.
+ * OCB_ENOMEM -> NAN. */
+float ocb_block_kth_score(const float *score, long n, long keep);
 
 /* norms[mb][kb] = Frobenius norm of each B x B block of w[m][k] (m, k multiples of B). */
 void ocb_block_norms(const float *w, int m, int k, int B, float *norms);

@@ -180,6 +180,45 @@ int ocb_bsr_layer_prune(struct ocb_bsr_layer *L, struct ocb_linear *l, double sp
 	return ocb_bsr_from_mask(&L->s, L->mask, l->w, l->out, l->in, L->B, L->B);
 }
 
+int ocb_bsr_layers_global(struct ocb_bsr_layer *const *L, struct ocb_linear *const *l, int n,
+			  double target, double *sp)
+{
+	long all = 0, pos = 0;
+	for (int i = 0; i < n; i++)
+		all += ocb_bsr_layer_blocks(L[i]);
+	if (n <= 0 || all <= 0)
+		return OCB_OK;
+	float *sc = calloc((size_t)all, sizeof *sc);
+	if (!sc)
+		return ocb_seterr(OCB_ENOMEM, "bsr layer: out of memory");
+	for (int i = 0; i < n; i++) {
+		ocb_block_norms(l[i]->w, l[i]->out, l[i]->in, L[i]->B, sc + pos);
+		pos += ocb_bsr_layer_blocks(L[i]);
+	}
+	long keep = all - llround(target * all), left = keep;
+	float thr = ocb_block_kth_score(sc, all, keep);
+	long *above = calloc((size_t)n, sizeof(long)), *ties = calloc((size_t)n, sizeof(long));
+	if (!above || !ties || isnan(thr)) {
+		free(sc), free(above), free(ties);
+		return ocb_seterr(OCB_ENOMEM, "bsr layer: out of memory");
+	}
+	pos = 0;
+	for (int i = 0; i < n; i++)
+		for (long j = 0; j < ocb_bsr_layer_blocks(L[i]); j++, pos++) {
+			above[i] += sc[pos] > thr;
+			ties[i] += sc[pos] == thr;
+		}
+	for (int i = 0; i < n; i++)
+		left -= above[i];
+	for (int i = 0; i < n; i++) {
+		long k = above[i] + (ties[i] < left ? ties[i] : left);
+		left -= k - above[i];
+		sp[i] = 1.0 - (double)k / ocb_bsr_layer_blocks(L[i]);
+	}
+	free(sc), free(above), free(ties);
+	return OCB_OK;
+}
+
 int ocb_bsr_layer_remask(struct ocb_bsr_layer *L, struct ocb_linear *l)
 {
 	ocb_block_norms(l->w, l->out, l->in, L->B, L->wscore);

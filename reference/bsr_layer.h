@@ -47,6 +47,11 @@ void ocb_bsr_layer_gather(struct ocb_bsr_layer *L, const struct ocb_linear *l);
  * the BSR. *revived += blocks regrown. OCB_ENOMEM. */
 int ocb_bsr_layer_prune(struct ocb_bsr_layer *L, struct ocb_linear *l, double sparsity,
 			double regrow, float *om, float *ov, long *revived);
+/* Global scope (ocb_prune_cfg.global): per-layer sparsities sp[n] such that the n layers
+ * together keep the round((1 - target) * all) blocks of largest ||W_blk||_F. Ties at the
+ * threshold go to the earlier layers. OCB_ENOMEM. */
+int ocb_bsr_layers_global(struct ocb_bsr_layer *const *L, struct ocb_linear *const *l, int n,
+			  double target, double *sp);
 /* Mask from the non-zero blocks of l->w (after loading weights); rebuilds the BSR. */
 int ocb_bsr_layer_remask(struct ocb_bsr_layer *L, struct ocb_linear *l);
 

@@ -194,15 +194,23 @@ static void slm_update(struct slm_state *s, float lr)
 static int slm_prune(struct slm_state *s, long t)
 {
 	double target = ocb_prune_sparsity(&s->pc, t);
-	for (int i = 0; i < s->nsparse; i++) {
+	double *sp = malloc((size_t)s->nsparse * sizeof *sp);
+	struct ocb_bsr_layer **L = malloc((size_t)s->nsparse * sizeof *L);
+	int rc = sp && L ? OCB_OK : ocb_seterr(OCB_ENOMEM, "bsr lm: out of memory");
+	for (int i = 0; rc == OCB_OK && i < s->nsparse; i++)
+		L[i] = &s->L[i], sp[i] = target;
+	if (rc == OCB_OK && s->pc.global)
+		rc = ocb_bsr_layers_global(L, s->lin, s->nsparse, target, sp);
+	for (int i = 0; rc == OCB_OK && i < s->nsparse; i++) {
 		size_t off = (size_t)(s->lin[i]->w - s->m->params);
-		int rc = ocb_bsr_layer_prune(&s->L[i], s->lin[i], target, s->pc.regrow,
-					     s->opt.m + off, s->opt.v + off, &s->revived);
-		if (rc)
-			return rc;
+		rc = ocb_bsr_layer_prune(&s->L[i], s->lin[i], sp[i], s->pc.regrow, s->opt.m + off,
+					 s->opt.v + off, &s->revived);
 	}
-	s->events++;
-	return OCB_OK;
+	free(sp);
+	free(L);
+	if (rc == OCB_OK)
+		s->events++;
+	return rc;
 }
 
 static void slm_gather(struct slm_state *s)

@@ -183,14 +183,21 @@ static void smlp_clip(struct smlp_state *s)
  * before t1 if configured (bsr_layer.h). */
 static int smlp_prune(struct smlp_state *s, long t)
 {
-	double target = ocb_prune_sparsity(&s->pc, t);
-	for (int i = 0; i < s->m.cfg.nlayers; i++) {
+	double target = ocb_prune_sparsity(&s->pc, t), sp[OCB_MLP_MAXLAYERS];
+	struct ocb_bsr_layer *L[OCB_MLP_MAXLAYERS];
+	struct ocb_linear *lin[OCB_MLP_MAXLAYERS];
+	int n = 0, rc;
+	for (int i = 0; i < s->m.cfg.nlayers; i++)
+		if (s->is_sparse[i])
+			L[n] = &s->L[i], lin[n] = &s->m.layer[i], sp[n++] = target;
+	if (s->pc.global && (rc = ocb_bsr_layers_global(L, lin, n, target, sp)))
+		return rc;
+	for (int i = 0, k = 0; i < s->m.cfg.nlayers; i++) {
 		if (!s->is_sparse[i])
 			continue;
 		size_t wo = s->m.w_off[i];
-		int rc = ocb_bsr_layer_prune(&s->L[i], &s->m.layer[i], target, s->pc.regrow,
-					     s->opt.m + wo, s->opt.v + wo, &s->revived);
-		if (rc)
+		if ((rc = ocb_bsr_layer_prune(&s->L[i], &s->m.layer[i], sp[k++], s->pc.regrow,
+					      s->opt.m + wo, s->opt.v + wo, &s->revived)))
 			return rc;
 	}
 	s->events++;

@@ -113,3 +113,13 @@ Test(block_prune, configuration_is_recorded)
 	cJSON_free(s);
 	cJSON_Delete(j);
 }
+
+Test(block_prune, kth_score_threshold)
+{
+	float s[5] = {0.5f, 2, 1, 2, 0};
+	cr_assert_eq(ocb_block_kth_score(s, 5, 1), 2.0f);
+	cr_assert_eq(ocb_block_kth_score(s, 5, 2), 2.0f);
+	cr_assert_eq(ocb_block_kth_score(s, 5, 3), 1.0f);
+	cr_assert(isinf(ocb_block_kth_score(s, 5, 0)) && ocb_block_kth_score(s, 5, 0) > 0);
+	cr_assert(isinf(ocb_block_kth_score(s, 5, 5)) && ocb_block_kth_score(s, 5, 5) < 0);
+}

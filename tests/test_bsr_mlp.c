@@ -163,3 +163,28 @@ Test(bsr_mlp, bad_configurations_refused)
 	cr_assert_eq(ocb_trainer_bsr_mlp.create(&sp, &cfg, &s), OCB_EINVAL);
 	ocb_trainer_bsr_mlp.free(NULL);
 }
+
+/* One ranking over both layers: the total reaches the target, the layers differ, and the
+ * scope is recorded. */
+Test(bsr_mlp, global_scope_reaches_the_total)
+{
+	struct ocb_bsr_mlp_spec sp;
+	struct ocb_train_cfg cfg;
+	struct losses a = {0};
+	struct ocb_bsr_train_stats st;
+	spec_cfg(&sp, &cfg, 0.8);
+	sp.prune.global = 1;
+	cfg.epochs = 2;
+	double acc = train(&ocb_trainer_bsr_mlp, &sp, &cfg, &a, &st, NULL);
+	cr_assert_eq(st.blocks, 4 * 49 + 2 * 4);
+	/* the total to the target, less at most one block per layer (each keeps >= 1) */
+	long want = llround(0.8 * st.blocks);
+	cr_assert(st.zero_blocks <= want && st.zero_blocks >= want - 2, "%ld zero of %ld",
+		  st.zero_blocks, st.blocks);
+	cr_assert_gt(acc, 0.3, "accuracy %g", acc);
+	cJSON *j = ocb_prune_cfg_to_json(&sp.prune);
+	char *txt = cJSON_PrintUnformatted(j);
+	cr_assert(strstr(txt, "\"scope\":\"global\""), "%s", txt);
+	cJSON_free(txt);
+	cJSON_Delete(j);
+}
