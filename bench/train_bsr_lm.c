@@ -73,7 +73,7 @@ int main(int argc, char **argv)
 		struct ocb_bsr_train_stats st;
 		double target = (argc > 4 ? atof(argv[a]) : 50.0) / 100.0;
 		sp.prune = (struct ocb_prune_cfg){.block = block, .target = target,
-						  .t0 = steps / 10, .t1 = steps * 6 / 10};
+						  .t0 = steps / 10, .t1 = steps * 4 / 10};
 		sp.prune.every = (sp.prune.t1 - sp.prune.t0) / 20 > 0 ? (sp.prune.t1 - sp.prune.t0) / 20
 								       : 1;
 		if (run_one(&ocb_trainer_bsr_lm, &sp, &cfg, &ppl, &ms, &st))

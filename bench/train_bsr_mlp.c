@@ -72,7 +72,7 @@ int main(int argc, char **argv)
 	 * OCB_GLOBAL (set: one ranking over both layers),
 	 * OCB_DENSE_ACC (skip the dense run, use this accuracy) */
 	double regrow = getenv("OCB_REGROW") ? atof(getenv("OCB_REGROW")) : 0.0;
-	double t1 = getenv("OCB_T1") ? atof(getenv("OCB_T1")) : 0.6;
+	double t1 = getenv("OCB_T1") ? atof(getenv("OCB_T1")) : 0.4;
 	if (getenv("OCB_DENSE_ACC"))
 		dense.acc = atof(getenv("OCB_DENSE_ACC"));
 	else if (run_one(&ocb_trainer_mlp, &sp.mlp, &cfg, &dense))

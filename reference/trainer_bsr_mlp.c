@@ -295,7 +295,7 @@ void ocb_bsr_mlp_default_prune(struct ocb_prune_cfg *p, long steps, int block, d
 	p->block = block;
 	p->target = target;
 	p->t0 = steps / 10;
-	p->t1 = steps * 6 / 10;
+	p->t1 = steps * 4 / 10;
 	p->every = (p->t1 - p->t0) / 20 > 0 ? (p->t1 - p->t0) / 20 : 1;
 }
 
