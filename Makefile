@@ -29,13 +29,13 @@ ALL_CFLAGS = $(OCB_CFLAGS) $(CFLAGS)
 LDLIBS   += $(PKG_LIBS) -fopenmp -lm
 
 # Every .c in these folders is part of the library; ocbench.c holds main().
-LIB_DIRS := common db kernels reference collect report cli
+LIB_DIRS := common db kernels workloads collect report cli
 LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/db/schema_blob.o
 TEST_SRC := $(wildcard tests/*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
-BENCH_SRC := $(wildcard bench/*.c)
-BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+BENCH_SRC := $(wildcard tests/perf/*.c)
+BENCH_BIN := $(BENCH_SRC:tests/perf/%.c=$(BUILD)/perf/%)
 
 .PHONY: all deps run check sanitize bench clean help probe
 all: probe ocbench
@@ -77,7 +77,7 @@ $(BUILD)/db/schema_blob.o: db/schema_blob.S db/schema.sql
 $(BUILD)/ocbench-tests: $(TEST_OBJ) $(BUILD)/libocbench.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS) -lcriterion
 
-$(BUILD)/bench/%: bench/%.c $(BUILD)/libocbench.a
+$(BUILD)/perf/%: tests/perf/%.c $(BUILD)/libocbench.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 

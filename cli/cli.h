@@ -42,6 +42,10 @@ int cli_parse_long(const char *cmd, const char *opt, const char *s, long lo, lon
 int cli_parse_double(const char *cmd, const char *opt, const char *s, double lo, double hi,
 		     double *out);
 
+/* `run --list` and `run --describe BENCH` (run_list.c); describe returns the exit code. */
+void run_list_suites(void);
+int run_describe(const char *name);
+
 /* Every command. */
 int cmd_run(const struct ocb_global *g, int argc, char **argv);
 int cmd_runs(const struct ocb_global *g, int argc, char **argv);

@@ -16,7 +16,9 @@
 #include "../collect/runner.h"
 #include "../common/ocb_cpu.h"
 #include "../common/ocb_error.h"
+#include "../common/ocb_uuid.h"
 #include "../common/ocb_log.h"
+#include "../db/store_query.h"
 #include "cli.h"
 
 #define CMD "ceilings"
@@ -26,10 +28,12 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: ocbench ceilings [--quick] [--threads N] [--show | --verify] [--json]\n\n"
 		"Measures this machine's roofline ceilings and stores them with the machine:\n"
-		"  flops_fp32   fp32 FMA kernel peak (AVX2, independent accumulators), GFLOP/s\n"
+		"  flops_fp32   fp32 FMA peak with the widest FMA the CPU offers (AVX-512F zmm\n"
+		"               when the CPU and OS allow it, else AVX2 ymm), GFLOP/s\n"
 		"  flops_sgemm  OpenBLAS sgemm n=4096 (--quick: 2048), GFLOP/s\n"
-		"  ops_int8     int8 dot peak (AVX2 maddubs+madd+add chains), GOP/s, 2 ops per\n"
-		"               int8 multiply-add (the unit of the quantized kernels' work)\n"
+		"  ops_int8     int8 dot peak (AVX-512 VNNI or AVX-VNNI vpdpbusd when present,\n"
+		"               else AVX2 maddubs+madd+add chains), GOP/s, 2 ops per int8\n"
+		"               multiply-add (the unit of the quantized kernels' work)\n"
 		"  bw_l1 .. bw_dram, bw_l1_triad .. bw_dram_triad\n"
 		"               plateaus of a read / STREAM-triad working-set sweep, GB/s\n"
 		"each with 1 thread and with N threads (one thread pinned per core; each thread's\n"
@@ -39,7 +43,7 @@ static void usage(FILE *f)
 		"which a thread did not get >= 90%% of its core is left out when 3 clean ones\n"
 		"remain, else the value is flagged); every thread within 0.6x of the fastest;\n"
 		"N threads >= 0.95x 1 thread for the compute roofs, L1 and L2; flops_sgemm\n"
-		"between 0.5x and 1.02x flops_fp32 (2.04x for an AVX-512 BLAS); L1 >= L2 >= L3\n"
+		"between 0.5x and 1.02x flops_fp32; L1 >= L2 >= L3\n"
 		">= DRAM (within 5%%); bw_dram_triad within [0.85, 1.15] and bw_dram within\n"
 		"[0.7, 1.5] of an independent STREAM triad (arrays >= 4x the per-core L3 share,\n"
 		">= 64 MiB), both cross-checks printed. A family that fails is re-measured (up\n"
@@ -52,25 +56,6 @@ static void usage(FILE *f)
 		"  --verify     re-measure only the stored values flagged suspect (those whose\n"
 		"               newest row is flagged) and replace them with the new values\n"
 		"  --json       machine-readable output\n", OCB_CEIL_REMEASURES);
-}
-
-/* RFC 4122 version-4 UUID from /dev/urandom into buf (>= 37 bytes). */
-static int make_uuid(char *buf)
-{
-	unsigned char b[16];
-	int fd = open("/dev/urandom", O_RDONLY);
-	if (fd < 0)
-		return ocb_seterr(OCB_EIO, "/dev/urandom: cannot open");
-	ssize_t got = read(fd, b, sizeof b);
-	close(fd);
-	if (got != (ssize_t)sizeof b)
-		return ocb_seterr(OCB_EIO, "/dev/urandom: short read");
-	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
-	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
-	sprintf(buf, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-		b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
-		b[13], b[14], b[15]);
-	return OCB_OK;
 }
 
 static cJSON *ceilings_json(const struct ocb_ceiling *c, size_t n)
@@ -129,21 +114,6 @@ static size_t count_suspect(const struct ocb_ceiling *c, size_t n)
 	return k;
 }
 
-/* The machine row of this host's fingerprint in a read-only store; 0 if none. */
-static int64_t machine_id_of(struct ocb_store *s, const char *fp)
-{
-	sqlite3_stmt *st = NULL;
-	int64_t id = 0;
-	if (sqlite3_prepare_v2(ocb_store_handle(s), "SELECT id FROM machine WHERE fingerprint = ?",
-			       -1, &st, NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_bind_text(st, 1, fp, -1, SQLITE_TRANSIENT);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		id = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return id;
-}
-
 static int show(const struct ocb_global *g, const struct ocb_machine *m)
 {
 	struct ocb_store *s = NULL;
@@ -152,7 +122,7 @@ static int show(const struct ocb_global *g, const struct ocb_machine *m)
 	int ec = cli_open_store(g, CMD, OCB_STORE_READ, &s);
 	if (ec)
 		return ec;
-	int64_t mid = machine_id_of(s, m->fingerprint);
+	int64_t mid = ocb_store_machine_find(s, m->fingerprint);
 	if (mid > 0) {
 		int rc = ocb_store_ceilings_get(s, mid, &c, &n);
 		if (rc) {
@@ -198,7 +168,7 @@ static void print_xcheck(const struct ocb_ceiling *c, size_t n,
 			 const struct ocb_ceilings_report *rep)
 {
 	const struct ocb_ceiling_rules *r = &rep->rules;
-	double smax = r->sgemm_peak_max * r->sgemm_width;
+	double smax = r->sgemm_peak_max;
 	printf("\ncross-checks (same session):\n");
 	for (size_t i = 0; i < rep->nxc; i++) {
 		int t = rep->xc[i].threads;
@@ -210,8 +180,7 @@ static void print_xcheck(const struct ocb_ceiling *c, size_t n,
 		       t, st, dt, r->triad_lo, r->triad_hi, within(dt, r->triad_lo, r->triad_hi), d,
 		       r->read_lo, r->read_hi, within(d, r->read_lo, r->read_hi));
 		printf("  %d thread(s): flops_sgemm %.1f / flops_fp32 %.1f GFLOP/s = %.2f [%.2f, "
-		       "%.2f]%s %s\n", t, sg, fp, sg / fp, r->sgemm_peak_min, smax,
-		       r->sgemm_width == 2 ? " (AVX-512 BLAS vs AVX2 kernel)" : "",
+		       "%.2f] %s\n", t, sg, fp, sg / fp, r->sgemm_peak_min, smax,
 		       within(sg / fp, r->sgemm_peak_min, smax));
 	}
 }
@@ -261,7 +230,8 @@ static int measure(const struct ocb_global *g, const struct ocb_machine *m, int 
 	ec = cli_open_store(g, CMD, OCB_STORE_WRITE, &s);
 	if (ec)
 		return ec;
-	if ((rc = ocb_store_machine(s, m, &mid)) || (rc = make_uuid(uuid)))
+	ocb_uuid_v4(uuid);
+	if ((rc = ocb_store_machine(s, m, &mid)))
 		goto out;
 	if (verify) {
 		if ((rc = ocb_store_ceilings_flagged(s, mid, &flagged, &nflag)) ||
@@ -288,8 +258,9 @@ static int measure(const struct ocb_global *g, const struct ocb_machine *m, int 
 	if ((rc = ocb_store_run_begin(s, &ri, &run_id)))
 		goto out;
 	if (ocb_host_blas_fallback())
-		ocb_warn("OpenBLAS runs its '%s' kernels on this CPU (no AVX2): sgemm is far below "
-			 "the FMA peak; set OPENBLAS_CORETYPE=Haswell", m->blas);
+		ocb_warn("OpenBLAS runs its '%s' kernels, narrower than this CPU's vectors: sgemm "
+			 "is far below the FMA peak; set OPENBLAS_CORETYPE=%s", m->blas,
+			 ocb_host_blas_core_wanted());
 	rc = verify ? ocb_ceilings_verify(m, quick, cur, ncur, flagged, nflag, &c, &n, &rep)
 		    : ocb_ceilings_measure_ex(m, threads, quick, &c, &n, &rep);
 	if (rc || (rc = ocb_runner_store_ceilings(s, mid, run_id, c, n, verify)) ||

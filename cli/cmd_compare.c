@@ -69,7 +69,7 @@ int cmd_compare(const struct ocb_global *g, int argc, char **argv)
 		return rc;
 	if ((rc = ocb_cmp_resolve(s, argv[optind], &base)) ||
 	    (rc = ocb_cmp_resolve(s, argv[optind + 1], &cand)) ||
-	    (rc = ocb_cmp_runs(ocb_store_handle(s), base, cand, &co, &cmp))) {
+	    (rc = ocb_cmp_runs(s, base, cand, &co, &cmp))) {
 		rc = cli_fail("compare", rc);
 		goto out;
 	}

@@ -58,8 +58,7 @@ int cmd_export(const struct ocb_global *g, int argc, char **argv)
 		return cli_usage_error("export", "--out needs a file name");
 	if ((rc = cli_open_store(g, "export", OCB_STORE_READ, &s)))
 		return rc;
-	sqlite3 *db = ocb_store_handle(s);
-	rc = run ? ocb_store_run_resolve(s, run, &run_id) : ocb_export_latest(db, &run_id);
+	rc = run ? ocb_store_run_resolve(s, run, &run_id) : ocb_export_latest(s, &run_id);
 	if (rc) {
 		rc = cli_fail("export", rc);
 		goto out;
@@ -69,7 +68,7 @@ int cmd_export(const struct ocb_global *g, int argc, char **argv)
 		rc = cli_usage_error("export", "%s: %s", out, strerror(errno));
 		goto out;
 	}
-	if ((rc = ocb_export_run(db, run_id, fmt, f))) {
+	if ((rc = ocb_export_run(s, run_id, fmt, f))) {
 		rc = cli_fail("export", rc);
 		if (out) {
 			fclose(f);

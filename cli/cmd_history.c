@@ -50,9 +50,8 @@ int cmd_history(const struct ocb_global *g, int argc, char **argv)
 		return cli_usage_error("history", "--out needs a directory");
 	if ((rc = cli_open_store(g, "history", OCB_STORE_READ, &s)))
 		return rc;
-	sqlite3 *db = ocb_store_handle(s);
-	if ((machines && (rc = ocb_sel_machines(db, machines, &sel))) ||
-	    (rc = ocb_hist_load(db, argv[optind], &sel, &h)) || (rc = ocb_hist_detect(&h, NULL))) {
+	if ((machines && (rc = ocb_sel_machines(s, machines, &sel))) ||
+	    (rc = ocb_hist_load(s, argv[optind], &sel, &h)) || (rc = ocb_hist_detect(&h, NULL))) {
 		rc = cli_fail("history", rc);
 		goto out;
 	}

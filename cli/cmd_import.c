@@ -1,11 +1,11 @@
-/* ocbench import FILE: Google Benchmark JSON as a new run (report/import.h). */
+/* ocbench import FILE: Google Benchmark JSON as a new run (db/import.h). */
 #include <stdio.h>
 #include <string.h>
 
 #include "../collect/host.h"
 #include "../common/ocb_error.h"
 #include "../common/ocb_json.h"
-#include "../report/import.h"
+#include "../db/import.h"
 #include "../report/rdata.h"
 #include "cli.h"
 
@@ -54,7 +54,7 @@ int cmd_import(const struct ocb_global *g, int argc, char **argv)
 		return rc;
 	if (machine) {
 		struct ocb_sel sel = {0};
-		if ((rc = ocb_sel_machines(ocb_store_handle(s), machine, &sel))) {
+		if ((rc = ocb_sel_machines(s, machine, &sel))) {
 			rc = cli_fail("import", rc);
 			goto out;
 		}

@@ -23,10 +23,10 @@ int cmd_machines(const struct ocb_global *g, int argc, char **argv)
 	static const char *const head[] = {"ID",    "FINGERPRINT", "HOSTNAME", "CPU",
 					   "CORES", "VM",          "RUNS"};
 	struct ocb_store *s = NULL;
-	sqlite3_stmt *st = NULL;
+	struct ocb_rows rows = {0};
 	cJSON *arr = NULL;
 	struct listing t;
-	int rc = 0, c, step;
+	int rc = 0, c;
 
 	listing_init(&t, 7, head, 1u << 0 | 1u << 4 | 1u << 6);
 	optind = 0;
@@ -43,61 +43,35 @@ int cmd_machines(const struct ocb_global *g, int argc, char **argv)
 	}
 	if ((rc = cli_open_store(g, "machines", OCB_STORE_READ, &s)))
 		goto out;
-	if (sqlite3_prepare_v2(ocb_store_handle(s),
-			       "SELECT m.*, (SELECT count(*) FROM run WHERE machine_id = m.id) AS runs"
-			       " FROM machine m ORDER BY m.id",
-			       -1, &st, NULL) != SQLITE_OK) {
-		rc = cli_fail("machines", ocb_seterr(OCB_EDB, "%s: %s", ocb_store_path(s),
-						     sqlite3_errmsg(ocb_store_handle(s))));
+	if ((rc = ocb_db_list_machines(s, &rows))) {
+		rc = cli_fail("machines", rc);
 		goto out;
 	}
-	if (g->json && !(arr = cJSON_CreateArray())) {
+	if (g->json && (!(arr = cJSON_CreateArray()) || listing_rows_json(&rows, arr))) {
 		rc = cli_fail("machines", ocb_seterr(OCB_ENOMEM, "out of memory"));
 		goto out;
 	}
-	/* column positions by name: SELECT m.* follows the table, which may gain columns */
-	int ci[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
-	static const char *const want[8] = {"id",      "fingerprint", "hostname", "cpu_model",
-					    "cores",   "threads",     "is_vm",    "runs"};
-	for (int k = 0; k < sqlite3_column_count(st); k++)
-		for (int w = 0; w < 8; w++)
-			if (strcmp(sqlite3_column_name(st, k), want[w]) == 0)
-				ci[w] = k;
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		if (g->json) {
-			cJSON *o = listing_row_json(st);
-			if (!o || !cJSON_AddItemToArray(arr, o)) {
-				cJSON_Delete(o);
-				rc = cli_fail("machines", ocb_seterr(OCB_ENOMEM, "out of memory"));
-				goto out;
-			}
-			continue;
-		}
-		const char *fp = (const char *)sqlite3_column_text(st, ci[1]);
-		const char *host = (const char *)sqlite3_column_text(st, ci[2]);
-		const char *cpu = (const char *)sqlite3_column_text(st, ci[3]);
-		if (listing_addf(&t, "%lld", (long long)sqlite3_column_int64(st, ci[0])) ||
-		    listing_addf(&t, "%.12s", fp ? fp : "") ||
-		    listing_addf(&t, "%s", host && *host ? host : "-") ||
-		    listing_addf(&t, "%s", cpu && *cpu ? cpu : "-") ||
-		    listing_addf(&t, "%d/%d", sqlite3_column_int(st, ci[4]),
-				 sqlite3_column_int(st, ci[5])) ||
-		    listing_addf(&t, "%s", sqlite3_column_int(st, ci[6]) ? "yes" : "no") ||
-		    listing_addf(&t, "%lld", (long long)sqlite3_column_int64(st, ci[7]))) {
+	for (size_t i = 0; !g->json && i < rows.nrow; i++) {
+		const char *fp = ocb_rows_text(&rows, i, "fingerprint", "");
+		const char *host = ocb_rows_text(&rows, i, "hostname", "");
+		const char *cpu = ocb_rows_text(&rows, i, "cpu_model", "");
+		if (listing_addf(&t, "%lld", (long long)ocb_rows_int(&rows, i, "id")) ||
+		    listing_addf(&t, "%.12s", fp) ||
+		    listing_addf(&t, "%s", *host ? host : "-") ||
+		    listing_addf(&t, "%s", *cpu ? cpu : "-") ||
+		    listing_addf(&t, "%d/%d", (int)ocb_rows_int(&rows, i, "cores"),
+				 (int)ocb_rows_int(&rows, i, "threads")) ||
+		    listing_addf(&t, "%s", ocb_rows_int(&rows, i, "is_vm") ? "yes" : "no") ||
+		    listing_addf(&t, "%lld", (long long)ocb_rows_int(&rows, i, "runs"))) {
 			rc = cli_fail("machines", OCB_ENOMEM);
 			goto out;
 		}
-	}
-	if (step != SQLITE_DONE) {
-		rc = cli_fail("machines", ocb_seterr(OCB_EDB, "%s: %s", ocb_store_path(s),
-						     sqlite3_errmsg(ocb_store_handle(s))));
-		goto out;
 	}
 	char empty[4200];
 	snprintf(empty, sizeof empty, "no machines in %s", ocb_store_path(s));
 	rc = listing_emit("machines", g->json, arr, &t, empty);
 out:
-	sqlite3_finalize(st);
+	ocb_rows_release(&rows);
 	cJSON_Delete(arr);
 	listing_release(&t);
 	ocb_store_close(s);

@@ -1,8 +1,8 @@
-/* ocbench merge OTHER.db: runs of another database into this one (report/merge.h). */
+/* ocbench merge OTHER.db: runs of another database into this one (db/merge.h). */
 #include <stdio.h>
 
 #include "../common/ocb_error.h"
-#include "../report/merge.h"
+#include "../db/merge.h"
 #include "cli.h"
 
 static void help(void)

@@ -89,9 +89,9 @@ int cmd_report(const struct ocb_global *g, int argc, char **argv)
 	} else if (latest) {
 		o.sel.mode = OCB_SEL_LATEST;
 	} else if (machines) {
-		rc = ocb_sel_machines(ocb_store_handle(s), machines, &o.sel);
+		rc = ocb_sel_machines(s, machines, &o.sel);
 	}
-	if (rc || (rc = ocb_report_write(ocb_store_handle(s), &o, &sum))) {
+	if (rc || (rc = ocb_report_write(s, &o, &sum))) {
 		rc = cli_fail("report", rc);
 		goto out;
 	}

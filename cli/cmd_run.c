@@ -17,8 +17,10 @@ static void run_help(void)
 {
 	printf("usage: ocbench run [options]\n\n"
 	       "Runs benchmark suites and stores every sample, statistic, counter and metric.\n\n"
-	       "  --suite LIST       comma-separated suites, or 'all' (default: all)\n"
+	       "  --suite LIST       comma-separated built-in suites and suite files\n"
+	       "                     (FILE.json, see examples/suites/), or 'all' (default)\n"
 	       "  --list             list the suites and their benchmarks, then exit\n"
+	       "  --describe BENCH   print BENCH's declared parameters, then exit\n"
 	       "  --quick            small sizes and budgets (CI)\n"
 	       "  --filter REGEX     run only cases whose 'suite/bench/params' matches\n"
 	       "  --label TEXT       a label for the run (compare and report can name it)\n"
@@ -48,18 +50,6 @@ static void run_help(void)
 	       "3 a case failed or the run broke.\n");
 }
 
-static void list_suites(void)
-{
-	for (size_t i = 0; i < ocb_nsuites; i++) {
-		const struct ocb_suite *s = ocb_suites[i];
-		printf("%s: %s\n", s->name, s->doc ? s->doc : "");
-		for (size_t b = 0; b < s->nbenches; b++)
-			printf("  %-24s %s %s\n", s->benches[b]->name,
-			       s->benches[b]->kind == OCB_WORKLOAD ? "[workload]" : "[kernel]  ",
-			       s->benches[b]->doc ? s->benches[b]->doc : "");
-	}
-}
-
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -78,13 +68,128 @@ static int split_list(char *s, const char **out, int max)
 	return n;
 }
 
-int cmd_run(const struct ocb_global *g, int argc, char **argv)
+/* What the command line gave besides the runner's options. */
+struct run_cli {
+	struct ocb_run_opts o;
+	const char *suite_spec, *filter, *describe;
+	int list, budget_set, passes_set, tci_set, minr_set, maxr_set, quick_set;
+	char thread_buf[128], event_buf[1024], slow_buf[128];
+	const char *thread_words[8];
+	const char *events[32];
+};
+
+static int opt_threads(struct run_cli *c, const char *arg)
 {
-	enum { O_SUITE = 256, O_LIST, O_QUICK, O_FILTER, O_LABEL, O_SEED, O_THREADS, O_EVENTS,
-	       O_NOPAPI, O_TCI, O_BUDGET, O_MINREPS, O_MAXREPS, O_CEIL, O_OUT, O_DATA, O_SLOW,
-	       O_PASSES, O_HELP };
+	long v;
+	snprintf(c->thread_buf, sizeof c->thread_buf, "%s", arg);
+	int n = split_list(c->thread_buf, c->thread_words, 8);
+	if (n <= 0)
+		return cli_usage_error("run", "--threads wants a list like 1,2");
+	for (int i = 0; i < n; i++) {
+		if (cli_parse_long("run", "--threads", c->thread_words[i], 1, 1024, &v))
+			return 2;
+		c->o.threads[i] = (int)v;
+	}
+	c->o.nthreads = n;
+	return 0;
+}
+
+static int opt_slowdown(struct run_cli *c, const char *arg)
+{
+	double d;
+	const char *colon = strrchr(arg, ':');
+	if (!colon || colon == arg || strlen(arg) >= sizeof c->slow_buf)
+		return cli_usage_error("run", "--inject-slowdown wants BENCH:FRACTION");
+	if (cli_parse_double("run", "--inject-slowdown", colon + 1, 0.0, 10.0, &d))
+		return 2;
+	snprintf(c->slow_buf, sizeof c->slow_buf, "%.*s", (int)(colon - arg), arg);
+	c->o.harness.slow_bench = c->slow_buf;
+	c->o.harness.slow_frac = d;
+	return 0;
+}
+
+enum { O_SUITE = 256, O_LIST, O_QUICK, O_FILTER, O_LABEL, O_SEED, O_THREADS, O_EVENTS,
+       O_NOPAPI, O_TCI, O_BUDGET, O_MINREPS, O_MAXREPS, O_CEIL, O_OUT, O_DATA, O_SLOW,
+       O_PASSES, O_DESCRIBE, O_HELP };
+
+/* The options taking a number; 0 or the exit code. */
+static int opt_number(struct run_cli *c, int opt, const char *arg)
+{
+	struct ocb_run_opts *o = &c->o;
+	long v = 0;
+	switch (opt) {
+	case O_SEED:
+		if (cli_parse_long("run", "--seed", arg, 0, 0x7fffffffffffffffL, &v))
+			return 2;
+		o->seed = (uint64_t)v;
+		return 0;
+	case O_TCI:
+		c->tci_set = 1;
+		return cli_parse_double("run", "--target-ci", arg, 1e-4, 1.0, &o->harness.target_ci);
+	case O_BUDGET:
+		c->budget_set = 1;
+		return cli_parse_double("run", "--budget", arg, 0.0, 86400.0, &o->harness.budget_s);
+	case O_MINREPS:
+		c->minr_set = 1;
+		return cli_parse_long("run", "--min-reps", arg, 1, 1000000, &o->harness.min_reps);
+	case O_MAXREPS:
+		c->maxr_set = 1;
+		return cli_parse_long("run", "--max-reps", arg, 1, 10000000, &o->harness.max_reps);
+	case O_PASSES:
+		c->passes_set = 1;
+		if (cli_parse_long("run", "--passes", arg, 1, 100, &v))
+			return 2;
+		o->passes = (int)v;
+		return 0;
+	}
+	return cli_usage_error("run", "internal: option %d", opt);
+}
+
+/* One option; 0, or the exit code (-1: --help printed, exit 0). */
+static int run_opt(struct run_cli *c, int opt, int argc, char **argv)
+{
+	switch (opt) {
+	case O_SUITE:
+		if (!*optarg)
+			return cli_usage_error("run", "--suite wants a list of suites");
+		c->suite_spec = optarg;
+		return 0;
+	case O_LIST: c->list = 1; return 0;
+	case O_DESCRIBE: c->describe = optarg; return 0;
+	case O_QUICK: c->o.quick = 1; c->quick_set = 1; return 0;
+	case O_FILTER: c->filter = optarg; return 0;
+	case O_LABEL: c->o.label = optarg; return 0;
+	case O_THREADS: return opt_threads(c, optarg);
+	case O_EVENTS: {
+		snprintf(c->event_buf, sizeof c->event_buf, "%s", optarg);
+		int n = split_list(c->event_buf, c->events, 32);
+		if (n <= 0)
+			return cli_usage_error("run", "--events wants a comma-separated list");
+		c->o.events = c->events;
+		c->o.nevents = n;
+		return 0;
+	}
+	case O_NOPAPI: c->o.no_papi = 1; return 0;
+	case O_CEIL: c->o.remeasure_ceilings = 1; return 0;
+	case O_OUT:
+		if (!*optarg)
+			return cli_usage_error("run", "--out wants a folder");
+		c->o.out_dir = optarg;
+		return 0;
+	case O_DATA: c->o.data_dir = optarg; return 0;
+	case O_SLOW: return opt_slowdown(c, optarg);
+	case O_HELP: run_help(); return -1;
+	case ':': return cli_usage_error("run", "%s needs a value", argv[optind - 1]);
+	case '?': return cli_bad_option("run", argc, argv);
+	default: return opt_number(c, opt, optarg);
+	}
+}
+
+static int run_parse(struct run_cli *c, int argc, char **argv)
+{
 	static const struct option opts[] = {
 		{"suite", required_argument, 0, O_SUITE}, {"list", no_argument, 0, O_LIST},
+		{"describe", required_argument, 0, O_DESCRIBE},
 		{"quick", no_argument, 0, O_QUICK}, {"filter", required_argument, 0, O_FILTER},
 		{"label", required_argument, 0, O_LABEL}, {"seed", required_argument, 0, O_SEED},
 		{"threads", required_argument, 0, O_THREADS},
@@ -97,182 +202,83 @@ int cmd_run(const struct ocb_global *g, int argc, char **argv)
 		{"passes", required_argument, 0, O_PASSES},
 		{"help", no_argument, 0, O_HELP}, {0, 0, 0, 0},
 	};
-	struct ocb_run_opts o = {0};
-	static char suite_buf[512], thread_buf[128], event_buf[1024];
-	static const char *events[32];
-	const char *thread_words[8];
-	const char *filter = NULL;
-	regex_t re;
-	int have_re = 0, list = 0, budget_set = 0, rc, c;
-	long v;
-	double d;
-
-	ocb_harness_defaults(&o.harness);
-	o.seed = 1;
-	o.passes = 3;
-	o.out_dir = "ocbench-out";
-	o.default_threads = ocb_cpu_cores();
-	o.cmdline = g->cmdline;
-	o.quiet = g->quiet;
-	o.json = g->json;
-	snprintf(suite_buf, sizeof suite_buf, "all");
+	int opt, rc;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		switch (c) {
-		case O_SUITE:
-			if (!*optarg || strlen(optarg) >= sizeof suite_buf)
-				return cli_usage_error("run", "--suite wants a list of suites");
-			snprintf(suite_buf, sizeof suite_buf, "%s", optarg);
-			break;
-		case O_LIST: list = 1; break;
-		case O_QUICK: o.quick = 1; break;
-		case O_FILTER: filter = optarg; break;
-		case O_LABEL: o.label = optarg; break;
-		case O_SEED:
-			if (cli_parse_long("run", "--seed", optarg, 0, 0x7fffffffffffffffL, &v))
-				return 2;
-			o.seed = (uint64_t)v;
-			break;
-		case O_THREADS: {
-			snprintf(thread_buf, sizeof thread_buf, "%s", optarg);
-			int n = split_list(thread_buf, thread_words, 8);
-			if (n <= 0)
-				return cli_usage_error("run", "--threads wants a list like 1,2");
-			for (int i = 0; i < n; i++) {
-				if (cli_parse_long("run", "--threads", thread_words[i], 1, 1024, &v))
-					return 2;
-				o.threads[i] = (int)v;
-			}
-			o.nthreads = n;
-			break;
-		}
-		case O_EVENTS: {
-			snprintf(event_buf, sizeof event_buf, "%s", optarg);
-			int n = split_list(event_buf, events, 32);
-			if (n <= 0)
-				return cli_usage_error("run", "--events wants a comma-separated list");
-			o.events = events;
-			o.nevents = n;
-			break;
-		}
-		case O_NOPAPI: o.no_papi = 1; break;
-		case O_TCI:
-			if (cli_parse_double("run", "--target-ci", optarg, 1e-4, 1.0, &d))
-				return 2;
-			o.harness.target_ci = d;
-			break;
-		case O_BUDGET:
-			if (cli_parse_double("run", "--budget", optarg, 0.0, 86400.0, &d))
-				return 2;
-			o.harness.budget_s = d;
-			budget_set = 1;
-			break;
-		case O_MINREPS:
-			if (cli_parse_long("run", "--min-reps", optarg, 1, 1000000, &v))
-				return 2;
-			o.harness.min_reps = v;
-			break;
-		case O_MAXREPS:
-			if (cli_parse_long("run", "--max-reps", optarg, 1, 10000000, &v))
-				return 2;
-			o.harness.max_reps = v;
-			break;
-		case O_PASSES:
-			if (cli_parse_long("run", "--passes", optarg, 1, 100, &v))
-				return 2;
-			o.passes = (int)v;
-			break;
-		case O_CEIL: o.remeasure_ceilings = 1; break;
-		case O_OUT:
-			if (!*optarg)
-				return cli_usage_error("run", "--out wants a folder");
-			o.out_dir = optarg;
-			break;
-		case O_DATA: o.data_dir = optarg; break;
-		case O_SLOW: {
-			static char slow_buf[128];
-			char *colon = strrchr(optarg, ':');
-			if (!colon || colon == optarg || strlen(optarg) >= sizeof slow_buf)
-				return cli_usage_error("run", "--inject-slowdown wants BENCH:FRACTION");
-			if (cli_parse_double("run", "--inject-slowdown", colon + 1, 0.0, 10.0, &d))
-				return 2;
-			snprintf(slow_buf, sizeof slow_buf, "%.*s", (int)(colon - optarg), optarg);
-			o.harness.slow_bench = slow_buf;
-			o.harness.slow_frac = d;
-			break;
-		}
-		case O_HELP: run_help(); return 0;
-		case ':': return cli_usage_error("run", "%s needs a value", argv[optind - 1]);
-		default: return cli_bad_option("run", argc, argv);
-		}
-	}
+	while ((opt = getopt_long(argc, argv, ":", opts, NULL)) != -1)
+		if ((rc = run_opt(c, opt, argc, argv)))
+			return rc;
 	if (optind < argc)
 		return cli_usage_error("run", "unexpected argument '%s'", argv[optind]);
-	if (list) {
-		list_suites();
-		return 0;
-	}
-	if (o.harness.min_reps > o.harness.max_reps)
-		return cli_usage_error("run", "--min-reps is larger than --max-reps");
-	if (o.quick && !budget_set)
-		o.harness.budget_s = 0.3;
-	if (!o.events) {
-		static const char *defs[32];
-		int n = 0;
-		while (ocb_default_events[n] && n < 32) {
-			defs[n] = ocb_default_events[n];
-			n++;
-		}
-		o.events = defs;
-		o.nevents = n;
-	}
+	return 0;
+}
 
-	/* Suites: validate every name before touching the database. */
-	static char spec_copy[512];
-	snprintf(spec_copy, sizeof spec_copy, "%s", suite_buf);
-	o.suite_spec = spec_copy;
-	if (strcmp(suite_buf, "all") == 0) {
-		for (size_t i = 0; i < ocb_nsuites && i < 16; i++)
-			o.suites[o.nsuites++] = ocb_suites[i]->name;
-	} else {
-		int n = split_list(suite_buf, o.suites, 16);
-		if (n <= 0)
-			return cli_usage_error("run", "--suite wants a list of suites");
-		o.nsuites = n;
-		for (int i = 0; i < n; i++)
-			if (!ocb_suite_find(o.suites[i]))
-				return cli_usage_error("run", "no suite '%s' (see 'ocbench run --list')",
-						       o.suites[i]);
+/* A suite file's settings, where the command line gave none (the first file that sets
+ * one wins). */
+static void apply_suite_settings(struct run_cli *c, const struct ocb_suite_def *d)
+{
+	struct ocb_run_opts *o = &c->o;
+	if (!o->label && d->label[0])
+		o->label = d->label;
+	if (!o->nthreads && d->nthreads) {
+		memcpy(o->threads, d->threads, sizeof o->threads);
+		o->nthreads = d->nthreads;
 	}
-	struct stat dst;
-	if (o.data_dir && stat(o.data_dir, &dst) != 0)
-		return cli_usage_error("run", "--data-dir %s: no such file or folder", o.data_dir);
-	if (filter) {
-		if (regcomp(&re, filter, REG_EXTENDED | REG_NOSUB) != 0)
-			return cli_usage_error("run", "--filter: '%s' is not a valid regular expression",
-					       filter);
-		have_re = 1;
-		o.filter = &re;
-	}
+	if (!c->quick_set && d->quick >= 0)
+		o->quick = d->quick, c->quick_set = 1;
+	if (!c->budget_set && d->budget_s >= 0)
+		o->harness.budget_s = d->budget_s, c->budget_set = 1;
+	if (!c->passes_set && d->passes > 0)
+		o->passes = d->passes, c->passes_set = 1;
+	if (!c->tci_set && d->target_ci > 0)
+		o->harness.target_ci = d->target_ci, c->tci_set = 1;
+	if (!c->minr_set && d->min_reps > 0)
+		o->harness.min_reps = d->min_reps, c->minr_set = 1;
+	if (!c->maxr_set && d->max_reps > 0)
+		o->harness.max_reps = d->max_reps, c->maxr_set = 1;
+}
 
+/* Resolves --suite into defs (validated: benches, parameters) and the runner's lists. */
+static int run_suites(struct run_cli *c, struct ocb_suite_def *defs, int *ndefs)
+{
+	if (ocb_suite_defs_resolve(c->suite_spec, defs, 16, ndefs) != OCB_OK)
+		return cli_usage_error("run", "%s", ocb_lasterr());
+	c->o.suite_spec = c->suite_spec;
+	c->o.nsuites = *ndefs;
+	for (int i = 0; i < *ndefs; i++) {
+		c->o.suites[i] = defs[i].name;
+		c->o.defs[i] = &defs[i];
+		apply_suite_settings(c, &defs[i]);
+	}
+	return 0;
+}
+
+static void default_events(struct ocb_run_opts *o)
+{
+	static const char *defs[32];
+	int n = 0;
+	while (ocb_default_events[n] && n < 32) {
+		defs[n] = ocb_default_events[n];
+		n++;
+	}
+	o->events = defs;
+	o->nevents = n;
+}
+
+/* Opens the store and runs; the exit code. */
+static int run_store(const struct ocb_global *g, const struct ocb_run_opts *o)
+{
 	struct ocb_store *s = NULL;
-	rc = cli_open_store(g, "run", OCB_STORE_WRITE, &s);
-	if (rc) {
-		if (have_re)
-			regfree(&re);
+	int rc = cli_open_store(g, "run", OCB_STORE_WRITE, &s);
+	if (rc)
 		return rc;
-	}
 	struct sigaction sa = {0};
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-
 	struct ocb_run_summary sum;
-	int st = ocb_runner_run(s, &o, &sum);
+	int st = ocb_runner_run(s, o, &sum);
 	ocb_store_close(s);
-	if (have_re)
-		regfree(&re);
 	if (st != OCB_OK)
 		return cli_fail("run", st);
 	if (!g->quiet)
@@ -285,4 +291,57 @@ int cmd_run(const struct ocb_global *g, int argc, char **argv)
 	if (sum.interrupted)
 		return 3;
 	return sum.failed ? 3 : 0;
+}
+
+int cmd_run(const struct ocb_global *g, int argc, char **argv)
+{
+	static struct run_cli c;
+	struct ocb_suite_def defs[16];
+	int ndefs = 0, rc;
+	regex_t re;
+
+	memset(&c, 0, sizeof c);
+	ocb_harness_defaults(&c.o.harness);
+	c.o.seed = 1;
+	c.o.passes = 3;
+	c.o.out_dir = "ocbench-out";
+	c.o.default_threads = ocb_cpu_cores();
+	c.o.cmdline = g->cmdline;
+	c.o.quiet = g->quiet;
+	c.o.json = g->json;
+	c.suite_spec = "all";
+	if ((rc = run_parse(&c, argc, argv)))
+		return rc < 0 ? 0 : rc;
+	if (c.list) {
+		run_list_suites();
+		return 0;
+	}
+	if (c.describe)
+		return run_describe(c.describe);
+	if ((rc = run_suites(&c, defs, &ndefs)))
+		return rc;
+	struct ocb_run_opts *o = &c.o;
+	if (o->harness.min_reps > o->harness.max_reps)
+		rc = cli_usage_error("run", "--min-reps is larger than --max-reps");
+	struct stat dst;
+	if (!rc && o->data_dir && stat(o->data_dir, &dst) != 0)
+		rc = cli_usage_error("run", "--data-dir %s: no such file or folder", o->data_dir);
+	if (!rc && c.filter) {
+		if (regcomp(&re, c.filter, REG_EXTENDED | REG_NOSUB) != 0)
+			rc = cli_usage_error("run", "--filter: '%s' is not a valid regular expression",
+					     c.filter);
+		else
+			o->filter = &re;
+	}
+	if (o->quick && !c.budget_set)
+		o->harness.budget_s = 0.3;
+	if (!o->events)
+		default_events(o);
+	if (!rc)
+		rc = run_store(g, o);
+	if (o->filter)
+		regfree(&re);
+	for (int i = 0; i < ndefs; i++)
+		ocb_suite_def_release(&defs[i]);
+	return rc;
 }

@@ -33,10 +33,10 @@ int cmd_runs(const struct ocb_global *g, int argc, char **argv)
 	const char *suite = NULL, *mach = NULL;
 	long limit = 50;
 	struct ocb_store *s = NULL;
-	sqlite3_stmt *st = NULL;
+	struct ocb_rows rows = {0};
 	cJSON *arr = NULL;
 	struct listing t;
-	int rc = 0, c, step;
+	int rc = 0, c;
 
 	listing_init(&t, 7, head, 1u << 0 | 1u << 6);
 	optind = 0;
@@ -63,66 +63,33 @@ int cmd_runs(const struct ocb_global *g, int argc, char **argv)
 	}
 	if ((rc = cli_open_store(g, "runs", OCB_STORE_READ, &s)))
 		goto out;
-	if (sqlite3_prepare_v2(
-		    ocb_store_handle(s),
-		    "SELECT r.id, r.uuid, r.started_at, r.finished_at, r.suite, r.label,"
-		    " ocb_status(r.status, r.pid, r.hostname, r.boot_id, r.started_at) AS status,"
-		    " r.machine_id, m.hostname, (SELECT count(*) FROM result WHERE run_id = r.id)"
-		    " AS results FROM run r LEFT JOIN machine m ON m.id = r.machine_id"
-		    " WHERE (?1 IS NULL OR instr(',' || r.suite || ',', ',' || ?1 || ',') > 0"
-		    "        OR r.suite = 'all')"
-		    " AND (?2 IS NULL OR CAST(m.id AS TEXT) = ?2 OR m.hostname = ?2"
-		    "      OR substr(m.fingerprint, 1, length(?2)) = lower(?2))"
-		    " ORDER BY r.started_at DESC, r.id DESC LIMIT ?3",
-		    -1, &st, NULL) != SQLITE_OK) {
-		rc = cli_fail("runs", ocb_seterr(OCB_EDB, "%s: %s", ocb_store_path(s),
-						 sqlite3_errmsg(ocb_store_handle(s))));
+	if ((rc = ocb_db_list_runs(s, suite, mach, limit, &rows))) {
+		rc = cli_fail("runs", rc);
 		goto out;
 	}
-	if (suite)
-		sqlite3_bind_text(st, 1, suite, -1, SQLITE_STATIC);
-	if (mach)
-		sqlite3_bind_text(st, 2, mach, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, limit);
-	if (g->json && !(arr = cJSON_CreateArray())) {
+	if (g->json && (!(arr = cJSON_CreateArray()) || listing_rows_json(&rows, arr))) {
 		rc = cli_fail("runs", ocb_seterr(OCB_ENOMEM, "out of memory"));
 		goto out;
 	}
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		if (g->json) {
-			cJSON *o = listing_row_json(st);
-			if (!o || !cJSON_AddItemToArray(arr, o)) {
-				cJSON_Delete(o);
-				rc = cli_fail("runs", ocb_seterr(OCB_ENOMEM, "out of memory"));
-				goto out;
-			}
-			continue;
-		}
-		const char *label = (const char *)sqlite3_column_text(st, 5);
-		const char *host = (const char *)sqlite3_column_text(st, 8);
-		if (listing_addf(&t, "%lld", (long long)sqlite3_column_int64(st, 0)) ||
-		    listing_addf(&t, "%s", (const char *)sqlite3_column_text(st, 2)) ||
-		    listing_addf(&t, "%s", (const char *)sqlite3_column_text(st, 4)) ||
-		    listing_addf(&t, "%s", label ? label : "-") ||
-		    listing_addf(&t, "%s", (const char *)sqlite3_column_text(st, 6)) ||
-		    listing_addf(&t, "%s (%lld)", host ? host : "?",
-				 (long long)sqlite3_column_int64(st, 7)) ||
-		    listing_addf(&t, "%lld", (long long)sqlite3_column_int64(st, 9))) {
+	for (size_t i = 0; !g->json && i < rows.nrow; i++) {
+		if (listing_addf(&t, "%lld", (long long)ocb_rows_int(&rows, i, "id")) ||
+		    listing_addf(&t, "%s", ocb_rows_text(&rows, i, "started_at", "")) ||
+		    listing_addf(&t, "%s", ocb_rows_text(&rows, i, "suite", "")) ||
+		    listing_addf(&t, "%s", ocb_rows_text(&rows, i, "label", "-")) ||
+		    listing_addf(&t, "%s", ocb_rows_text(&rows, i, "status", "")) ||
+		    listing_addf(&t, "%s (%lld)", ocb_rows_text(&rows, i, "hostname", "?"),
+				 (long long)ocb_rows_int(&rows, i, "machine_id")) ||
+		    listing_addf(&t, "%lld", (long long)ocb_rows_int(&rows, i, "results"))) {
 			rc = cli_fail("runs", OCB_ENOMEM);
 			goto out;
 		}
-	}
-	if (step != SQLITE_DONE) {
-		rc = cli_fail("runs", ocb_seterr(OCB_EDB, "%s: %s", ocb_store_path(s),
-						 sqlite3_errmsg(ocb_store_handle(s))));
-		goto out;
 	}
 	char empty[4200];
 	snprintf(empty, sizeof empty, "no runs%s in %s", suite || mach ? " match" : "",
 		 ocb_store_path(s));
 	rc = listing_emit("runs", g->json, arr, &t, empty);
 out:
-	sqlite3_finalize(st);
+	ocb_rows_release(&rows);
 	cJSON_Delete(arr);
 	listing_release(&t);
 	ocb_store_close(s);

@@ -88,34 +88,25 @@ void listing_release(struct listing *t)
 	memset(t, 0, sizeof *t);
 }
 
-cJSON *listing_row_json(sqlite3_stmt *st)
+cJSON *listing_row_json(const struct ocb_rows *r, size_t row)
 {
 	cJSON *o = cJSON_CreateObject();
 	if (!o)
 		return NULL;
-	for (int c = 0; c < sqlite3_column_count(st); c++) {
-		const char *name = sqlite3_column_name(st, c);
+	for (size_t c = 0; c < r->ncol; c++) {
+		const char *name = r->name[c];
+		const struct ocb_value *x = &r->v[row * r->ncol + c];
 		cJSON *v = NULL;
-		switch (sqlite3_column_type(st, c)) {
-		case SQLITE_NULL:
-			v = cJSON_CreateNull();
-			break;
-		case SQLITE_INTEGER:
-			v = cJSON_CreateNumber((double)sqlite3_column_int64(st, c));
-			break;
-		case SQLITE_FLOAT: {
-			double d = sqlite3_column_double(st, c);
-			v = isfinite(d) ? cJSON_CreateNumber(d) : cJSON_CreateNull();
-			break;
-		}
-		default: {
-			const char *t = (const char *)sqlite3_column_text(st, c);
+		switch (x->type) {
+		case OCB_V_NULL: v = cJSON_CreateNull(); break;
+		case OCB_V_INT: v = cJSON_CreateNumber((double)x->i); break;
+		case OCB_V_REAL: v = isfinite(x->d) ? cJSON_CreateNumber(x->d) : cJSON_CreateNull(); break;
+		default:
 			if (strcmp(name, "params_json") == 0 || strcmp(name, "config_json") == 0)
-				v = cJSON_Parse(t);
+				v = cJSON_Parse(x->t);
 			if (!v)
-				v = cJSON_CreateString(t ? t : "");
+				v = cJSON_CreateString(x->t ? x->t : "");
 			break;
-		}
 		}
 		if (!v || !cJSON_AddItemToObject(o, name, v)) {
 			cJSON_Delete(v);
@@ -124,6 +115,19 @@ cJSON *listing_row_json(sqlite3_stmt *st)
 		}
 	}
 	return o;
+}
+
+/* Every row of r as JSON objects appended to arr. 0 or OCB_ENOMEM. */
+int listing_rows_json(const struct ocb_rows *r, cJSON *arr)
+{
+	for (size_t i = 0; i < r->nrow; i++) {
+		cJSON *o = listing_row_json(r, i);
+		if (!o || !cJSON_AddItemToArray(arr, o)) {
+			cJSON_Delete(o);
+			return OCB_ENOMEM;
+		}
+	}
+	return 0;
 }
 
 char *listing_fmt_seconds(double s, char *buf, size_t len)

@@ -5,8 +5,9 @@
 #define OCB_LISTING_H
 
 #include <cJSON.h>
-#include <sqlite3.h>
 #include <stdio.h>
+
+#include "../db/rows.h"
 
 #define LISTING_MAXCOL 16
 
@@ -27,10 +28,13 @@ int listing_addf(struct listing *t, const char *fmt, ...) __attribute__((format(
 void listing_print(const struct listing *t, FILE *f);
 void listing_release(struct listing *t);
 
-/* The current row of `st` as a JSON object keyed by column name: NULL -> null, numbers ->
- * numbers, text -> strings; a column named params_json or config_json holding valid JSON
- * is embedded as JSON. Caller frees with cJSON_Delete(); NULL on allocation failure. */
-cJSON *listing_row_json(sqlite3_stmt *st);
+/* Row `row` of r as a JSON object keyed by column name: NULL -> null, numbers ->
+ * numbers (non-finite -> null), text -> strings; a column named params_json or
+ * config_json holding valid JSON is embedded as JSON. Caller frees with cJSON_Delete();
+ * NULL on allocation failure. */
+cJSON *listing_row_json(const struct ocb_rows *r, size_t row);
+/* Every row of r appended to the JSON array arr. 0 or OCB_ENOMEM. */
+int listing_rows_json(const struct ocb_rows *r, cJSON *arr);
 
 /* The end of a listing command: `arr` as indented JSON on stdout when json, else the
  * table, or the line `empty` when it has no rows. Returns 0, or prints one line and

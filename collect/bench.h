@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "../db/records.h"
+#include "params.h"
 
 /* Static work model of one repetition: from shapes and formats, never measured.
  * The bound is named here and resolved by the roofline module (common/ocb_roofline.h)
@@ -69,13 +70,17 @@ enum ocb_bench_kind {
 };
 
 struct ocb_bench {
-	const char *name;   /* registered name, e.g. "gemv_q4_0"; the store's `bench` */
-	const char *suite;
+	const char *name;   /* registered name, e.g. "gemv_q4_0"; the store's `bench`. Its
+			       suite is stated once, in registry.h's table */
 	const char *doc;    /* one line for `ocbench run --list` */
 	enum ocb_bench_kind kind;
 
-	/* The parameter sets to run: a cJSON array of objects, honouring ctx->quick.
-	 * Caller frees with cJSON_Delete(). */
+	/* Every parameter it reads: name, type, default, range, unit, doc (params.h),
+	 * terminated by an entry with a NULL name. The runner checks each case against it
+	 * and hands setup() and work() the checked object with the defaults filled. */
+	const struct ocb_param *params;
+	/* The parameter sets to run when a suite lists none: a cJSON array of objects,
+	 * honouring ctx->quick. Caller frees with cJSON_Delete(). */
 	cJSON *(*cases)(const struct ocb_ctx *ctx);
 	/* Builds the state for one parameter set (allocations, data, reference output).
 	 * *state is owned by the bench and freed by teardown(). */
@@ -101,14 +106,6 @@ struct ocb_bench {
 	 * model trains once per run; a consumer that finds no artifact makes it itself. */
 	const char *const *produces;
 	const char *const *consumes;
-};
-
-/* A suite: a named list of benches. */
-struct ocb_suite {
-	const char *name;
-	const char *doc;
-	const struct ocb_bench *const *benches;
-	size_t nbenches;
 };
 
 #endif

@@ -28,6 +28,13 @@ struct qbench {
 	float *x;   /* n x k fp32 activations */
 	void *xq;   /* n rows of quantized activations (quantized in setup, not timed) */
 	float *y;   /* n x m */
+	/* GEMV whose chosen kernel runs on the interleaved r8 layout (kernels/quant_repack.h):
+	 * the ncopies copies repacked once in setup (qrepack_alloc, `wstride` apart, NULL
+	 * otherwise); the time to repack one copy is stored as metric `repack_time_<case>` of
+	 * workload "quant_gemv", not counted in the GEMV time. */
+	void *wr;
+	size_t wrstride; /* bytes between repacked copies */
+	double repack_s;
 };
 
 /* Parses {"format", "m", "k"[, "n"]} (n defaults to 1) and builds the state. */

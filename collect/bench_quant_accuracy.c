@@ -4,24 +4,24 @@
  * perplexity, effective bits per weight, model bytes, quantization time, errors.
  *
  * This file is the driver only: setup loads the data and the fp32 checkpoint (or trains
- * it through the trainer interface), run calls the reference/ modules, and every number
+ * it through the trainer interface), run calls the workloads/ modules, and every number
  * is recorded under the identities and keys of common/workload_id.h.
  *   1. Checkpoint from ctx->out_dir (artifacts mlp_fp32, lm_fp32: the train suite's
  *      train_mlp / train_lm write them and the runner runs those first; with --quick:
  *      mlp_fp32_quick.ckpt); if missing, trained here with the run's seed and saved.
- *   2. Calibration (reference/calibrate.h) on data from the TRAINING set: MLP `calib`
- *      random images (reference/ptq_mlp.h), LM `calib_windows` random windows of `window`
- *      bytes (reference/ptq_lm.h): H = 2 X^T X of every linear, the diagonal Fisher.
- *   3. The sweep (reference/ptq_sweep.h: the configurations and their run, mixed
- *      precision in reference/mixed_plan_run.h): Q(W) from the saved fp32 copy into every
+ *   2. Calibration (workloads/calibrate.h) on data from the TRAINING set: MLP `calib`
+ *      random images (workloads/ptq_mlp.h), LM `calib_windows` random windows of `window`
+ *      bytes (workloads/ptq_lm.h): H = 2 X^T X of every linear, the diagonal Fisher.
+ *   3. The sweep (workloads/ptq_sweep.h: the configurations and their run, mixed
+ *      precision in workloads/mixed_plan_run.h): Q(W) from the saved fp32 copy into every
  *      linear, evaluate, next; fp32 restored at the end. Embeddings, norms and biases stay
  *      fp32 and are counted as fp32 in model_bytes. Plan JSON of mixed_*:
  *      <out_dir>/quant_plan_<model>_<method>.json.
- *   4. Acceptance checks (reference/ptq_checks.h) under workload "quant_acc_check".
+ *   4. Acceptance checks (workloads/ptq_checks.h) under workload "quant_acc_check".
  *
  * Params: model (mlp | lm), calib / calib_windows, window, stride, eval_windows (the first
  * N validation windows; 0 = all), fuse (1: q,k,v and gate,up share bits in plans),
- * plan_err (fisher | output | probe, reference/mixed_plan_run.h), methods (comma list of
+ * plan_err (fisher | output | probe, workloads/mixed_plan_run.h), methods (comma list of
  * method or method:bits:group to run; fp32 always runs).
  *
  * Metrics: one row per (configuration, key), step -1, workload ocb_quant_id_name() of the
@@ -41,13 +41,13 @@
 #include "../common/ocb_log.h"
 #include "../common/ocb_time.h"
 #include "../common/workload_id.h"
-#include "../reference/calibrate.h"
-#include "../reference/ptq_checks.h"
-#include "../reference/ptq_lm.h"
-#include "../reference/ptq_mlp.h"
-#include "../reference/ptq_sweep.h"
-#include "../reference/trainer_lm.h"
-#include "../reference/trainer_mlp.h"
+#include "../workloads/calibrate.h"
+#include "../workloads/ptq_checks.h"
+#include "../workloads/ptq_lm.h"
+#include "../workloads/ptq_mlp.h"
+#include "../workloads/ptq_sweep.h"
+#include "../workloads/trainer_lm.h"
+#include "../workloads/trainer_mlp.h"
 #include "artifact.h"
 
 struct qa_state {
@@ -218,16 +218,16 @@ static void qa_teardown(void *state)
 /* Reads the case's params into st; OCB_EINVAL naming a bad one. */
 static int qa_params(struct qa_state *st, const cJSON *params)
 {
-	const char *model = ocb_json_str(params, "model", "mlp");
-	st->calib = (int)ocb_json_num(params, "calib", 1024);
-	st->proto.calib_windows = (int)ocb_json_num(params, "calib_windows", 32);
-	st->proto.window = (int)ocb_json_num(params, "window", 128);
-	st->proto.stride = (int)ocb_json_num(params, "stride", 128);
-	st->proto.eval_windows = (long)ocb_json_num(params, "eval_windows", 256);
+	const char *model = ocb_pstr(params, "model");
+	st->calib = (int)ocb_pint(params, "calib");
+	st->proto.calib_windows = (int)ocb_pint(params, "calib_windows");
+	st->proto.window = (int)ocb_pint(params, "window");
+	st->proto.stride = (int)ocb_pint(params, "stride");
+	st->proto.eval_windows = ocb_pint(params, "eval_windows");
 	st->proto.eval_batch = 8;
-	st->mixed.fuse = (int)ocb_json_num(params, "fuse", 0) != 0;
-	snprintf(st->methods, sizeof st->methods, "%s", ocb_json_str(params, "methods", ""));
-	int rc = ptq_plan_err_parse(ocb_json_str(params, "plan_err", "fisher"), &st->mixed.err);
+	st->mixed.fuse = ocb_pint(params, "fuse") != 0;
+	snprintf(st->methods, sizeof st->methods, "%s", ocb_pstr(params, "methods"));
+	int rc = ptq_plan_err_parse(ocb_pstr(params, "plan_err"), &st->mixed.err);
 	if (rc)
 		return rc;
 	if (strcmp(model, "mlp") && strcmp(model, "lm"))
@@ -344,12 +344,28 @@ static int qa_workload(void *state, const struct ocb_ctx *ctx)
 	return OCB_OK;
 }
 
+/* Declared parameters (collect/params.h). */
+static const char *const qa_models[] = {"mlp", "lm", NULL};
+static const char *const qa_plan_errs[] = {"fisher", "output", "probe", NULL};
+static const struct ocb_param qa_params_decl[] = {
+	{"model", OCB_P_ENUM, "\"mlp\"", 0, 0, qa_models, "", "the fp32 model to quantize"},
+	{"calib", OCB_P_INT, "1024", 1, 1e6, NULL, "examples", "MLP calibration examples"},
+	{"calib_windows", OCB_P_INT, "32", 1, 1e6, NULL, "windows", "LM calibration windows"},
+	{"window", OCB_P_INT, "128", 1, 4096, NULL, "tokens", "LM evaluation window"},
+	{"stride", OCB_P_INT, "128", 1, 4096, NULL, "tokens", "LM evaluation stride"},
+	{"eval_windows", OCB_P_INT, "256", 1, 1e9, NULL, "windows", "LM evaluation windows"},
+	{"fuse", OCB_P_INT, "0", 0, 1, NULL, "", "mixed precision: fuse layers sharing an input"},
+	{"methods", OCB_P_STRING, "\"\"", 0, 0, NULL, "", "comma list of methods to run (empty: all)"},
+	{"plan_err", OCB_P_ENUM, "\"fisher\"", 0, 0, qa_plan_errs, "", "mixed precision: error estimate of the plan"},
+	{0},
+};
+
 const struct ocb_bench ocb_bench_quant_accuracy = {
 	.name = "quant_accuracy",
-	.suite = "quant",
 	.doc = "PTQ of the fp32 MLP and LM: RTN/GPTQ/block formats/ternary/mixed precision -> "
 	       "accuracy, perplexity, bpw, bytes",
 	.kind = OCB_WORKLOAD,
+	.params = qa_params_decl,
 	.cases = qa_cases,
 	.setup = qa_setup,
 	.workload = qa_workload,

@@ -39,11 +39,22 @@ static int gemm_run(void *state) { return qbench_run(state, 1); }
 static int gemm_check(void *state, double *err) { return qbench_check(state, 1, err); }
 static int gemm_work(const cJSON *params, struct ocb_work *w) { return qbench_work(params, 1, w); }
 
+/* Declared parameters (collect/params.h). */
+static const char *const gemm_formats[] = {"q8_0", "q4_0", "q4_1", "q3_g", "q2_g", "tq2_0",
+					   "tq1_0", "f32", NULL};
+static const struct ocb_param gemm_params[] = {
+	{"format", OCB_P_ENUM, "\"q4_0\"", 0, 0, gemm_formats, "", "weight format (f32: OpenBLAS sgemm)"},
+	{"m", OCB_P_INT, "4096", 1, 1 << 20, NULL, "rows", "rows of W (outputs)"},
+	{"k", OCB_P_INT, "4096", 1, 1 << 20, NULL, "columns", "columns of W (inputs); a multiple of the format's block"},
+	{"n", OCB_P_INT, "1", 1, 65536, NULL, "rows", "activation rows (the batch)"},
+	{0},
+};
+
 const struct ocb_bench ocb_bench_quant_gemm = {
 	.name = "quant_gemm",
-	.suite = "quant",
 	.doc = "batched GEMM (prefill) with quantized weights, weight rows decoded once per batch; f32 = OpenBLAS sgemm",
 	.kind = OCB_KERNEL,
+	.params = gemm_params,
 	.cases = gemm_cases,
 	.setup = gemm_setup,
 	.run = gemm_run,

@@ -3,6 +3,7 @@
  * Also holds the helpers shared with bench_quant_gemm.c (bench_quant.h). */
 #include <cblas.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,22 +11,47 @@
 #include "../common/ocb_error.h"
 #include "../common/ocb_json.h"
 #include "../common/ocb_rng.h"
+#include "../common/ocb_time.h"
 #include "../kernels/quant_gemv.h"
+#include "../kernels/quant_repack.h"
 #include "bench_quant.h"
 
 #define POOL 64
+
+/* The load-time step of a GEMV whose chosen kernel wants the r8 layout: repack copy 0
+ * (timed, reported as a metric), then duplicate it into the other copies. */
+static int qbench_repack(struct qbench *q, const struct ocb_ctx *ctx)
+{
+	enum qgemv_kind kind = qgemv_choose(q->f);
+	q->variant = qgemv_kind_name(kind);
+	if (kind != QGEMV_AVX2_R8)
+		return OCB_OK;
+	q->wrstride = ocb_round_up(qrepack_bytes(q->f, q->m, q->k), 64);
+	if (!(q->wr = qrepack_alloc(q->wrstride * (size_t)q->ncopies)))
+		return ocb_seterr(OCB_ENOMEM, "quant gemv %s: %zu bytes of repacked weights",
+				  q->f->name, q->wrstride * (size_t)q->ncopies);
+	double t0 = ocb_now_s();
+	int rc = qrepack_pack(q->f, q->w, q->m, q->k, q->wr, q->threads);
+	q->repack_s = ocb_now_s() - t0;
+	if (rc)
+		return rc;
+	for (int c = 1; c < q->ncopies; c++)
+		memcpy((char *)q->wr + (size_t)c * q->wrstride, q->wr, qrepack_bytes(q->f, q->m, q->k));
+	char key[96];
+	snprintf(key, sizeof key, "repack_time_%s_%lldx%lld_t%d", q->f->name, (long long)q->m,
+		 (long long)q->k, q->threads);
+	return ocb_metric(ctx ? &ctx->metrics : NULL, "quant_gemv", -1, key, q->repack_s, "s");
+}
 
 int qbench_setup(const cJSON *params, const struct ocb_ctx *ctx, int gemm, void **state)
 {
 	struct qbench *q = NULL;
 	float *wf = NULL;
 	int rc = OCB_OK;
-	const char *fmt = ocb_json_str(params, "format", "q4_0");
+	const char *fmt = ocb_pstr(params, "format");
 	const int is_f32 = strcmp(fmt, "f32") == 0;
 	const struct qformat *f = is_f32 ? NULL : qformat_find(fmt);
-	int64_t m = (int64_t)ocb_json_num(params, "m", 4096);
-	int64_t k = (int64_t)ocb_json_num(params, "k", 4096);
-	int64_t n = (int64_t)ocb_json_num(params, "n", 1);
+	int64_t m = ocb_pint(params, "m"), k = ocb_pint(params, "k"), n = ocb_pint(params, "n");
 
 	*state = NULL;
 	if (!is_f32 && !f) {
@@ -88,6 +114,8 @@ int qbench_setup(const cJSON *params, const struct ocb_ctx *ctx, int gemm, void 
 	for (int c = 1; c < q->ncopies; c++)
 		memcpy((char *)q->w + (size_t)c * q->wstride, q->w, rb * (size_t)m);
 	q->variant = f ? qkernel_variant() : "openblas";
+	if (f && !gemm && (rc = qbench_repack(q, ctx)))
+		goto out;
 	if (!f)
 		openblas_set_num_threads(q->threads);
 	*state = q;
@@ -104,6 +132,7 @@ void qbench_teardown(void *state)
 	if (!q)
 		return;
 	ocb_free(q->mem);
+	qrepack_free(q->wr);
 	free(q);
 }
 
@@ -128,6 +157,10 @@ int qbench_run(struct qbench *q, int gemm)
 	}
 	if (gemm)
 		return qgemm(q->f, w, q->m, q->k, q->xq, q->n, q->y, q->threads);
+	if (q->wr)
+		return qgemv_r8(q->f, (const char *)q->wr + ((const char *)w - (const char *)q->w) /
+						       q->wstride * q->wrstride,
+				q->m, q->k, q->xq, q->y, q->threads);
 	return qgemv(q->f, w, q->m, q->k, q->xq, q->y, q->threads);
 }
 
@@ -176,10 +209,9 @@ int qbench_check(struct qbench *q, int gemm, double *err)
 
 int qbench_work(const cJSON *params, int gemm, struct ocb_work *w)
 {
-	const char *fmt = ocb_json_str(params, "format", "q4_0");
+	const char *fmt = ocb_pstr(params, "format");
 	const struct qformat *f = qformat_find(fmt);
-	double m = ocb_json_num(params, "m", 4096), k = ocb_json_num(params, "k", 4096);
-	double n = ocb_json_num(params, "n", 1);
+	double m = ocb_pint(params, "m"), k = ocb_pint(params, "k"), n = ocb_pint(params, "n");
 	if (!f && strcmp(fmt, "f32") != 0)
 		return ocb_seterr(OCB_EINVAL, "quant bench: unknown format \"%s\"", fmt);
 	double wbytes = f ? m * (double)qformat_row_bytes(f, (int64_t)k) : m * k * 4;
@@ -263,11 +295,22 @@ static int gemv_run(void *state) { return qbench_run(state, 0); }
 static int gemv_check(void *state, double *err) { return qbench_check(state, 0, err); }
 static int gemv_work(const cJSON *params, struct ocb_work *w) { return qbench_work(params, 0, w); }
 
+/* Declared parameters (collect/params.h). */
+static const char *const gemv_formats[] = {"q8_0", "q4_0", "q4_1", "q3_g", "q2_g", "tq2_0",
+					   "tq1_0", "f32", NULL};
+static const struct ocb_param gemv_params[] = {
+	{"format", OCB_P_ENUM, "\"q4_0\"", 0, 0, gemv_formats, "", "weight format (f32: OpenBLAS sgemv)"},
+	{"m", OCB_P_INT, "4096", 1, 1 << 20, NULL, "rows", "rows of W (outputs)"},
+	{"k", OCB_P_INT, "4096", 1, 1 << 20, NULL, "columns", "columns of W (inputs); a multiple of the format's block"},
+	{"n", OCB_P_INT, "1", 1, 1, NULL, "rows", "activation rows (GEMV: 1)"},
+	{0},
+};
+
 const struct ocb_bench ocb_bench_quant_gemv = {
 	.name = "quant_gemv",
-	.suite = "quant",
 	.doc = "batch-1 GEMV with Q8_0/Q4_0/Q4_1/Q3_G/Q2_G/TQ2_0/TQ1_0 weights (int8 activations); f32 = OpenBLAS sgemv",
 	.kind = OCB_KERNEL,
+	.params = gemv_params,
 	.cases = gemv_cases,
 	.setup = gemv_setup,
 	.run = gemv_run,

@@ -41,7 +41,7 @@ static cJSON *sgemm_cases(const struct ocb_ctx *ctx)
 
 static int sgemm_n(const cJSON *params, int *n)
 {
-	double v = ocb_json_num(params, "n", -1);
+	double v = (double)ocb_pint(params, "n");
 	if (!(v >= 1 && v <= 65536) || v != floor(v))
 		return ocb_seterr(OCB_EINVAL, "sgemm: params.n must be a whole number 1..65536");
 	*n = (int)v;
@@ -150,11 +150,17 @@ static void sgemm_teardown(void *state)
 	free(s);
 }
 
+/* Declared parameters (collect/params.h). */
+static const struct ocb_param sgemm_params[] = {
+	{"n", OCB_P_INT, "4096", 1, 65536, NULL, "elements", "m = n = k of C[n x n] = A B"},
+	{0},
+};
+
 const struct ocb_bench ocb_bench_sgemm = {
 	.name = "sgemm",
-	.suite = "baseline",
 	.doc = "OpenBLAS sgemm C = A B, n x n x n fp32 row-major",
 	.kind = OCB_KERNEL,
+	.params = sgemm_params,
 	.cases = sgemm_cases,
 	.setup = sgemm_setup,
 	.run = sgemm_run,

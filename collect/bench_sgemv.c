@@ -64,7 +64,7 @@ static cJSON *sgemv_cases(const struct ocb_ctx *ctx)
 
 static int sgemv_shape(const cJSON *params, int *m, int *n)
 {
-	double vm = ocb_json_num(params, "m", -1), vn = ocb_json_num(params, "n", -1);
+	double vm = (double)ocb_pint(params, "m"), vn = (double)ocb_pint(params, "n");
 	if (!(vm >= 1 && vm <= 1 << 20) || vm != floor(vm) || !(vn >= 1 && vn <= 1 << 20) ||
 	    vn != floor(vn))
 		return ocb_seterr(OCB_EINVAL, "sgemv: params.m and params.n must be whole numbers "
@@ -187,11 +187,18 @@ static void sgemv_teardown(void *state)
 	free(s);
 }
 
+/* Declared parameters (collect/params.h). */
+static const struct ocb_param sgemv_params[] = {
+	{"m", OCB_P_INT, "4096", 1, 1 << 20, NULL, "elements", "rows of A (length of y)"},
+	{"n", OCB_P_INT, "4096", 1, 1 << 20, NULL, "elements", "columns of A (length of x)"},
+	{0},
+};
+
 const struct ocb_bench ocb_bench_sgemv = {
 	.name = "sgemv",
-	.suite = "baseline",
 	.doc = "OpenBLAS sgemv y = A x, A m x n fp32 row-major (memory-bound)",
 	.kind = OCB_KERNEL,
+	.params = sgemv_params,
 	.cases = sgemv_cases,
 	.setup = sgemv_setup,
 	.run = sgemv_run,

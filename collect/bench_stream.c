@@ -41,7 +41,7 @@ static cJSON *stream_cases(const struct ocb_ctx *ctx)
 
 static int stream_n(const cJSON *params, size_t *n)
 {
-	double v = ocb_json_num(params, "n", -1);
+	double v = ocb_pfloat_or(params, "n", -1);
 	if (!(v >= 1 && v <= 4e9) || v != floor(v))
 		return ocb_seterr(OCB_EINVAL, "stream: params.n must be a whole number 1..4e9");
 	*n = (size_t)v;
@@ -169,11 +169,17 @@ static void stream_teardown(void *state)
 	free(s);
 }
 
+/* Declared parameters (collect/params.h), of copy and triad alike. */
+static const struct ocb_param stream_params[] = {
+	{"n", OCB_P_INT, "67108864", 1, 4e9, NULL, "elements", "fp32 elements per array"},
+	{0},
+};
+
 const struct ocb_bench ocb_bench_stream_copy = {
 	.name = "stream_copy",
-	.suite = "baseline",
 	.doc = "STREAM copy c = a on fp32 arrays (bytes 2 x 4 n)",
 	.kind = OCB_KERNEL,
+	.params = stream_params,
 	.cases = stream_cases,
 	.setup = copy_setup,
 	.run = stream_run,
@@ -186,9 +192,9 @@ const struct ocb_bench ocb_bench_stream_copy = {
 
 const struct ocb_bench ocb_bench_stream_triad = {
 	.name = "stream_triad",
-	.suite = "baseline",
 	.doc = "STREAM triad a = b + s c on fp32 arrays (bytes 3 x 4 n, 2 n flops)",
 	.kind = OCB_KERNEL,
+	.params = stream_params,
 	.cases = stream_cases,
 	.setup = triad_setup,
 	.run = stream_run,

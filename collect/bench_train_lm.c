@@ -1,7 +1,7 @@
-/* bench_train_lm: the fp32 byte-level LM baseline (reference/model_lm, trainer_lm) as a
+/* bench_train_lm: the fp32 byte-level LM baseline (workloads/model_lm, trainer_lm) as a
  * workload of suite `train` (issue 3).
  *
- * setup    : MLLOG file, data staging (the text corpus through reference/data_text: the
+ * setup    : MLLOG file, data staging (the text corpus through workloads/data_text: the
  *            `corpus` parameter if given, else ctx->data_dir when it names a regular file
  *            or a fortunes-style directory (holding a file named `fortunes`), else the
  *            Debian `fortunes` package), the trainer (model init from the seed, optimizer).
@@ -28,9 +28,9 @@
 #include "../common/ocb_json.h"
 #include "../common/ocb_log.h"
 #include "../common/ocb_time.h"
-#include "../reference/data_text.h"
-#include "../reference/model_lm.h"
-#include "../reference/trainer_lm.h"
+#include "../workloads/data_text.h"
+#include "../workloads/model_lm.h"
+#include "../workloads/trainer_lm.h"
 #include "artifact.h"
 #include "bench.h"
 #include "mllog.h"
@@ -102,28 +102,28 @@ static int parse_params(const cJSON *p, struct lm_train_spec *sp, struct ocb_tra
 {
 	struct lm_config mc, *m = &mc;
 	lm_config_default(m);
-	m->d_model = (int)ocb_json_num(p, "d_model", m->d_model);
-	m->n_layers = (int)ocb_json_num(p, "n_layers", m->n_layers);
-	m->n_heads = (int)ocb_json_num(p, "n_heads", m->n_heads);
-	m->ctx = (int)ocb_json_num(p, "ctx", m->ctx);
-	m->ffn = (int)ocb_json_num(p, "ffn", lm_ffn_width(m->d_model));
+	m->d_model = (int)ocb_pfloat_or(p, "d_model", m->d_model);
+	m->n_layers = (int)ocb_pfloat_or(p, "n_layers", m->n_layers);
+	m->n_heads = (int)ocb_pfloat_or(p, "n_heads", m->n_heads);
+	m->ctx = (int)ocb_pfloat_or(p, "ctx", m->ctx);
+	m->ffn = (int)ocb_pfloat_or(p, "ffn", lm_ffn_width(m->d_model));
 	int rc = lm_config_check(m);
 	if (rc)
 		return ocb_seterr(rc, WORKLOAD ": %s", ocb_lasterr());
 	lm_train_spec_defaults(sp, m);
 	lm_train_defaults(t);
-	t->batch = (int)ocb_json_num(p, "batch", t->batch);
-	sp->seq = (int)ocb_json_num(p, "seq", m->ctx);
-	t->steps = (long)ocb_json_num(p, "steps", (double)t->steps);
-	t->warmup_steps = (long)ocb_json_num(p, "warmup", (double)t->warmup_steps);
-	t->lr = (float)ocb_json_num(p, "lr", t->lr);
-	t->min_lr = (float)ocb_json_num(p, "min_lr", t->min_lr);
-	t->weight_decay = (float)ocb_json_num(p, "weight_decay", t->weight_decay);
-	sp->eval_window = (int)ocb_json_num(p, "eval_window", m->ctx);
-	sp->eval_stride = (int)ocb_json_num(p, "eval_stride", sp->eval_window);
-	t->eval_every = (long)ocb_json_num(p, "eval_every", (double)t->eval_every);
-	sp->eval_windows = (long)ocb_json_num(p, "eval_windows", (double)sp->eval_windows);
-	sp->final_eval_windows = (long)ocb_json_num(p, "final_eval_windows", 0);
+	t->batch = (int)ocb_pfloat_or(p, "batch", t->batch);
+	sp->seq = (int)ocb_pfloat_or(p, "seq", m->ctx);
+	t->steps = (long)ocb_pfloat_or(p, "steps", (double)t->steps);
+	t->warmup_steps = (long)ocb_pfloat_or(p, "warmup", (double)t->warmup_steps);
+	t->lr = (float)ocb_pfloat_or(p, "lr", t->lr);
+	t->min_lr = (float)ocb_pfloat_or(p, "min_lr", t->min_lr);
+	t->weight_decay = (float)ocb_pfloat_or(p, "weight_decay", t->weight_decay);
+	sp->eval_window = (int)ocb_pfloat_or(p, "eval_window", m->ctx);
+	sp->eval_stride = (int)ocb_pfloat_or(p, "eval_stride", sp->eval_window);
+	t->eval_every = (long)ocb_pfloat_or(p, "eval_every", (double)t->eval_every);
+	sp->eval_windows = (long)ocb_pfloat_or(p, "eval_windows", (double)sp->eval_windows);
+	sp->final_eval_windows = (long)ocb_pfloat_or(p, "final_eval_windows", 0);
 	if (t->batch < 1 || sp->seq < 1 || sp->seq > m->ctx || t->steps < 1 ||
 	    t->warmup_steps < 0 || !(t->lr > 0) || sp->eval_window < 1 ||
 	    sp->eval_window > m->ctx || sp->eval_stride < 1 ||
@@ -173,7 +173,7 @@ static void teardown(void *st)
 static const char *pick_corpus(const cJSON *p, const struct ocb_ctx *ctx, char *buf,
 			       size_t len)
 {
-	const char *c = ocb_json_str(p, "corpus", NULL);
+	const char *c = cJSON_GetObjectItemCaseSensitive(p, "corpus") ? ocb_pstr(p, "corpus") : NULL;
 	if (c) {
 		snprintf(buf, len, "%s", c);
 		return buf;
@@ -419,13 +419,37 @@ out:
 	return rc;
 }
 
+/* Declared parameters (collect/params.h); the defaults are lm_config_default and
+ * lm_train_defaults' (workloads/). */
+static const struct ocb_param lm_params[] = {
+	{"d_model", OCB_P_INT, "128", 8, 4096, NULL, "", "model width"},
+	{"n_layers", OCB_P_INT, "4", 1, 64, NULL, "", "transformer blocks"},
+	{"n_heads", OCB_P_INT, "4", 1, 64, NULL, "", "attention heads (divide d_model)"},
+	{"ctx", OCB_P_INT, "128", 8, 4096, NULL, "tokens", "context length"},
+	{"ffn", OCB_P_INT, NULL, 8, 65536, NULL, "", "SwiGLU hidden width (default: ~8/3 d_model, multiple of 8)"},
+	{"batch", OCB_P_INT, "16", 1, 4096, NULL, "sequences", "sequences per step"},
+	{"seq", OCB_P_INT, NULL, 1, 4096, NULL, "tokens", "training sequence length (default: ctx)"},
+	{"steps", OCB_P_INT, "700", 1, 1e9, NULL, "steps", "optimizer steps"},
+	{"warmup", OCB_P_INT, "70", 0, 1e9, NULL, "steps", "linear warm-up steps"},
+	{"lr", OCB_P_FLOAT, "0.002", 1e-9, 10, NULL, "", "peak learning rate (AdamW)"},
+	{"min_lr", OCB_P_FLOAT, "0.0001", 0, 10, NULL, "", "final learning rate (cosine)"},
+	{"weight_decay", OCB_P_FLOAT, "0.1", 0, 10, NULL, "", "AdamW weight decay"},
+	{"eval_window", OCB_P_INT, NULL, 1, 4096, NULL, "tokens", "validation window (default: ctx)"},
+	{"eval_stride", OCB_P_INT, NULL, 1, 4096, NULL, "tokens", "validation stride (default: eval_window)"},
+	{"eval_every", OCB_P_INT, "100", 1, 1e9, NULL, "steps", "periodic validation interval"},
+	{"eval_windows", OCB_P_INT, "64", 1, 1e9, NULL, "windows", "windows of a periodic validation"},
+	{"final_eval_windows", OCB_P_INT, "0", 0, 1e9, NULL, "windows", "windows of the final validation (0: the whole split)"},
+	{"corpus", OCB_P_STRING, NULL, 0, 0, NULL, "", "text file to train on (default: --data-dir or the fortunes package)"},
+	{0},
+};
+
 const struct ocb_bench ocb_bench_train_lm = {
 	.name = WORKLOAD,
-	.suite = "train",
 	.doc = "fp32 byte-level LLaMA-style LM (d 128, 4 layers, RoPE, SwiGLU) on fortunes: "
 	       "AdamW, warm-up+cosine; val loss vs unigram, tokens/s, memory; saves "
 	       "lm_fp32.ckpt",
 	.kind = OCB_WORKLOAD,
+	.params = lm_params,
 	.cases = cases,
 	.setup = setup,
 	.work = work,

@@ -1,8 +1,8 @@
 /* bench_train_mlp: the fp32 MLP baseline as a workload of suite `train` (issue 3).
  *
- * setup    : MLLOG file, data staging (Fashion-MNIST through reference/data_idx; a bad or
+ * setup    : MLLOG file, data staging (Fashion-MNIST through workloads/data_idx; a bad or
  *            missing file fails the case with the loader's one-line error), the trainer
- *            (reference/trainer_mlp: model init, optimizer).
+ *            (workloads/trainer_mlp: model init, optimizer).
  * workload : run_start .. run_stop around ocb_trainer_run (epochs, eval after each),
  *            metrics through ctx->metrics, then the fp32 checkpoint `mlp_fp32.ckpt` in
  *            out_dir (artifact "mlp_fp32": the quantized / sparse suites load it).
@@ -22,9 +22,9 @@
 #include "../common/ocb_json.h"
 #include "../common/ocb_time.h"
 #include "../common/ocb_log.h"
-#include "../reference/data_idx.h"
-#include "../reference/model_mlp.h"
-#include "../reference/trainer_mlp.h"
+#include "../workloads/data_idx.h"
+#include "../workloads/model_mlp.h"
+#include "../workloads/trainer_mlp.h"
 #include "artifact.h"
 #include "bench.h"
 #include "ceilings.h"
@@ -82,15 +82,15 @@ static int parse_params(const cJSON *p, struct ocb_mlp_spec *sp, struct ocb_trai
 		if (rc)
 			return rc;
 	}
-	t->epochs = (int)ocb_json_num(p, "epochs", t->epochs);
-	sp->max_train = (int)ocb_json_num(p, "max_train", sp->max_train);
-	t->batch = (int)ocb_json_num(p, "batch", t->batch);
-	t->lr = (float)ocb_json_num(p, "lr", t->lr);
-	t->min_lr = (float)ocb_json_num(p, "min_lr", t->min_lr);
-	t->warmup_epochs = (float)ocb_json_num(p, "warmup_epochs", t->warmup_epochs);
-	t->weight_decay = (float)ocb_json_num(p, "weight_decay", t->weight_decay);
-	t->momentum = (float)ocb_json_num(p, "momentum", t->momentum);
-	const char *opt = ocb_json_str(p, "opt", "adamw");
+	t->epochs = (int)ocb_pfloat_or(p, "epochs", t->epochs);
+	sp->max_train = (int)ocb_pfloat_or(p, "max_train", sp->max_train);
+	t->batch = (int)ocb_pfloat_or(p, "batch", t->batch);
+	t->lr = (float)ocb_pfloat_or(p, "lr", t->lr);
+	t->min_lr = (float)ocb_pfloat_or(p, "min_lr", t->min_lr);
+	t->warmup_epochs = (float)ocb_pfloat_or(p, "warmup_epochs", t->warmup_epochs);
+	t->weight_decay = (float)ocb_pfloat_or(p, "weight_decay", t->weight_decay);
+	t->momentum = (float)ocb_pfloat_or(p, "momentum", t->momentum);
+	const char *opt = cJSON_GetObjectItemCaseSensitive(p, "opt") ? ocb_pstr(p, "opt") : "adamw";
 	if (strcmp(opt, "adamw") == 0)
 		t->opt = OCB_OPTIM_ADAMW;
 	else if (strcmp(opt, "sgd") == 0)
@@ -321,12 +321,29 @@ out:
 	return rc;
 }
 
+/* Declared parameters (collect/params.h); the defaults are ocb_mlp_default_cfg and
+ * ocb_mlp_train_defaults' (workloads/). */
+static const char *const mlp_opts[] = {"adamw", "sgd", NULL};
+static const struct ocb_param mlp_params[] = {
+	{"dims", OCB_P_INTLIST, "[784,512,256,10]", 1, 65536, NULL, "", "layer widths, input to classes"},
+	{"epochs", OCB_P_INT, "15", 1, 1e6, NULL, "epochs", "passes over the training set"},
+	{"max_train", OCB_P_INT, "0", 0, 1e9, NULL, "examples", "first N training examples (0: all)"},
+	{"batch", OCB_P_INT, "256", 1, 65536, NULL, "examples", "mini-batch size"},
+	{"opt", OCB_P_ENUM, "\"adamw\"", 0, 0, mlp_opts, "", "optimizer"},
+	{"lr", OCB_P_FLOAT, "0.001", 1e-9, 10, NULL, "", "peak learning rate"},
+	{"min_lr", OCB_P_FLOAT, "1e-05", 0, 10, NULL, "", "final learning rate (cosine)"},
+	{"warmup_epochs", OCB_P_FLOAT, "1", 0, 1e6, NULL, "epochs", "linear warm-up"},
+	{"weight_decay", OCB_P_FLOAT, "0.0001", 0, 10, NULL, "", "weight decay"},
+	{"momentum", OCB_P_FLOAT, "0.9", 0, 1, NULL, "", "SGD momentum"},
+	{0},
+};
+
 const struct ocb_bench ocb_bench_train_mlp = {
 	.name = WORKLOAD,
-	.suite = "train",
 	.doc = "fp32 MLP 784-512-256-10 on Fashion-MNIST: AdamW, warm-up+cosine; accuracy, "
 	       "loss curve, GFLOP/s vs sgemm, memory; saves mlp_fp32.ckpt",
 	.kind = OCB_WORKLOAD,
+	.params = mlp_params,
 	.cases = cases,
 	.setup = setup,
 	.work = work,

@@ -10,7 +10,7 @@ void ocb_ceiling_rules_default(struct ocb_ceiling_rules *r)
 	*r = (struct ocb_ceiling_rules){
 		.trials_min = 3, .spread_max = 0.10, .balance_min = 0.6, .share_min = 0.9,
 		.scale_min = 0.95,
-		.sgemm_peak_max = 1.02, .sgemm_peak_min = 0.5, .sgemm_width = 1,
+		.sgemm_peak_max = 1.02, .sgemm_peak_min = 0.5,
 		.order_tol = 1.05, .triad_lo = 0.85, .triad_hi = 1.15, .read_lo = 0.7,
 		.read_hi = 1.5,
 	};
@@ -81,7 +81,7 @@ static void check_sgemm(struct ocb_ceiling *c, size_t n, const struct ocb_ceilin
 		struct ocb_ceiling *fp = find(c, n, "flops_fp32", sg->threads);
 		if (!fp)
 			continue;
-		double max = r->sgemm_peak_max * r->sgemm_width;
+		double max = r->sgemm_peak_max;
 		if (sg->value > max * fp->value) {
 			flag(sg, "above the FMA peak (%.1f > %.2f x %.1f)", sg->value, max, fp->value);
 			flag(fp, "below sgemm (%.1f x %.2f < %.1f)", fp->value, max, sg->value);

@@ -8,9 +8,9 @@
  *            another task ran there during the trials (a busy host)
  *   scaling  N threads >= scale_min x 1 thread for the compute roofs (flops_fp32,
  *            ops_int8, flops_sgemm) and the per-core caches (bw_l1, bw_l2, + _triad)
- *   sgemm    flops_sgemm <= sgemm_peak_max x sgemm_width x flops_fp32 (a BLAS cannot
- *            beat the FMA peak of the same vector width; sgemm_width = 2 when the BLAS
- *            runs AVX-512 and the FMA kernel AVX2) and >= sgemm_peak_min x flops_fp32
+ *   sgemm    flops_sgemm <= sgemm_peak_max x flops_fp32 (a BLAS cannot beat the
+ *            machine's FMA peak, which is measured with the widest FMA the CPU offers,
+ *            as the BLAS's own kernels use it) and >= sgemm_peak_min x flops_fp32
  *            (else the BLAS runs a fallback kernel, or was disturbed)
  *   order    bw_l1 >= bw_l2 >= bw_l3 >= bw_dram (each within order_tol), per thread
  *            count, read and triad separately
@@ -37,10 +37,9 @@ struct ocb_ceiling_rules {
 	double balance_min;     /* 0.6 */
 	double share_min;       /* 0.9 */
 	double scale_min;       /* 0.95 */
-	double sgemm_peak_max;  /* 1.02 */
+	double sgemm_peak_max;  /* 1.02 (infinite when flops_fp32 is the plain-C kernel,
+				 * not a peak) */
 	double sgemm_peak_min;  /* 0.5 */
-	double sgemm_width;     /* 1; 2 when the BLAS's vectors are twice the FMA kernel's
-				 * (AVX-512 OpenBLAS cores against the AVX2 kernel) */
 	double order_tol;       /* 1.05 */
 	double triad_lo, triad_hi; /* 0.85, 1.15 */
 	double read_lo, read_hi;   /* 0.7, 1.5: a different kernel. A read moves no write

@@ -197,7 +197,7 @@ static double int8_body(int t, int nt, void *arg)
 	uint64_t sink = 0;
 	double f = ocb_peak_int8(a->iters, 1, &sink);
 	(void)t, (void)nt;
-	if (sink != ocb_peak_int8_expect(a->iters, 1))
+	if (sink != ocb_peak_int8_expected(a->iters, 1))
 		__atomic_store_n(&a->bad, 1, __ATOMIC_RELAXED);
 	return f;
 }
@@ -227,7 +227,7 @@ static int peak_round(struct meas *x, int int8)
 {
 	double trial_s = x->quick ? 0.02 : 0.05;
 	ocb_team_fn fn = int8 ? int8_body : fma_body;
-	double per = int8 ? OCB_INT8_OPS_PER_ITER : OCB_FMA_FLOPS_PER_ITER;
+	double per = int8 ? ocb_peak_int8_ops_per_iter() : ocb_peak_fma_flops_per_iter();
 	long *iters = int8 ? &x->int8_iters : &x->fma_iters;
 	int rc;
 	if (*iters == 0 && (rc = calibrate(fn, per, trial_s, iters)))
@@ -601,18 +601,12 @@ static void xcheck_of(const struct meas *x, struct ocb_ceilings_report *rep)
 	}
 }
 
-/* sgemm's vector width over the FMA kernel's: 2 for OpenBLAS's AVX-512 cores against
- * the AVX2 kernel, else 1 (a plain-C FMA kernel is not a peak: no upper bound then). */
-static double blas_width(void)
+/* sgemm's upper bound over flops_fp32: the rule's 1.02 when the FMA kernel is the
+ * machine's widest (AVX2 or AVX-512F, whichever the CPU offers, as the BLAS's own kernels
+ * do), none when the FMA kernel is plain C (not a peak). */
+static double sgemm_peak_max(double rule)
 {
-	static const char *const wide[] = {"SkylakeX", "Cooperlake", "SapphireRapids"};
-	const char *core = openblas_get_corename();
-	if (!ocb_cpu_avx2())
-		return INFINITY;
-	for (size_t i = 0; core && i < sizeof wide / sizeof wide[0]; i++)
-		if (strcasecmp(core, wide[i]) == 0)
-			return 2;
-	return 1;
+	return ocb_cpu_avx2() ? rule : INFINITY;
 }
 
 static const struct ocb_ceiling *find_in(const struct ocb_ceiling *c, size_t n,
@@ -657,7 +651,7 @@ static int measure_checked(struct meas *x, unsigned fam, const struct ocb_ceilin
 	if (!all)
 		return ocb_seterr(OCB_ENOMEM, "ceilings: no memory");
 	ocb_ceiling_rules_default(rules);
-	rules->sgemm_width = blas_width();
+	rules->sgemm_peak_max = sgemm_peak_max(rules->sgemm_peak_max);
 	x->rules = rules;
 	if ((rc = run_rounds(x, fam)))
 		goto out;
@@ -820,8 +814,12 @@ static int sgemm_init(struct meas *x)
 	ocb_rng_seed(&rng, 42);
 	for (size_t i = 0; i < 2 * nn; i++)
 		x->gbuf[i] = 2.0f * ocb_rng_uniformf(&rng) - 1.0f;
-	snprintf(how, sizeof how, "OpenBLAS cblas_sgemm n=%d row-major after a warm-up, core %s",
-		 x->sgemm_n, openblas_get_corename());
+	/* the core OpenBLAS runs, and whether ocbench (or the user) forced it */
+	const char *forced = getenv("OPENBLAS_CORETYPE");
+	int f = forced && *forced;
+	snprintf(how, sizeof how, "OpenBLAS cblas_sgemm n=%d row-major after a warm-up, core %s%s%s%s",
+		 x->sgemm_n, openblas_get_corename(), f ? " (OPENBLAS_CORETYPE=" : "",
+		 f ? forced : "", f ? ")" : "");
 	for (int i = 0; i < x->ntl; i++)
 		series_init(&x->s.sgemm[i], "flops_sgemm", x->tl[i], "GFLOP/s", how);
 	return OCB_OK;
@@ -839,7 +837,6 @@ static void meas_release(struct meas *x)
 static int meas_init(struct meas *x, const struct ocb_machine *m, int threads_all, int quick,
 		     unsigned fam)
 {
-	char how[200];
 	int rc = OCB_OK;
 	memset(x, 0, sizeof *x);
 	x->m = m;
@@ -850,12 +847,8 @@ static int meas_init(struct meas *x, const struct ocb_machine *m, int threads_al
 	x->ntl = x->tl[1] > 1 ? 2 : 1;
 	ocb_ceilings_bands(m, quick, &x->b);
 	for (int i = 0; i < x->ntl; i++) {
-		snprintf(how, sizeof how, "%s FMA kernel, %d independent %d-lane accumulators",
-			 ocb_cpu_avx2() ? "AVX2" : "plain-C", OCB_FMA_ACC, OCB_FMA_LANES);
-		series_init(&x->s.fma[i], "flops_fp32", x->tl[i], "GFLOP/s", how);
-		snprintf(how, sizeof how, "%s int8 dot chain (maddubs+madd+add), %d accumulators, "
-			 "2 ops per multiply-add", ocb_cpu_avx2() ? "AVX2" : "plain-C", OCB_INT8_ACC);
-		series_init(&x->s.int8[i], "ops_int8", x->tl[i], "GOP/s", how);
+		series_init(&x->s.fma[i], "flops_fp32", x->tl[i], "GFLOP/s", ocb_peak_fma_isa());
+		series_init(&x->s.int8[i], "ops_int8", x->tl[i], "GOP/s", ocb_peak_int8_isa());
 	}
 	if ((fam & OCB_CEIL_BW) && (rc = sweep_init(x)))
 		goto fail;
@@ -935,7 +928,7 @@ int ocb_ceilings_fma(int threads, int trials, double trial_s, double *gflops)
 {
 	double sink = 0.0, best = 0.0;
 	/* start at about trial_s / 4 at 20 GFLOP/s per thread (see sweep_point) */
-	long iters = (long)(trial_s / 4 * 20e9 / OCB_FMA_FLOPS_PER_ITER) + 1;
+	long iters = (long)(trial_s / 4 * 20e9 / ocb_peak_fma_flops_per_iter()) + 1;
 	/* Calibrate: grow iters until one call lasts about trial_s. */
 	for (;;) {
 		double t = ocb_now_s();

@@ -33,6 +33,7 @@
 #include "../common/ocb_stats.h"
 #include "../common/ocb_time.h"
 #include "hostload.h"
+#include "registry.h"
 #include "suspect.h"
 
 #define BATCH_BELOW_NS 50000.0   /* batch calls shorter than 50 us */
@@ -321,7 +322,7 @@ int ocb_harness_case(const struct ocb_bench *b, const cJSON *params, const struc
 	void *state = NULL;
 
 	memset(out, 0, sizeof *out);
-	snprintf(out->suite, sizeof out->suite, "%s", b->suite ? b->suite : "");
+	snprintf(out->suite, sizeof out->suite, "%s", ocb_bench_home(b));
 	snprintf(out->bench, sizeof out->bench, "%s", b->name);
 	snprintf(out->variant, sizeof out->variant, "default");
 	snprintf(out->unit, sizeof out->unit, "s");

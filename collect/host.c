@@ -13,6 +13,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "../common/ocb_cpu.h"
+
 /* ISA flags (as /proc/cpuinfo spells them) that change which kernels can run or how fast.
  * Listed in this order in m->isa when present. */
 static const char *const isa_flags[] = {
@@ -336,27 +338,55 @@ void ocb_host_fingerprint(struct ocb_machine *m)
 	snprintf(m->fingerprint, sizeof m->fingerprint, "%016llx", (unsigned long long)h);
 }
 
+static int in_list(const char *core, const char *const *list, size_t n)
+{
+	for (size_t i = 0; core && i < n; i++)
+		if (strcasecmp(core, list[i]) == 0)
+			return 1;
+	return 0;
+}
+
+const char *ocb_host_blas_core_for(const char *core, int avx2fma, int avx512)
+{
+	/* OpenBLAS cores by vector ISA (names as openblas_get_corename() gives them) */
+	static const char *const wide[] = {"skylakex", "cooperlake", "sapphirerapids"};
+	static const char *const avx2[] = {"haswell", "zen", "excavator"};
+	const size_t nw = sizeof wide / sizeof wide[0], na = sizeof avx2 / sizeof avx2[0];
+	if (!core || !avx2fma || in_list(core, wide, nw))
+		return NULL;
+	if (avx512)
+		return "SkylakeX";
+	return in_list(core, avx2, na) ? NULL : "Haswell";
+}
+
+/* AVX-512 as OpenBLAS's SkylakeX kernels need it: F, CD, BW, DQ, VL (every AVX-512 CPU
+ * since Skylake-SP has the five) with zmm state saved by the OS. */
+static int cpu_skylakex(void)
+{
+	__builtin_cpu_init();
+	return ocb_cpu_avx512f() && __builtin_cpu_supports("avx512cd") &&
+	       __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+	       __builtin_cpu_supports("avx512vl");
+}
+
+const char *ocb_host_blas_core_wanted(void)
+{
+	__builtin_cpu_init();
+	int avx2fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+	return ocb_host_blas_core_for(openblas_get_corename(), avx2fma, cpu_skylakex());
+}
+
 int ocb_host_blas_fallback(void)
 {
-	/* OpenBLAS cores with AVX2+FMA kernels (names as openblas_get_corename() gives). */
-	static const char *const avx2_cores[] = {"haswell", "zen", "skylakex", "cooperlake",
-						 "sapphirerapids", "excavator"};
-	const char *core = openblas_get_corename();
-	__builtin_cpu_init();
-	if (!core || !__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
-		return 0;
-	for (size_t i = 0; i < sizeof avx2_cores / sizeof avx2_cores[0]; i++)
-		if (strcasecmp(core, avx2_cores[i]) == 0)
-			return 0;
-	return 1;
+	return ocb_host_blas_core_wanted() != NULL;
 }
 
 void ocb_host_blas_reexec(char **argv)
 {
-	const char *set = getenv("OPENBLAS_CORETYPE");
-	if ((set && *set) || !ocb_host_blas_fallback())
+	const char *set = getenv("OPENBLAS_CORETYPE"), *want = ocb_host_blas_core_wanted();
+	if ((set && *set) || !want)
 		return;
-	if (setenv("OPENBLAS_CORETYPE", "Haswell", 1) != 0)
+	if (setenv("OPENBLAS_CORETYPE", want, 1) != 0)
 		return;
 	execv("/proc/self/exe", argv);
 	/* exec failed: carry on with the fallback core; the blas field says which. */

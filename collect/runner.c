@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../common/ocb_error.h"
+#include "../common/ocb_uuid.h"
 #include "../common/ocb_json.h"
 #include "../common/ocb_log.h"
 #include "../common/ocb_rng.h"
@@ -27,7 +28,9 @@ volatile int ocb_runner_stop;
 /* One planned case: which bench, its params, at how many threads. */
 struct planned {
 	const struct ocb_bench *bench;
-	cJSON *params; /* borrowed from the bench's case array */
+	const char *suite; /* result.suite: borrowed from the suite description */
+	cJSON *params;     /* as listed: stored as params_json (borrowed from case_sets) */
+	cJSON *full;       /* checked, defaults filled: what setup() and work() read */
 	int threads;
 };
 
@@ -58,24 +61,6 @@ static int sink_ident(void *ctx, const char *workload, const char *ident_json)
 {
 	struct sink_ctx *c = ctx;
 	return ocb_store_workload_ident(c->s, c->run_id, workload, ident_json);
-}
-
-/* RFC 4122 version-4 UUID from the kernel's random source. */
-static void make_uuid(char out[37])
-{
-	unsigned char b[16] = {0};
-	int fd = open("/dev/urandom", O_RDONLY);
-	if (fd < 0 || read(fd, b, sizeof b) != (ssize_t)sizeof b) {
-		uint64_t t = ocb_now_ns() ^ ((uint64_t)getpid() << 32);
-		memcpy(b, &t, sizeof t);
-	}
-	if (fd >= 0)
-		close(fd);
-	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
-	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
-	snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-		 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
-		 b[13], b[14], b[15]);
 }
 
 static int ensure_dir(const char *path)
@@ -230,72 +215,118 @@ static int cached_ceilings_usable(const struct ocb_ceiling *c, size_t n, int qui
 	return 1;
 }
 
-static int matches(const struct ocb_run_opts *o, const struct ocb_bench *b, const char *pj)
+static int matches(const struct ocb_run_opts *o, const char *suite, const struct ocb_bench *b,
+		   const char *pj)
 {
 	if (!o->filter)
 		return 1;
 	char buf[1024];
-	snprintf(buf, sizeof buf, "%s/%s/%s", b->suite, b->name, pj);
+	snprintf(buf, sizeof buf, "%s/%s/%s", suite, b->name, pj);
 	return regexec(o->filter, buf, 0, NULL, 0) == 0;
 }
 
+struct plan_buf {
+	struct planned *p;
+	size_t n, cap;
+	cJSON *sets; /* owns every case array and filled copy the plan borrows */
+};
+
+static int plan_push(struct plan_buf *pb, struct planned c)
+{
+	if (pb->n == pb->cap) {
+		size_t cap = pb->cap ? 2 * pb->cap : 64;
+		struct planned *q = realloc(pb->p, cap * sizeof *q);
+		if (!q)
+			return ocb_seterr(OCB_ENOMEM, "planning cases");
+		pb->p = q;
+		pb->cap = cap;
+	}
+	pb->p[pb->n++] = c;
+	return OCB_OK;
+}
+
+/* The thread counts of an entry's cases: the run's, the entry's, or the defaults (1 and
+ * all cores for kernels that sweep). Returns the count. */
+static int entry_threads(const struct ocb_run_opts *o, const struct ocb_suite_entry *e,
+			 int th[10])
+{
+	int nt = 0;
+	if (o->nthreads || e->nthreads) {
+		const int *src = o->nthreads ? o->threads : e->threads;
+		int n = o->nthreads ? o->nthreads : e->nthreads;
+		for (int i = 0; i < n; i++)
+			th[nt++] = src[i];
+		return nt;
+	}
+	if (e->bench->kind == OCB_KERNEL && e->bench->sweep_threads && o->default_threads > 1)
+		th[nt++] = 1;
+	th[nt++] = o->default_threads;
+	return nt;
+}
+
+/* Plans one suite entry: its cases (listed or the bench's own), each checked against
+ * the bench's declared parameters, times its thread counts. */
+static int plan_entry(const struct ocb_run_opts *o, const struct ocb_ctx *ctx,
+		      const struct ocb_suite_def *d, const struct ocb_suite_entry *e,
+		      struct plan_buf *pb)
+{
+	const struct ocb_bench *b = e->bench;
+	cJSON *cases = e->cases ? cJSON_Duplicate(e->cases, 1) : b->cases ? b->cases(ctx) : NULL;
+	cJSON *c;
+	char where[400];
+	int rc = OCB_OK, k = 0, th[10], nt = entry_threads(o, e, th);
+	if (!cases)
+		return OCB_OK;
+	cJSON_AddItemToArray(pb->sets, cases);
+	cJSON_ArrayForEach(c, cases) {
+		cJSON *full = NULL;
+		snprintf(where, sizeof where, "%s: %s cases[%d]", d->source,
+			 e->cases ? "listed" : "the bench's own", k++);
+		if ((rc = ocb_params_check(b->params, b->name, where, c, &full)))
+			return rc;
+		cJSON_AddItemToArray(pb->sets, full);
+		char *pj = ocb_json_canonical(c);
+		int keep = pj && matches(o, e->suite, b, pj);
+		free(pj);
+		for (int i = 0; keep && rc == OCB_OK && i < nt; i++)
+			rc = plan_push(pb, (struct planned){b, e->suite, c, full, th[i]});
+		if (rc)
+			return rc;
+	}
+	return OCB_OK;
+}
+
 /* Plans every case: returns a malloc'd array (*np entries); *case_sets holds the
- * cJSON arrays the params are borrowed from (one per bench, caller deletes). */
+ * cJSON arrays the params are borrowed from (caller deletes). */
 static int plan_cases(const struct ocb_run_opts *o, const struct ocb_ctx *ctx,
 		      struct planned **out, size_t *np, cJSON **case_sets)
 {
-	size_t cap = 64, n = 0;
-	struct planned *p = malloc(cap * sizeof *p);
-	cJSON *sets = cJSON_CreateArray();
-	if (!p || !sets) {
-		free(p);
-		cJSON_Delete(sets);
-		return ocb_seterr(OCB_ENOMEM, "planning cases");
+	struct plan_buf pb = {NULL, 0, 0, cJSON_CreateArray()};
+	int rc = pb.sets ? OCB_OK : ocb_seterr(OCB_ENOMEM, "planning cases");
+	for (int si = 0; rc == OCB_OK && si < o->nsuites; si++)
+		for (size_t ei = 0; rc == OCB_OK && o->defs[si] && ei < o->defs[si]->n; ei++)
+			rc = plan_entry(o, ctx, o->defs[si], &o->defs[si]->e[ei], &pb);
+	if (rc) {
+		free(pb.p);
+		cJSON_Delete(pb.sets);
+		return rc;
 	}
-	for (int si = 0; si < o->nsuites; si++) {
-		const struct ocb_suite *su = ocb_suite_find(o->suites[si]);
-		for (size_t bi = 0; su && bi < su->nbenches; bi++) {
-			const struct ocb_bench *b = su->benches[bi];
-			cJSON *cases = b->cases ? b->cases(ctx) : NULL;
-			if (!cases)
-				continue;
-			cJSON_AddItemToArray(sets, cases);
-			cJSON *c;
-			cJSON_ArrayForEach(c, cases) {
-				char *pj = ocb_json_canonical(c);
-				int keep = pj && matches(o, b, pj);
-				free(pj);
-				if (!keep)
-					continue;
-				int th[10], nt = 0;
-				if (o->nthreads) {
-					for (int i = 0; i < o->nthreads; i++)
-						th[nt++] = o->threads[i];
-				} else {
-					if (b->kind == OCB_KERNEL && b->sweep_threads &&
-					    o->default_threads > 1)
-						th[nt++] = 1;
-					th[nt++] = o->default_threads;
-				}
-				for (int i = 0; i < nt; i++) {
-					if (n == cap) {
-						struct planned *q = realloc(p, 2 * cap * sizeof *p);
-						if (!q) {
-							free(p);
-							cJSON_Delete(sets);
-							return ocb_seterr(OCB_ENOMEM, "planning cases");
-						}
-						p = q;
-						cap *= 2;
-					}
-					p[n++] = (struct planned){b, c, th[i]};
-				}
-			}
-		}
-	}
-	*out = p;
-	*np = n;
-	*case_sets = sets;
+	*out = pb.p;
+	*np = pb.n;
+	*case_sets = pb.sets;
+	return OCB_OK;
+}
+
+/* The result of case c is stored under its suite and with its params as listed (not
+ * the defaults-filled copy the bench ran with), so stored history keeps matching. */
+static int as_listed(struct ocb_result *r, const struct planned *c)
+{
+	char *pj = ocb_json_canonical(c->params);
+	if (!pj)
+		return ocb_seterr(OCB_ENOMEM, "params of %s", c->bench->name);
+	free(r->params_json);
+	r->params_json = pj;
+	snprintf(r->suite, sizeof r->suite, "%s", c->suite);
 	return OCB_OK;
 }
 
@@ -344,8 +375,10 @@ static void print_result(const struct ocb_result *r, int json)
 	printf("%-8s %-22s %-40s %-8s t=%-2d %10.4g s ±%4.1f%% n=%-4ld", r->suite, r->bench,
 	       r->params_json ? r->params_json : "", r->variant, r->threads, med,
 	       med > 0 ? 100 * hw / med : 0.0, r->st.n);
+	/* integer-dot kernels count int8 operations (their roof is ops_int8): GOP/s */
 	if (r->flops > 0 && med > 0)
-		printf(" %8.2f GFLOP/s", r->flops / med * 1e-9);
+		printf(" %8.2f %s", r->flops / med * 1e-9,
+		       strstr(r->bound, "ops_int8") ? "GOP/s  " : "GFLOP/s");
 	if (r->bytes > 0 && med > 0)
 		printf(" %8.2f GB/s", r->bytes / med * 1e-9);
 	if (r->bound[0] && isfinite(r->bound_frac))
@@ -429,7 +462,7 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 	if (rc != OCB_OK)
 		goto out;
 
-	make_uuid(uuid);
+	ocb_uuid_v4(uuid);
 	cfg = config_json(o);
 	struct ocb_run_info ri = {
 		.uuid = uuid, .machine_id = machine_id, .suite = o->suite_spec, .label = o->label,
@@ -548,8 +581,10 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 			sc.bench = plan[i].bench->name;
 			sc.nfinals = 0;
 			sc.finals[0] = '\0';
-			rc = ocb_harness_case(plan[i].bench, plan[i].params, &ctx,
+			rc = ocb_harness_case(plan[i].bench, plan[i].full, &ctx,
 					      interleaved ? &hp : &o->harness, ctr, &r);
+			if (rc == OCB_OK)
+				rc = as_listed(&r, &plan[i]);
 			if (rc != OCB_OK)
 				goto fail;
 			if (interleaved) {
@@ -576,7 +611,7 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 			continue;
 		struct ocb_work w = {NAN, NAN, NULL, NULL};
 		const struct ocb_bench *b = plan[i].bench;
-		int have_work = b->work && b->work(plan[i].params, &w) == OCB_OK;
+		int have_work = b->work && b->work(plan[i].full, &w) == OCB_OK;
 		ctx.threads = plan[i].threads;
 		ocb_harness_bound(&acc[i], &w, have_work, &ctx);
 		ocb_harness_flag(&acc[i], o->harness.target_ci, &ctx);

@@ -9,16 +9,19 @@
 
 #include "../db/store.h"
 #include "harness.h"
+#include "suite_def.h"
 
 struct ocb_run_opts {
 	const char *suites[16];   /* names; "all" expanded by the caller */
+	const struct ocb_suite_def *defs[16]; /* what each of suites[] runs (suite_def.h) */
 	int nsuites;
 	const char *suite_spec;   /* as typed, stored in run.suite */
 	const regex_t *filter;    /* matched against "suite/bench/params_json"; NULL = all */
 	const char *label;        /* NULL */
 	uint64_t seed;
 	int quick;
-	int threads[8];           /* explicit thread counts; nthreads == 0 -> defaults */
+	int threads[8];           /* explicit thread counts; nthreads == 0 -> a suite
+				     entry's own, else defaults */
 	int nthreads;
 	int default_threads;      /* all cores */
 	const char *const *events;

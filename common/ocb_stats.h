@@ -4,7 +4,12 @@
 
 #include <stddef.h>
 
-#include "../db/records.h"
+/* Robust statistics of one case's samples (seconds unless the result's unit says). */
+struct ocb_stats {
+	long n;
+	double min, median, mean, stddev, mad, ci_low, ci_high; /* ci: 95% CI of the median */
+	long outliers;  /* modified z-score |0.6745 (x - median) / MAD| > 3.5 */
+};
 
 /* Computes n, min, median, mean, stddev (n-1), MAD (unscaled median absolute deviation),
  * a distribution-free 95% CI of the median (order statistics), and the number of

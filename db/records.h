@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "../common/ocb_roofline.h"
+#include "../common/ocb_stats.h" /* struct ocb_stats */
 
 /* One machine: what the host fingerprint probes. `fingerprint` is a stable hash of the
  * hardware/OS/compiler fields (hex), the machine's identity across databases. */
@@ -44,13 +45,6 @@ struct ocb_ceiling {
 	double cpu_share;   /* least CPU time / wall time a thread got, in (0, 1]: below 1
 			     * another task ran on its core; 0 = not measured (not stored) */
 	char suspect[160];  /* "" = passed the consistency rules, else the reason(s) */
-};
-
-/* Robust statistics of one case's samples (seconds unless the result's unit says). */
-struct ocb_stats {
-	long n;
-	double min, median, mean, stddev, mad, ci_low, ci_high; /* ci: 95% CI of the median */
-	long outliers;  /* modified z-score |0.6745 (x - median) / MAD| > 3.5 */
 };
 
 /* One counter reading of a case. Unavailable: available = 0, value ignored (stored

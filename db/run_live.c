@@ -11,6 +11,7 @@
 
 #include "../common/ocb_error.h"
 #include "../common/ocb_time.h"
+#include "store_int.h"
 
 enum ocb_live ocb_live_decide(const struct ocb_live_facts *f)
 {

@@ -10,7 +10,6 @@
 #define OCB_RUN_LIVE_H
 
 #include <stdint.h>
-#include <sqlite3.h>
 
 enum ocb_live {
 	OCB_LIVE_RUNNING = 0, /* same host, same boot, the pid is that process: running */
@@ -54,8 +53,5 @@ void ocb_live_facts(const struct ocb_host_id *self, int64_t pid, const char *hos
 const char *ocb_live_status(const char *status, int64_t pid, const char *hostname,
 			    const char *boot_id, const char *started_at);
 
-/* Registers the SQL function ocb_status(status, pid, hostname, boot_id, started_at) ->
- * ocb_live_status on db, so listing queries can select the status a reader shows. */
-int ocb_live_register(sqlite3 *db);
 
 #endif

@@ -2,6 +2,8 @@
  * written: a read-only "probe" connection classifies the file (SQLite magic, ocbench_meta,
  * user_version) before any pragma that writes (journal_mode=WAL) or any migration runs. */
 #include "store.h"
+#include "result_row.h"
+#include "store_int.h"
 
 #include <errno.h>
 #include <math.h>
@@ -94,9 +96,7 @@ static const char *const stmt_sql[ST_COUNT] = {
 		" VALUES (?1,?2,?3,?4,'running',?5,?6,?7,?8,?9,?10,?11,?12,?13)",
 	[ST_RUN_FINISH] = "UPDATE run SET status = ?1, finished_at = ?2 WHERE id = ?3",
 	[ST_RESULT_INS] =
-		"INSERT INTO result (run_id, suite, bench, params_json, variant, threads, unit,"
-		" n, min, median, mean, stddev, mad, ci_low, ci_high, outliers, flops, bytes,"
-		" check_err, bound, bound_frac, timing_only, status, error, suspect) VALUES"
+		"INSERT INTO result (run_id, " OCB_RESULT_COLS ") VALUES"
 		" (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22,"
 		"?23,?24,?25)",
 	[ST_SAMPLE_INS] = "INSERT INTO sample (result_id, rep, value, cpu_s) VALUES (?1,?2,?3,?4)",
@@ -110,14 +110,10 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_CEILING_INS] =
 		"INSERT INTO ceiling (machine_id, run_id, kind, threads, value, unit, method,"
 		" created_at, trials, spread, suspect) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)",
-	/* Per (kind, threads): the newest row that passed the consistency rules, else the
-	 * newest flagged one (suspect NOT NULL sorts after NULL). Newest = latest created_at;
-	 * equal stamps (1 s resolution) -> the later row. */
+	/* Per (kind, threads): the current row (store_int.h OCB_CEILING_RANKED) */
 	[ST_CEILING_GET] =
-		"SELECT kind, threads, value, unit, method, trials, spread, suspect FROM"
-		" (SELECT *, row_number() OVER (PARTITION BY kind, threads ORDER BY"
-		" suspect IS NOT NULL, created_at DESC, id DESC) AS rn"
-		" FROM ceiling WHERE machine_id = ?1) WHERE rn = 1 ORDER BY kind, threads",
+		"SELECT kind, threads, value, unit, method, trials, spread, suspect FROM "
+		OCB_CEILING_RANKED " WHERE machine_id = ?1 AND rn = 1 ORDER BY kind, threads",
 	/* Per (kind, threads): the newest row, only when it is flagged. */
 	[ST_CEILING_FLAGGED] =
 		"SELECT kind, threads, value, unit, method, trials, spread, suspect FROM"
@@ -485,6 +481,8 @@ static int db_connect(const char *path, int flags, sqlite3 **db)
 	return OCB_OK;
 }
 
+/* Over 80 lines: the open sequence (classify the file, open, pragmas, migrate, mark
+ * stale runs) must run in this order with one cleanup; each step is a call. */
 int ocb_store_open(const char *path, enum ocb_store_mode mode, struct ocb_store **out)
 {
 	struct ocb_store *s = NULL;
@@ -734,30 +732,7 @@ static int insert_result(struct ocb_store *s, int64_t run_id, const struct ocb_r
 	if (!st)
 		return db_status(s->db);
 	sqlite3_bind_int64(st, 1, run_id);
-	bind_text(st, 2, r->suite);
-	bind_text(st, 3, r->bench);
-	bind_text(st, 4, r->params_json ? r->params_json : "{}");
-	bind_opt_text(st, 5, r->variant);
-	sqlite3_bind_int(st, 6, r->threads);
-	bind_text(st, 7, r->unit[0] ? r->unit : "s");
-	sqlite3_bind_int64(st, 8, r->st.n);
-	bind_real(st, 9, r->st.min);
-	bind_real(st, 10, r->st.median);
-	bind_real(st, 11, r->st.mean);
-	bind_real(st, 12, r->st.stddev);
-	bind_real(st, 13, r->st.mad);
-	bind_real(st, 14, r->st.ci_low);
-	bind_real(st, 15, r->st.ci_high);
-	sqlite3_bind_int64(st, 16, r->st.outliers);
-	bind_real(st, 17, r->flops);
-	bind_real(st, 18, r->bytes);
-	bind_real(st, 19, r->check_err);
-	bind_opt_text(st, 20, r->bound);
-	bind_real(st, 21, r->bound_frac);
-	sqlite3_bind_int(st, 22, r->timing_only ? 1 : 0);
-	bind_text(st, 23, r->status[0] ? r->status : "ok");
-	bind_opt_text(st, 24, r->error);
-	bind_opt_text(st, 25, r->suspect); /* "" -> NULL: not suspect */
+	ocb_result_row_bind(st, 2, r);
 	if ((rc = step_done(s, st, "insert result")))
 		return rc;
 	int64_t rid = sqlite3_last_insert_rowid(s->db);
@@ -897,6 +872,15 @@ int ocb_store_commit(struct ocb_store *s)
 		exec_stmt(s, ST_ROLLBACK, "roll back");
 	s->in_group = 0;
 	return rc;
+}
+
+void ocb_store_rollback(struct ocb_store *s)
+{
+	if (!s || !s->db || !s->in_group)
+		return;
+	if (!sqlite3_get_autocommit(s->db))
+		exec_stmt(s, ST_ROLLBACK, "roll back");
+	s->in_group = 0;
 }
 
 int ocb_store_ceiling(struct ocb_store *s, int64_t machine_id, int64_t run_id,

@@ -9,7 +9,6 @@
 #ifndef OCB_STORE_H
 #define OCB_STORE_H
 
-#include <sqlite3.h>
 #include <stdint.h>
 
 #include "records.h"
@@ -30,8 +29,6 @@ enum ocb_store_mode {
 int ocb_store_open(const char *path, enum ocb_store_mode mode, struct ocb_store **out);
 /* Closes; NULL is a no-op. */
 void ocb_store_close(struct ocb_store *s);
-/* The underlying connection, for read queries in report/. Borrowed. */
-sqlite3 *ocb_store_handle(struct ocb_store *s);
 /* The path the store was opened with, for messages. Borrowed. */
 const char *ocb_store_path(const struct ocb_store *s);
 
@@ -58,6 +55,9 @@ int ocb_store_workload_ident(struct ocb_store *s, int64_t run_id, const char *wo
 /* Group many writes (e.g. a training curve) in one transaction. Nesting not supported. */
 int ocb_store_begin(struct ocb_store *s);
 int ocb_store_commit(struct ocb_store *s);
+/* Ends the group by undoing every write since ocb_store_begin(); outside a group (or
+ * NULL) a no-op. A failing rollback may overwrite ocb_lasterr(): save it first. */
+void ocb_store_rollback(struct ocb_store *s);
 
 /* One ceiling row with its trials, spread and suspect reason ("" = NULL). */
 int ocb_store_ceiling(struct ocb_store *s, int64_t machine_id, int64_t run_id,

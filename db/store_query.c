@@ -1,4 +1,5 @@
 #include "store_query.h"
+#include "store_int.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -10,6 +11,7 @@
 
 #include "../common/ocb_error.h"
 #include "column.h"
+#include "result_row.h"
 #include "run_live.h"
 
 static int qerr(struct ocb_store *s, const char *what)
@@ -119,6 +121,8 @@ int ocb_store_run_resolve(struct ocb_store *s, const char *spec, int64_t *run_id
 	return OCB_OK;
 }
 
+/* Over 80 lines: three reads (row, samples, counters) into one struct with one
+ * cleanup path, so that a failure at any step owns nothing. */
 int ocb_store_result_load(struct ocb_store *s, int64_t result_id, struct ocb_result *out)
 {
 	sqlite3_stmt *st = NULL;
@@ -131,11 +135,9 @@ int ocb_store_result_load(struct ocb_store *s, int64_t result_id, struct ocb_res
 	if (!db)
 		return ocb_seterr(OCB_EINVAL, "store: not open");
 	if (sqlite3_prepare_v2(db,
-			       "SELECT suite, bench, params_json, variant, threads, unit, n, min,"
-			       " median, mean, stddev, mad, ci_low, ci_high, outliers, flops, bytes,"
-			       " check_err, bound, bound_frac, status, error, timing_only,"
+			       "SELECT " OCB_RESULT_COLS ","
 			       " (SELECT count(*) FROM sample WHERE result_id = ?1),"
-			       " (SELECT count(*) FROM counter WHERE result_id = ?1), suspect"
+			       " (SELECT count(*) FROM counter WHERE result_id = ?1)"
 			       " FROM result WHERE id = ?1",
 			       -1, &st, NULL) != SQLITE_OK) {
 		rc = qerr(s, "load result");
@@ -152,33 +154,10 @@ int ocb_store_result_load(struct ocb_store *s, int64_t result_id, struct ocb_res
 		rc = qerr(s, "load result");
 		goto out;
 	}
-	ocb_col_text(r.suite, sizeof r.suite, st, 0);
-	ocb_col_text(r.bench, sizeof r.bench, st, 1);
-	const unsigned char *pj = sqlite3_column_text(st, 2);
-	r.params_json = strdup(pj ? (const char *)pj : "{}");
-	ocb_col_text(r.variant, sizeof r.variant, st, 3);
-	r.threads = sqlite3_column_int(st, 4);
-	ocb_col_text(r.unit, sizeof r.unit, st, 5);
-	r.st.n = (long)sqlite3_column_int64(st, 6);
-	r.st.min = ocb_col_real(st, 7);
-	r.st.median = ocb_col_real(st, 8);
-	r.st.mean = ocb_col_real(st, 9);
-	r.st.stddev = ocb_col_real(st, 10);
-	r.st.mad = ocb_col_real(st, 11);
-	r.st.ci_low = ocb_col_real(st, 12);
-	r.st.ci_high = ocb_col_real(st, 13);
-	r.st.outliers = (long)sqlite3_column_int64(st, 14);
-	r.flops = ocb_col_real(st, 15);
-	r.bytes = ocb_col_real(st, 16);
-	r.check_err = ocb_col_real(st, 17);
-	ocb_col_text(r.bound, sizeof r.bound, st, 18);
-	r.bound_frac = ocb_col_real(st, 19);
-	ocb_col_text(r.status, sizeof r.status, st, 20);
-	ocb_col_text(r.error, sizeof r.error, st, 21);
-	r.timing_only = sqlite3_column_int(st, 22);
-	size_t nsamp = (size_t)sqlite3_column_int64(st, 23);
-	size_t ncnt = (size_t)sqlite3_column_int64(st, 24);
-	ocb_col_text(r.suspect, sizeof r.suspect, st, 25);
+	if ((rc = ocb_result_row_read(st, 0, &r)))
+		goto out;
+	size_t nsamp = (size_t)sqlite3_column_int64(st, OCB_RESULT_NCOLS);
+	size_t ncnt = (size_t)sqlite3_column_int64(st, OCB_RESULT_NCOLS + 1);
 	sqlite3_finalize(st);
 	st = NULL;
 	if (!r.params_json || (nsamp && !(r.samples = malloc(nsamp * sizeof *r.samples))) ||
@@ -243,8 +222,9 @@ out:
 	return OCB_OK;
 }
 
-int ocb_run_load(sqlite3 *db, int64_t run_id, struct ocb_run *out)
+int ocb_run_load(struct ocb_store *s, int64_t run_id, struct ocb_run *out)
 {
+	sqlite3 *db = ocb_store_handle(s);
 	sqlite3_stmt *st = NULL;
 	int rc = OCB_OK;
 	memset(out, 0, sizeof *out);
@@ -291,4 +271,18 @@ int ocb_run_load(sqlite3 *db, int64_t run_id, struct ocb_run *out)
 out:
 	sqlite3_finalize(st);
 	return rc;
+}
+
+int64_t ocb_store_machine_find(struct ocb_store *s, const char *fingerprint)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t id = 0;
+	if (sqlite3_prepare_v2(ocb_store_handle(s), "SELECT id FROM machine WHERE fingerprint = ?",
+			       -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, fingerprint, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return id;
 }

@@ -26,7 +26,11 @@ int ocb_store_result_load(struct ocb_store *s, int64_t result_id, struct ocb_res
 
 /* Loads run `run_id` with its machine's name, CPU and fingerprint into *out; out->shown
  * is the status a reader shows (run_live.h), out->quick from config_json. Reads only.
- * Errors: OCB_ENOENT, OCB_EDB. Takes the connection so report/ can call it. */
-int ocb_run_load(sqlite3 *db, int64_t run_id, struct ocb_run *out);
+ * Errors: OCB_ENOENT, OCB_EDB. */
+int ocb_run_load(struct ocb_store *s, int64_t run_id, struct ocb_run *out);
+
+/* The id of the machine with this fingerprint; 0 when the store has none (or on a
+ * read error). Reads only. */
+int64_t ocb_store_machine_find(struct ocb_store *s, const char *fingerprint);
 
 #endif

@@ -10,9 +10,11 @@
 #define FMA_M 0.75f
 #define FMA_C 0.25f
 
-static float lane_init(int k, int l)
+/* Initial value of lane l of accumulator k among nacc x nlanes: 0.5 + 1.5 x index /
+ * count, in [0.5, 2) (the step is a power of two for 96 and 256 lanes: exact). */
+static float lane_init(int k, int l, int nacc, int nlanes)
 {
-	return 0.5f + (float)(k * OCB_FMA_LANES + l) / 64.0f;
+	return 0.5f + (float)(k * nlanes + l) * (1.5f / (float)(nacc * nlanes));
 }
 
 static int team(int threads)
@@ -20,7 +22,8 @@ static int team(int threads)
 	return threads > 0 ? threads : omp_get_max_threads();
 }
 
-double ocb_peak_fma_ref(long iters, int threads, double *sink)
+/* The plain-C arithmetic of both vector variants: nacc x nlanes (<= 16 x 16) lanes. */
+static double fma_ref(long iters, int threads, double *sink, int nacc, int nlanes)
 {
 	int nt = team(threads);
 	double total = 0.0;
@@ -28,21 +31,31 @@ double ocb_peak_fma_ref(long iters, int threads, double *sink)
 		iters = 0;
 #pragma omp parallel num_threads(nt) reduction(+ : total)
 	{
-		float acc[OCB_FMA_ACC][OCB_FMA_LANES];
-		for (int k = 0; k < OCB_FMA_ACC; k++)
-			for (int l = 0; l < OCB_FMA_LANES; l++)
-				acc[k][l] = lane_init(k, l);
+		float acc[16][16];
+		for (int k = 0; k < nacc; k++)
+			for (int l = 0; l < nlanes; l++)
+				acc[k][l] = lane_init(k, l, nacc, nlanes);
 		for (long i = 0; i < iters; i++)
-			for (int k = 0; k < OCB_FMA_ACC; k++)
-				for (int l = 0; l < OCB_FMA_LANES; l++)
+			for (int k = 0; k < nacc; k++)
+				for (int l = 0; l < nlanes; l++)
 					acc[k][l] = acc[k][l] * FMA_M + FMA_C;
-		for (int k = 0; k < OCB_FMA_ACC; k++)
-			for (int l = 0; l < OCB_FMA_LANES; l++)
+		for (int k = 0; k < nacc; k++)
+			for (int l = 0; l < nlanes; l++)
 				total += acc[k][l];
 	}
 	if (sink)
 		*sink = total;
-	return (double)nt * (double)iters * OCB_FMA_FLOPS_PER_ITER;
+	return (double)nt * (double)iters * 2.0 * nacc * nlanes;
+}
+
+double ocb_peak_fma_ref(long iters, int threads, double *sink)
+{
+	return fma_ref(iters, threads, sink, OCB_FMA_ACC, OCB_FMA_LANES);
+}
+
+double ocb_peak_fma_avx512_ref(long iters, int threads, double *sink)
+{
+	return fma_ref(iters, threads, sink, OCB_FMA512_ACC, OCB_FMA512_LANES);
 }
 
 /* Sum of the 8 lanes of v, in double. */
@@ -70,7 +83,7 @@ __attribute__((target("avx2,fma"))) double ocb_peak_fma_avx2(long iters, int thr
 		float init[OCB_FMA_ACC][OCB_FMA_LANES];
 		for (int k = 0; k < OCB_FMA_ACC; k++)
 			for (int l = 0; l < OCB_FMA_LANES; l++)
-				init[k][l] = lane_init(k, l);
+				init[k][l] = lane_init(k, l, OCB_FMA_ACC, OCB_FMA_LANES);
 		const __m256 m = _mm256_set1_ps(FMA_M), c = _mm256_set1_ps(FMA_C);
 		__m256 a0 = _mm256_loadu_ps(init[0]), a1 = _mm256_loadu_ps(init[1]);
 		__m256 a2 = _mm256_loadu_ps(init[2]), a3 = _mm256_loadu_ps(init[3]);
@@ -100,9 +113,74 @@ __attribute__((target("avx2,fma"))) double ocb_peak_fma_avx2(long iters, int thr
 	return (double)nt * (double)iters * OCB_FMA_FLOPS_PER_ITER;
 }
 
+/* Sum of the 16 lanes of v, in double. */
+__attribute__((target("avx512f"))) static double hsum16(__m512 v)
+{
+	float f[16];
+	double s = 0.0;
+	_mm512_storeu_ps(f, v);
+	for (int l = 0; l < 16; l++)
+		s += f[l];
+	return s;
+}
+
+#define FMA16(i) a##i = _mm512_fmadd_ps(a##i, m, c)
+#define LOAD16(i) __m512 a##i = _mm512_loadu_ps(init[i])
+
+/* 16 named zmm chains (of 32 registers), as in the AVX2 variant; built with a
+ * function-level target so that the rest of the binary stays AVX2 (or plain). */
+__attribute__((target("avx512f"))) double ocb_peak_fma_avx512(long iters, int threads,
+							       double *sink)
+{
+	_Static_assert(OCB_FMA512_ACC == 16 && OCB_FMA512_LANES == 16, "16 zmm chains");
+	int nt = team(threads);
+	double total = 0.0;
+	if (iters < 0)
+		iters = 0;
+#pragma omp parallel num_threads(nt) reduction(+ : total)
+	{
+		float init[OCB_FMA512_ACC][OCB_FMA512_LANES];
+		for (int k = 0; k < OCB_FMA512_ACC; k++)
+			for (int l = 0; l < OCB_FMA512_LANES; l++)
+				init[k][l] = lane_init(k, l, OCB_FMA512_ACC, OCB_FMA512_LANES);
+		const __m512 m = _mm512_set1_ps(FMA_M), c = _mm512_set1_ps(FMA_C);
+		LOAD16(0); LOAD16(1); LOAD16(2); LOAD16(3); LOAD16(4); LOAD16(5); LOAD16(6);
+		LOAD16(7); LOAD16(8); LOAD16(9); LOAD16(10); LOAD16(11); LOAD16(12);
+		LOAD16(13); LOAD16(14); LOAD16(15);
+		for (long i = 0; i < iters; i++) {
+			FMA16(0); FMA16(1); FMA16(2); FMA16(3); FMA16(4); FMA16(5); FMA16(6);
+			FMA16(7); FMA16(8); FMA16(9); FMA16(10); FMA16(11); FMA16(12);
+			FMA16(13); FMA16(14); FMA16(15);
+		}
+		total += hsum16(a0) + hsum16(a1) + hsum16(a2) + hsum16(a3) + hsum16(a4) +
+			 hsum16(a5) + hsum16(a6) + hsum16(a7) + hsum16(a8) + hsum16(a9) +
+			 hsum16(a10) + hsum16(a11) + hsum16(a12) + hsum16(a13) + hsum16(a14) +
+			 hsum16(a15);
+	}
+	if (sink)
+		*sink = total;
+	return (double)nt * (double)iters * OCB_FMA512_FLOPS_PER_ITER;
+}
+
 double ocb_peak_fma(long iters, int threads, double *sink)
 {
+	if (ocb_cpu_avx512f())
+		return ocb_peak_fma_avx512(iters, threads, sink);
 	if (ocb_cpu_avx2())
 		return ocb_peak_fma_avx2(iters, threads, sink);
 	return ocb_peak_fma_ref(iters, threads, sink);
+}
+
+double ocb_peak_fma_flops_per_iter(void)
+{
+	return ocb_cpu_avx512f() ? OCB_FMA512_FLOPS_PER_ITER : OCB_FMA_FLOPS_PER_ITER;
+}
+
+const char *ocb_peak_fma_isa(void)
+{
+	if (ocb_cpu_avx512f())
+		return "AVX-512F zmm FMA, 16 independent 16-lane accumulators";
+	if (ocb_cpu_avx2())
+		return "AVX2 ymm FMA, 12 independent 8-lane accumulators";
+	return "plain-C FMA (no AVX2: not a peak), 12 x 8 lanes";
 }

@@ -9,25 +9,26 @@
  * (TQ: sum((t-1) a) = sum(t a) - s). Weight scales: one F16C conversion per block, or
  * (Q4_0, TQ2_0) one per 4 blocks. GEMV should be memory-bound, so the loops do little
  * per byte: several blocks per iteration with independent accumulators, codes expanded
- * with few shifts and masks, and a software prefetch (QPF) to keep DRAM requests in flight. */
+ * with few shifts and masks, and a software prefetch (qk_prefetch) to keep DRAM requests in flight. */
 #include <immintrin.h>
 #include <string.h>
 
 #include "quant_impl.h"
+#include "quant_repack_impl.h" /* qk_prefetch */
 
 #define AVX2 __attribute__((target("avx2,fma,f16c")))
 
-/* Software prefetch distance in bytes of weights ahead of the GEMV loop. A row-streaming
- * GEMV spends cycles on arithmetic between loads, so the hardware prefetcher alone keeps
- * too few DRAM requests in flight; requesting ~QPF bytes ahead (it runs into the next row,
- * which is the next one read) lets the GEMV approach the plain read loop's bandwidth.
- * 4096 measured best at 16384^2 (quant_gemv_bw, cold L3, 1 and 2 threads) against
- * 1024/2048/3072/6144/8192: with 2048 Q4_0/TQ2_0 reached ~80% of the read loop, with
- * 4096 ~86-88% (Q8_0 ~85% -> ~90%). */
-#ifndef QPF
-#define QPF 4096
-#endif
-#define PREFETCH(p) _mm_prefetch((const char *)(p) + QPF, _MM_HINT_T0)
+/* Software prefetch distance in bytes of weights ahead of the GEMV loop: qk_prefetch
+ * (quant_repack_impl.h; default and per-CPU choice in quant_repack.c, OCB_QGEMV_PF overrides). A
+ * row-streaming GEMV spends cycles on arithmetic between loads, so the hardware prefetcher
+ * alone keeps too few DRAM requests in flight; requesting ~2 KiB ahead (about the
+ * bandwidth-delay product of one core: ~16-20 GB/s x ~100-130 ns) lets the GEMV approach
+ * the plain read loop's bandwidth. Measured at 16384^2 on the Xeon (quant_gemv_bw, cold,
+ * 1 thread, THP buffers): Q4_0 r8 87% (0) / 91% (1024) / 94-96% (2048) / 80-83% (4096) /
+ * 72% (8192) of the read loop; Q8_0 78% (1024) / 86-91% (2048) / 82-88% (3072-4096);
+ * TQ2_0 67% / 70% / 68% (1024 / 2048 / 3072). Without THP 2048 is also the best
+ * (Q8_0 89% vs 83% at 4096). A register operand, not an immediate: no measurable cost. */
+#define PREFETCH(p) _mm_prefetch((const char *)(p) + qk_prefetch, _MM_HINT_T0)
 
 static inline AVX2 float h2f(uint16_t h) { return _cvtsh_ss(h); }
 

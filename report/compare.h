@@ -32,6 +32,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../db/pairs.h"
 #include "../db/records.h"
 #include "../db/store.h"
 
@@ -61,18 +62,12 @@ struct ocb_cmp_case {
 };
 
 /* A case of one run with no ok counterpart in the other: not compared. */
-struct ocb_cmp_only {
-	char bench[64], variant[32], status[16];
-	char *params;                   /* owned */
-	int threads;
-};
-
 #define OCB_CMP_MAXWARN 4
 
 struct ocb_cmp {
 	int64_t base_run, cand_run;
 	struct ocb_run base, cand;      /* the runs as readers show them (db/records.h) */
-	struct ocb_cmp_only *only[2];   /* [0] in base only, [1] in cand only */
+	struct ocb_case_row *only[2];     /* [0] in base only, [1] in cand only */
 	size_t nonly[2];
 	char warn[OCB_CMP_MAXWARN][256]; /* quick vs full, a run with itself, ... */
 	int nwarn;
@@ -95,7 +90,7 @@ const char *ocb_verdict_name(enum ocb_verdict v);
 int ocb_cmp_resolve(struct ocb_store *s, const char *spec, int64_t *run_id);
 
 /* Compares two runs. *out is released with ocb_cmp_release(). */
-int ocb_cmp_runs(sqlite3 *db, int64_t base, int64_t cand, const struct ocb_cmp_opts *o,
+int ocb_cmp_runs(struct ocb_store *db, int64_t base, int64_t cand, const struct ocb_cmp_opts *o,
 		 struct ocb_cmp *out);
 void ocb_cmp_release(struct ocb_cmp *c);
 

@@ -9,10 +9,9 @@
 
 #include "../common/ocb_error.h"
 #include "../common/ocb_time.h"
-#include "../db/run_live.h"
+#include "../db/run_dump.h"
 #include "escape.h"
 #include "rdata.h"
-#include "../db/column.h"
 
 int ocb_export_format(const char *name, enum ocb_export_fmt *out)
 {
@@ -27,24 +26,9 @@ int ocb_export_format(const char *name, enum ocb_export_fmt *out)
 	return OCB_OK;
 }
 
-int ocb_export_latest(sqlite3 *db, int64_t *run_id)
+int ocb_export_latest(struct ocb_store *db, int64_t *run_id)
 {
-	sqlite3_stmt *st = NULL;
-	int rc;
-	if (sqlite3_prepare_v2(db, "SELECT id FROM run WHERE status = 'complete'"
-				   " ORDER BY started_at DESC, id DESC LIMIT 1",
-			       -1, &st, NULL) != SQLITE_OK)
-		return ocb_seterr(OCB_EDB, "export: %s", sqlite3_errmsg(db));
-	int s = sqlite3_step(st);
-	if (s == SQLITE_ROW) {
-		*run_id = sqlite3_column_int64(st, 0);
-		rc = OCB_OK;
-	} else {
-		rc = s == SQLITE_DONE ? ocb_seterr(OCB_ENOENT, "no complete run in the database")
-				      : ocb_seterr(OCB_EDB, "export: %s", sqlite3_errmsg(db));
-	}
-	sqlite3_finalize(st);
-	return rc;
+	return ocb_db_latest_complete_run(db, run_id);
 }
 
 /* Everything exported about one run, loaded with four queries. */
@@ -87,263 +71,100 @@ static void xrun_release(struct xrun *x)
 	ocb_mceil_release(&x->mc);
 }
 
-/* One row as an object of its columns (NULL -> null). */
-static cJSON *row_object(sqlite3_stmt *st)
+/* The counters of r appended to x->cnt (available: stored available and a value). */
+static int add_counters(struct xrun *x, struct xres *e, const struct ocb_result *r)
 {
-	cJSON *o = cJSON_CreateObject();
-	for (int c = 0; o && c < sqlite3_column_count(st); c++) {
-		const char *name = sqlite3_column_name(st, c);
-		switch (sqlite3_column_type(st, c)) {
-		case SQLITE_NULL: cJSON_AddNullToObject(o, name); break;
-		case SQLITE_INTEGER:
-		case SQLITE_FLOAT: cJSON_AddNumberToObject(o, name, sqlite3_column_double(st, c)); break;
-		default: cJSON_AddStringToObject(o, name, (const char *)sqlite3_column_text(st, c));
-		}
+	if (!r->ncounters)
+		return OCB_OK;
+	struct xcnt *nc = realloc(x->cnt, (x->ncnt + r->ncounters) * sizeof *nc);
+	if (!nc)
+		return ocb_seterr(OCB_ENOMEM, "export");
+	x->cnt = nc;
+	e->c0 = x->ncnt;
+	e->nc = r->ncounters;
+	for (size_t k = 0; k < r->ncounters; k++) {
+		const struct ocb_counter_val *v = &r->counters[k];
+		struct xcnt *c = &x->cnt[x->ncnt++];
+		snprintf(c->event, sizeof c->event, "%s", v->event);
+		c->available = v->available && !isnan(v->value);
+		c->value = c->available ? v->value : NAN;
+		snprintf(c->reason, sizeof c->reason, "%s", v->reason);
+		c->multiplex = v->multiplex_ratio;
 	}
-	return o;
+	return OCB_OK;
 }
 
-/* The index of the column named `name` in st's result, or -1. */
-static int col_index(sqlite3_stmt *st, const char *name)
+/* The samples of r appended to x->samples / x->cpu (NaN where not recorded). */
+static int add_samples(struct xrun *x, struct xres *e, const struct ocb_result *r)
 {
-	for (int c = 0; c < sqlite3_column_count(st); c++)
-		if (!strcmp(sqlite3_column_name(st, c), name))
-			return c;
-	return -1;
-}
-
-static int db_fail(sqlite3 *db, const char *what)
-{
-	return ocb_seterr(OCB_EDB, "export %s: %s", what, sqlite3_errmsg(db));
-}
-
-/* The run_context metrics (collect/runner.c): load averages and MHz at run start. */
-static int load_context(sqlite3 *db, int64_t run_id, struct xrun *x)
-{
-	sqlite3_stmt *st = NULL;
-	int s;
-	x->load[0] = x->load[1] = x->load[2] = x->mhz = NAN;
-	if (sqlite3_prepare_v2(db, "SELECT key, value FROM metric WHERE run_id = ?"
-				   " AND workload = 'run_context' AND step IS NULL ORDER BY id",
-			       -1, &st, NULL) != SQLITE_OK)
-		return db_fail(db, "run context");
-	sqlite3_bind_int64(st, 1, run_id);
-	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *k = (const char *)sqlite3_column_text(st, 0);
-		double v = ocb_col_real(st, 1);
-		if (!k)
-			continue;
-		if (!strcmp(k, "load_avg_1m"))
-			x->load[0] = v;
-		else if (!strcmp(k, "load_avg_5m"))
-			x->load[1] = v;
-		else if (!strcmp(k, "load_avg_15m"))
-			x->load[2] = v;
-		else if (!strcmp(k, "cpu_mhz"))
-			x->mhz = v;
+	if (!r->nsamples)
+		return OCB_OK;
+	size_t n = x->nsamples + r->nsamples;
+	double *ns = realloc(x->samples, n * sizeof *ns);
+	if (ns)
+		x->samples = ns;
+	double *nc = realloc(x->cpu, n * sizeof *nc);
+	if (nc)
+		x->cpu = nc;
+	if (!ns || !nc)
+		return ocb_seterr(OCB_ENOMEM, "export");
+	e->s0 = x->nsamples;
+	e->ns = r->nsamples;
+	for (size_t k = 0; k < r->nsamples; k++) {
+		x->cpu[x->nsamples] = r->cpu_samples ? r->cpu_samples[k] : NAN;
+		x->samples[x->nsamples++] = r->samples[k];
 	}
-	sqlite3_finalize(st);
-	return s == SQLITE_DONE ? OCB_OK : db_fail(db, "run context");
+	return OCB_OK;
 }
 
-static int xrun_load(sqlite3 *db, int64_t run_id, struct xrun *x)
+/* Run run_id as export shows it: the store's dump of the run (db/run_dump.h) with each
+ * result as a report row plus its statistics, samples and counters, and the machine's
+ * ceilings. */
+static int xrun_load(struct ocb_store *db, int64_t run_id, struct xrun *x)
 {
-	sqlite3_stmt *st = NULL;
-	int rc = OCB_OK, s;
-	size_t cap = 0;
-
+	struct ocb_run_dump d;
+	int rc;
 	memset(x, 0, sizeof *x);
 	x->run_id = run_id;
-	if (sqlite3_prepare_v2(db, "SELECT * FROM run WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
-		return db_fail(db, "run");
-	sqlite3_bind_int64(st, 1, run_id);
-	if ((s = sqlite3_step(st)) != SQLITE_ROW) {
-		rc = s == SQLITE_DONE ? ocb_seterr(OCB_ENOENT, "export: no run %lld", (long long)run_id)
-				      : db_fail(db, "run");
-		goto out;
-	}
-	x->run = row_object(st);
-	x->machine_id = (int64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(x->run, "machine_id"));
-	/* the status a reader shows: a 'running' run whose process is gone is aborted */
-	const char *shown = ocb_live_status(
-		(const char *)sqlite3_column_text(st, col_index(st, "status")),
-		sqlite3_column_int64(st, col_index(st, "pid")),
-		(const char *)sqlite3_column_text(st, col_index(st, "hostname")),
-		(const char *)sqlite3_column_text(st, col_index(st, "boot_id")),
-		(const char *)sqlite3_column_text(st, col_index(st, "started_at")));
-	if (x->run && shown)
-		cJSON_ReplaceItemInObject(x->run, "status", cJSON_CreateString(shown));
-	sqlite3_finalize(st);
-	st = NULL;
-	if (sqlite3_prepare_v2(db, "SELECT * FROM machine WHERE id = ?", -1, &st, NULL) != SQLITE_OK) {
-		rc = db_fail(db, "machine");
-		goto out;
-	}
-	sqlite3_bind_int64(st, 1, x->machine_id);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		x->machine = row_object(st);
-	else
-		x->machine = cJSON_CreateObject();
-	sqlite3_finalize(st);
-	st = NULL;
-	if (!x->run || !x->machine) {
+	if ((rc = ocb_db_run_dump(db, run_id, &d)))
+		return rc;
+	x->run = d.run;
+	x->machine = d.machine;
+	d.run = d.machine = NULL;
+	x->machine_id = d.machine_id;
+	memcpy(x->load, d.load, sizeof x->load);
+	x->mhz = d.mhz;
+	const char *host = cJSON_GetStringValue(cJSON_GetObjectItem(x->machine, "hostname"));
+	if (!(x->res = calloc(d.nres + 1, sizeof *x->res))) {
 		rc = ocb_seterr(OCB_ENOMEM, "export");
 		goto out;
 	}
-	if ((rc = ocb_mceil_load(db, &x->machine_id, 1, &x->mc)))
-		goto out;
-
-	/* results */
-	if (sqlite3_prepare_v2(db,
-			       "SELECT id, suite, bench, params_json, variant, threads, unit, n, min,"
-			       " median, mean, stddev, mad, ci_low, ci_high, flops, bytes, check_err,"
-			       " bound, bound_frac, status, error FROM result WHERE run_id = ? ORDER BY id",
-			       -1, &st, NULL) != SQLITE_OK) {
-		rc = db_fail(db, "results");
-		goto out;
-	}
-	sqlite3_bind_int64(st, 1, run_id);
-	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-		if (x->nres == cap) {
-			cap = cap ? 2 * cap : 32;
-			struct xres *nr = realloc(x->res, cap * sizeof *nr);
-			if (!nr) {
-				rc = ocb_seterr(OCB_ENOMEM, "export");
-				goto out;
-			}
-			x->res = nr;
-		}
-		struct xres *e = &x->res[x->nres];
-		memset(e, 0, sizeof *e);
-		struct ocb_rrow *r = &e->r;
-		r->id = sqlite3_column_int64(st, 0);
-		r->run_id = run_id;
-		r->machine_id = x->machine_id;
-		ocb_col_text(r->suite, sizeof r->suite, st, 1);
-		ocb_col_text(r->bench, sizeof r->bench, st, 2);
-		const unsigned char *p = sqlite3_column_text(st, 3);
-		if (!(r->params = strdup(p ? (const char *)p : "{}"))) {
+	for (size_t i = 0; i < d.nres && !rc; i++) {
+		const struct ocb_result *r = &d.res[i].r;
+		struct xres *e = &x->res[i];
+		ocb_rrow_of_result(r, d.res[i].id, &e->r);
+		if (!(e->r.params = strdup(r->params_json))) {
 			rc = ocb_seterr(OCB_ENOMEM, "export");
-			goto out;
+			break;
 		}
 		x->nres++;
-		ocb_col_text(r->variant, sizeof r->variant, st, 4);
-		r->threads = sqlite3_column_int(st, 5);
-		ocb_col_text(r->unit, sizeof r->unit, st, 6);
-		r->n = sqlite3_column_int(st, 7);
-		e->min = ocb_col_real(st, 8);
-		r->median = ocb_col_real(st, 9);
-		e->mean = ocb_col_real(st, 10);
-		e->stddev = ocb_col_real(st, 11);
-		e->mad = ocb_col_real(st, 12);
-		r->ci_low = ocb_col_real(st, 13);
-		r->ci_high = ocb_col_real(st, 14);
-		r->flops = ocb_col_real(st, 15);
-		r->bytes = ocb_col_real(st, 16);
-		e->check_err = ocb_col_real(st, 17);
-		ocb_col_text(r->bound, sizeof r->bound, st, 18);
-		r->bound_frac = ocb_col_real(st, 19);
-		ocb_col_text(r->status, sizeof r->status, st, 20);
-		ocb_col_text(e->error, sizeof e->error, st, 21);
-		const char *host = cJSON_GetStringValue(cJSON_GetObjectItem(x->machine, "hostname"));
-		snprintf(r->host, sizeof r->host, "%s", host ? host : "");
+		e->r.run_id = run_id;
+		e->r.machine_id = x->machine_id;
+		snprintf(e->r.host, sizeof e->r.host, "%s", host ? host : "");
+		e->min = r->st.min;
+		e->mean = r->st.mean;
+		e->stddev = r->st.stddev;
+		e->mad = r->st.mad;
+		e->check_err = r->check_err;
+		snprintf(e->error, sizeof e->error, "%s", r->error);
+		rc = add_samples(x, e, r);
+		if (!rc)
+			rc = add_counters(x, e, r);
 	}
-	if (s != SQLITE_DONE) {
-		rc = db_fail(db, "results");
-		goto out;
-	}
-	sqlite3_finalize(st);
-	st = NULL;
-
-	/* samples of all results, in (result, rep) order; results are in id order too */
-	if (sqlite3_prepare_v2(db,
-			       "SELECT s.result_id, s.value, s.cpu_s FROM sample s"
-			       " JOIN result r ON r.id = s.result_id"
-			       " WHERE r.run_id = ? ORDER BY s.result_id, s.rep",
-			       -1, &st, NULL) != SQLITE_OK) {
-		rc = db_fail(db, "samples");
-		goto out;
-	}
-	sqlite3_bind_int64(st, 1, run_id);
-	cap = 0;
-	size_t ri = 0;
-	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
-		while (ri < x->nres && x->res[ri].r.id < id)
-			ri++;
-		if (ri == x->nres || x->res[ri].r.id != id)
-			continue;
-		if (x->nsamples == cap) {
-			cap = cap ? 2 * cap : 256;
-			double *ns = realloc(x->samples, cap * sizeof *ns);
-			if (ns)
-				x->samples = ns;
-			double *nc = realloc(x->cpu, cap * sizeof *nc);
-			if (nc)
-				x->cpu = nc;
-			if (!ns || !nc) {
-				rc = ocb_seterr(OCB_ENOMEM, "export");
-				goto out;
-			}
-		}
-		if (!x->res[ri].ns)
-			x->res[ri].s0 = x->nsamples;
-		x->res[ri].ns++;
-		x->cpu[x->nsamples] = ocb_col_real(st, 2);
-		x->samples[x->nsamples++] = sqlite3_column_double(st, 1);
-	}
-	if (s != SQLITE_DONE) {
-		rc = db_fail(db, "samples");
-		goto out;
-	}
-	sqlite3_finalize(st);
-	st = NULL;
-
-	if (sqlite3_prepare_v2(db,
-			       "SELECT c.result_id, c.event, c.value, c.available, c.reason, c.multiplex_ratio"
-			       " FROM counter c JOIN result r ON r.id = c.result_id"
-			       " WHERE r.run_id = ? ORDER BY c.result_id, c.event",
-			       -1, &st, NULL) != SQLITE_OK) {
-		rc = db_fail(db, "counters");
-		goto out;
-	}
-	sqlite3_bind_int64(st, 1, run_id);
-	cap = 0;
-	ri = 0;
-	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
-		while (ri < x->nres && x->res[ri].r.id < id)
-			ri++;
-		if (ri == x->nres || x->res[ri].r.id != id)
-			continue;
-		if (x->ncnt == cap) {
-			cap = cap ? 2 * cap : 64;
-			struct xcnt *nc = realloc(x->cnt, cap * sizeof *nc);
-			if (!nc) {
-				rc = ocb_seterr(OCB_ENOMEM, "export");
-				goto out;
-			}
-			x->cnt = nc;
-		}
-		if (!x->res[ri].nc)
-			x->res[ri].c0 = x->ncnt;
-		x->res[ri].nc++;
-		struct xcnt *c = &x->cnt[x->ncnt++];
-		ocb_col_text(c->event, sizeof c->event, st, 1);
-		c->available = sqlite3_column_int(st, 3) && sqlite3_column_type(st, 2) != SQLITE_NULL;
-		c->value = c->available ? sqlite3_column_double(st, 2) : NAN;
-		ocb_col_text(c->reason, sizeof c->reason, st, 4);
-		c->multiplex = ocb_col_real(st, 5);
-	}
-	if (s != SQLITE_DONE) {
-		rc = db_fail(db, "counters");
-		goto out;
-	}
-	sqlite3_finalize(st);
-	st = NULL;
-	rc = load_context(db, run_id, x);
+	if (!rc)
+		rc = ocb_mceil_load(db, &x->machine_id, 1, &x->mc);
 out:
-	sqlite3_finalize(st);
+	ocb_run_dump_release(&d);
 	if (rc)
 		xrun_release(x);
 	return rc;
@@ -706,28 +527,12 @@ fail:
 	return NULL;
 }
 
-static int metrics_json(sqlite3 *db, int64_t run_id, cJSON *root)
+static int metrics_json(struct ocb_store *db, int64_t run_id, cJSON *root)
 {
-	sqlite3_stmt *st = NULL;
 	cJSON *arr = cJSON_AddArrayToObject(root, "metrics");
-	int s;
 	if (!arr)
 		return ocb_seterr(OCB_ENOMEM, "export");
-	if (sqlite3_prepare_v2(db, "SELECT workload, step, key, value, unit FROM metric WHERE run_id = ?"
-				   " ORDER BY workload, key, step, id",
-			       -1, &st, NULL) != SQLITE_OK)
-		return db_fail(db, "metrics");
-	sqlite3_bind_int64(st, 1, run_id);
-	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-		cJSON *o = row_object(st);
-		if (!o || !cJSON_AddItemToArray(arr, o)) {
-			cJSON_Delete(o);
-			sqlite3_finalize(st);
-			return ocb_seterr(OCB_ENOMEM, "export");
-		}
-	}
-	sqlite3_finalize(st);
-	return s == SQLITE_DONE ? OCB_OK : db_fail(db, "metrics");
+	return ocb_db_run_metrics_json(db, run_id, arr);
 }
 
 static void csv_num(FILE *f, double v)
@@ -776,7 +581,7 @@ static int write_csv(const struct xrun *x, FILE *f)
 	return OCB_OK;
 }
 
-int ocb_export_run(sqlite3 *db, int64_t run_id, enum ocb_export_fmt fmt, FILE *f)
+int ocb_export_run(struct ocb_store *db, int64_t run_id, enum ocb_export_fmt fmt, FILE *f)
 {
 	struct xrun x;
 	cJSON *j = NULL;

@@ -23,7 +23,7 @@
 #ifndef OCB_EXPORT_H
 #define OCB_EXPORT_H
 
-#include <sqlite3.h>
+#include "../db/store.h"
 #include <stdint.h>
 #include <stdio.h>
 
@@ -33,9 +33,9 @@ enum ocb_export_fmt { OCB_EXPORT_GBENCH = 0, OCB_EXPORT_CSV, OCB_EXPORT_JSON };
 int ocb_export_format(const char *name, enum ocb_export_fmt *out);
 
 /* The newest complete run. OCB_ENOENT if there is none. */
-int ocb_export_latest(sqlite3 *db, int64_t *run_id);
+int ocb_export_latest(struct ocb_store *db, int64_t *run_id);
 
 /* Writes run `run_id` to f. Errors: OCB_ENOENT (no run), OCB_EDB, OCB_ENOMEM, OCB_EIO. */
-int ocb_export_run(sqlite3 *db, int64_t run_id, enum ocb_export_fmt fmt, FILE *f);
+int ocb_export_run(struct ocb_store *db, int64_t run_id, enum ocb_export_fmt fmt, FILE *f);
 
 #endif

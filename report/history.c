@@ -11,7 +11,7 @@
 #include "../common/ocb_json.h"
 #include "escape.h"
 #include "gnuplot.h"
-#include "../db/column.h"
+#include "../db/pairs.h"
 
 void ocb_hist_release(struct ocb_hist *h)
 {
@@ -26,19 +26,58 @@ void ocb_hist_release(struct ocb_hist *h)
 	h->n = 0;
 }
 
-static void text(char *dst, size_t len, sqlite3_stmt *st, int col)
+/* Appends history row h to the series it belongs to (a new one when its params,
+ * variant, threads or machine differ from the last series'). */
+static int add_point(struct ocb_hist *out, const char *bench, const struct ocb_history_row *h,
+		     size_t *cap)
 {
-	const unsigned char *s = sqlite3_column_text(st, col);
-	snprintf(dst, len, "%s", s ? (const char *)s : "");
+	struct ocb_hist_series *cur = out->n ? &out->s[out->n - 1] : NULL;
+	if (!cur || strcmp(cur->params, h->params) || strcmp(cur->variant, h->variant) ||
+	    cur->threads != h->threads || cur->machine_id != h->machine_id) {
+		struct ocb_hist_series *ns = realloc(out->s, (out->n + 1) * sizeof *ns);
+		if (!ns)
+			return ocb_seterr(OCB_ENOMEM, "history");
+		out->s = ns;
+		cur = &out->s[out->n++];
+		memset(cur, 0, sizeof *cur);
+		*cap = 0;
+		snprintf(cur->bench, sizeof cur->bench, "%s", bench);
+		snprintf(cur->variant, sizeof cur->variant, "%s", h->variant);
+		snprintf(cur->host, sizeof cur->host, "%s", h->host);
+		snprintf(cur->unit, sizeof cur->unit, "%s", h->unit);
+		cur->threads = h->threads;
+		cur->machine_id = h->machine_id;
+		if (!(cur->params = strdup(h->params)))
+			return ocb_seterr(OCB_ENOMEM, "history");
+	}
+	if (cur->n == *cap) {
+		*cap = *cap ? 2 * *cap : 32;
+		struct ocb_hist_point *np = realloc(cur->pt, *cap * sizeof *np);
+		if (!np)
+			return ocb_seterr(OCB_ENOMEM, "history");
+		cur->pt = np;
+	}
+	struct ocb_hist_point *p = &cur->pt[cur->n++];
+	memset(p, 0, sizeof *p);
+	p->run_id = h->run_id;
+	snprintf(p->started_at, sizeof p->started_at, "%s", h->started_at);
+	snprintf(p->label, sizeof p->label, "%s", h->label);
+	p->median = h->median;
+	p->ci_low = h->ci_low;
+	p->ci_high = h->ci_high;
+	p->p = NAN;
+	p->shift = NAN;
+	return OCB_OK;
 }
 
-int ocb_hist_load(sqlite3 *db, const char *case_spec, const struct ocb_sel *sel,
+int ocb_hist_load(struct ocb_store *db, const char *case_spec, const struct ocb_sel *sel,
 		  struct ocb_hist *out)
 {
-	char bench[64], mfilter[512] = "", *sql = NULL, *canon = NULL;
-	sqlite3_stmt *st = NULL;
+	char bench[64], *canon = NULL;
+	struct ocb_history_row *rows = NULL;
+	size_t nrows = 0, cap = 0;
 	cJSON *pj = NULL;
-	int rc = OCB_OK, s;
+	int rc = OCB_OK;
 
 	memset(out, 0, sizeof *out);
 	const char *colon = strchr(case_spec, ':');
@@ -59,95 +98,17 @@ int ocb_hist_load(sqlite3 *db, const char *case_spec, const struct ocb_sel *sel,
 			goto out;
 		}
 	}
-	if (sel && sel->nmachines) {
-		size_t o = (size_t)snprintf(mfilter, sizeof mfilter, " AND r.machine_id IN (");
-		for (size_t i = 0; i < sel->nmachines; i++)
-			o += (size_t)snprintf(mfilter + o, sizeof mfilter - o, "%s%lld", i ? "," : "",
-					      (long long)sel->machine[i]);
-		snprintf(mfilter + o, sizeof mfilter - o, ")");
-	}
-	if (asprintf(&sql,
-		     "SELECT res.params_json, res.variant, res.threads, r.machine_id, m.hostname,"
-		     " res.unit, r.id, r.started_at, r.label, res.median, res.ci_low, res.ci_high"
-		     " FROM result res JOIN run r ON r.id = res.run_id"
-		     " JOIN machine m ON m.id = r.machine_id"
-		     " WHERE res.bench = ?1 AND (?2 IS NULL OR res.params_json = ?2)"
-		     " AND res.status = 'ok' AND r.status = 'complete'%s"
-		     " ORDER BY res.params_json COLLATE ocb_params, res.variant, res.threads, r.machine_id,"
-		     " r.started_at, r.id, res.id",
-		     mfilter) < 0) {
-		sql = NULL;
-		rc = ocb_seterr(OCB_ENOMEM, "history query");
+	if ((rc = ocb_db_history(db, bench, canon, sel ? sel->machine : NULL,
+				 sel ? sel->nmachines : 0, &rows, &nrows)))
 		goto out;
-	}
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		rc = ocb_seterr(OCB_EDB, "history: %s", sqlite3_errmsg(db));
-		goto out;
-	}
-	sqlite3_bind_text(st, 1, bench, -1, SQLITE_TRANSIENT);
-	if (canon)
-		sqlite3_bind_text(st, 2, canon, -1, SQLITE_TRANSIENT);
-	size_t cap = 0;
-	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *params = (const char *)sqlite3_column_text(st, 0);
-		char variant[32];
-		text(variant, sizeof variant, st, 1);
-		int threads = sqlite3_column_int(st, 2);
-		int64_t mid = sqlite3_column_int64(st, 3);
-		struct ocb_hist_series *cur = out->n ? &out->s[out->n - 1] : NULL;
-		if (!cur || strcmp(cur->params, params ? params : "") || strcmp(cur->variant, variant) ||
-		    cur->threads != threads || cur->machine_id != mid) {
-			struct ocb_hist_series *ns = realloc(out->s, (out->n + 1) * sizeof *ns);
-			if (!ns) {
-				rc = ocb_seterr(OCB_ENOMEM, "history");
-				goto out;
-			}
-			out->s = ns;
-			cur = &out->s[out->n++];
-			memset(cur, 0, sizeof *cur);
-			cap = 0;
-			snprintf(cur->bench, sizeof cur->bench, "%s", bench);
-			snprintf(cur->variant, sizeof cur->variant, "%s", variant);
-			text(cur->host, sizeof cur->host, st, 4);
-			text(cur->unit, sizeof cur->unit, st, 5);
-			cur->threads = threads;
-			cur->machine_id = mid;
-			if (!(cur->params = strdup(params ? params : ""))) {
-				rc = ocb_seterr(OCB_ENOMEM, "history");
-				goto out;
-			}
-		}
-		if (cur->n == cap) {
-			cap = cap ? 2 * cap : 32;
-			struct ocb_hist_point *np = realloc(cur->pt, cap * sizeof *np);
-			if (!np) {
-				rc = ocb_seterr(OCB_ENOMEM, "history");
-				goto out;
-			}
-			cur->pt = np;
-		}
-		struct ocb_hist_point *p = &cur->pt[cur->n++];
-		memset(p, 0, sizeof *p);
-		p->run_id = sqlite3_column_int64(st, 6);
-		text(p->started_at, sizeof p->started_at, st, 7);
-		text(p->label, sizeof p->label, st, 8);
-		p->median = sqlite3_column_double(st, 9);
-		p->ci_low = ocb_col_real(st, 10);
-		p->ci_high = ocb_col_real(st, 11);
-		p->p = NAN;
-		p->shift = NAN;
-	}
-	if (s != SQLITE_DONE) {
-		rc = ocb_seterr(OCB_EDB, "history: %s", sqlite3_errmsg(db));
-		goto out;
-	}
-	if (!out->n)
+	for (size_t i = 0; i < nrows && !rc; i++)
+		rc = add_point(out, bench, &rows[i], &cap);
+	if (!rc && !out->n)
 		rc = ocb_seterr(OCB_ENOENT, "no complete run has case '%s'", case_spec);
 out:
 	if (rc)
 		ocb_hist_release(out);
-	sqlite3_finalize(st);
-	free(sql);
+	ocb_history_rows_release(rows, nrows);
 	free(canon);
 	cJSON_Delete(pj);
 	return rc;

@@ -9,7 +9,6 @@
 #define OCB_HISTORY_H
 
 #include <cJSON.h>
-#include <sqlite3.h>
 #include <stdio.h>
 
 #include "changepoint.h"
@@ -42,7 +41,7 @@ struct ocb_hist {
 
 /* Loads the series of `case_spec` (machines in sel->machine if nmachines > 0). Errors:
  * OCB_EINVAL (bad params JSON), OCB_ENOENT (no such case), OCB_EDB, OCB_ENOMEM. */
-int ocb_hist_load(sqlite3 *db, const char *case_spec, const struct ocb_sel *sel,
+int ocb_hist_load(struct ocb_store *db, const char *case_spec, const struct ocb_sel *sel,
 		  struct ocb_hist *out);
 void ocb_hist_release(struct ocb_hist *h);
 

@@ -3,8 +3,6 @@
 #ifndef OCB_RCTX_H
 #define OCB_RCTX_H
 
-#include <sqlite3.h>
-
 #include "rdata.h"
 #include "report.h"
 #include "table.h"
@@ -17,10 +15,9 @@ struct ocb_rplot {
 };
 
 struct ocb_rctx {
-	sqlite3 *db;
+	struct ocb_store *db;
 	const struct ocb_report_opts *o;
 	const char *out;             /* output directory */
-	char cte[2048];              /* ocb_sel_cte() of the selection */
 	struct ocb_rset rs;          /* the selected results (all statuses) */
 	struct ocb_mceil *mc;        /* ceilings of the machines in rs */
 	size_t nmc;
@@ -41,9 +38,6 @@ void ocb_rctx_table_drop(struct ocb_rctx *x);
 int ocb_rctx_plot(struct ocb_rctx *x, const char *base, const char *title, int drawn,
 		  const char *why);
 
-/* The runs whose data the sections of selection `sel` use: *out (malloc'd, *n long) in
- * id order. */
-int ocb_runs_covered(sqlite3 *db, const struct ocb_sel *sel, struct ocb_run **out, size_t *n);
 /* OCB_EINVAL naming every run when r[0..n) holds both quick and full runs and
  * !allow_mixed; else OCB_OK. */
 int ocb_runs_check_mixed(const struct ocb_run *r, size_t n, int allow_mixed);

@@ -17,7 +17,6 @@
 #ifndef OCB_REPORT_H
 #define OCB_REPORT_H
 
-#include <sqlite3.h>
 
 #include "rdata.h"
 
@@ -52,7 +51,7 @@ int ocb_report_formats(const char *list, unsigned *out);
 /* Writes the report of the store behind `db`. Errors: OCB_EPERM/OCB_EIO (output),
  * OCB_EDB, OCB_ENOMEM; a selection that matches nothing still writes an (empty)
  * report. *sum may be NULL. */
-int ocb_report_write(sqlite3 *db, const struct ocb_report_opts *o,
+int ocb_report_write(struct ocb_store *db, const struct ocb_report_opts *o,
 		     struct ocb_report_summary *sum);
 
 #endif

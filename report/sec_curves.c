@@ -54,6 +54,8 @@ static int wanted(const char *key, const char *substr, const char *skip_prefix)
 
 /* One plot of the keys matching `substr` (not starting with skip_prefix): x = step, or
  * the per-step time key when tkey, or step * step_time when step_time > 0. */
+/* Over 80 lines: builds one gnuplot script (series per key, axis and time mapping)
+ * and draws it; the pieces share the script buffer. Not changed by issue 9. */
 static int curve(struct ocb_rctx *x, const char *wl, const struct pt *p, size_t n, size_t k,
 		 const char *substr, const char *skip_prefix, const char *tkey, double step_time,
 		 const char *suffix, const char *xlabel, const char *ylabel)
@@ -149,102 +151,82 @@ out:
 	return rc;
 }
 
-int ocb_rsec_curves(struct ocb_rctx *x)
+/* The stepped metrics of the selection (not the PTQ sweep's) as points grouped by
+ * workload: wls[0..*nw) and wstart[0..*nw] index p[0..*n). */
+static int load_points(struct ocb_rctx *x, struct pt **p, size_t *n, char ***wls, size_t *nw,
+		       size_t **wstart)
 {
-	char *sql = NULL, **wls = NULL;
-	sqlite3_stmt *st = NULL;
-	struct pt *p = NULL;
-	size_t n = 0, cap = 0, nw = 0;
-	size_t *wstart = NULL;
-	double *step_time = NULL;
-	int rc = OCB_OK, s;
-
-	if (asprintf(&sql,
-		     "%s SELECT mt.workload, mt.key, mt.step, mt.value FROM metric mt"
-		     " JOIN msel ON msel.run_id = mt.run_id AND msel.workload = mt.workload"
-		     " WHERE mt.step IS NOT NULL AND mt.value IS NOT NULL"
-		     " AND mt.workload NOT LIKE 'quant\\_acc:%%' ESCAPE '\\'"
-		     " ORDER BY mt.workload, mt.key, mt.step, mt.id",
-		     x->cte) < 0)
-		return ocb_seterr(OCB_ENOMEM, "curves query");
-	if (sqlite3_prepare_v2(x->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		rc = ocb_seterr(OCB_EDB, "curves: %s", sqlite3_errmsg(x->db));
-		goto out;
-	}
-	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *wl = (const char *)sqlite3_column_text(st, 0);
-		if (!nw || strcmp(wls[nw - 1], wl)) {
-			char **nwl = realloc(wls, (nw + 1) * sizeof *nwl);
-			size_t *ns = realloc(wstart, (nw + 2) * sizeof *ns);
-			if (nwl)
-				wls = nwl;
-			if (ns)
-				wstart = ns;
-			if (!nwl || !ns || !(wls[nw] = strdup(wl))) {
-				rc = ocb_seterr(OCB_ENOMEM, "curves");
-				goto out;
-			}
-			wstart[nw++] = n;
-		}
-		if (n == cap) {
-			cap = cap ? 2 * cap : 256;
-			struct pt *np = realloc(p, cap * sizeof *np);
-			if (!np) {
-				rc = ocb_seterr(OCB_ENOMEM, "curves");
-				goto out;
-			}
-			p = np;
-		}
-		const unsigned char *key = sqlite3_column_text(st, 1);
-		snprintf(p[n].key, sizeof p[n].key, "%s", key ? (const char *)key : "");
-		p[n].step = (long)sqlite3_column_int64(st, 2);
-		p[n].v = sqlite3_column_double(st, 3);
-		n++;
-	}
-	if (s != SQLITE_DONE) {
-		rc = ocb_seterr(OCB_EDB, "curves: %s", sqlite3_errmsg(x->db));
-		goto out;
-	}
-	if (wstart)
-		wstart[nw] = n;
-	/* each workload's mean step time, for loss vs time without a per-step clock:
-	 * train_step_time is the summed wall time of all steps, train_steps their count */
-	step_time = calloc(2 * (nw + 1), sizeof *step_time);
-	double *nsteps = step_time + nw + 1;
-	if (!step_time) {
+	struct ocb_metric_query q = {.steps = OCB_MQ_STEPPED, .value_present = 1,
+				     .quant = OCB_MQ_QUANT_NONE, .order = OCB_MQ_BY_WL_KEY_STEP};
+	struct ocb_metric_set ms = {0};
+	int rc = ocb_sel_metrics(x->db, &x->o->sel, &q, &ms);
+	if (rc)
+		return rc;
+	if (!(*p = calloc(ms.n + 1, sizeof **p)) || !(*wstart = calloc(ms.n + 2, sizeof **wstart)) ||
+	    !(*wls = calloc(ms.n + 1, sizeof **wls))) {
 		rc = ocb_seterr(OCB_ENOMEM, "curves");
 		goto out;
 	}
-	sqlite3_finalize(st);
-	st = NULL;
-	free(sql);
-	if (asprintf(&sql,
-		     "%s SELECT mt.workload, mt.value, mt.key FROM metric mt"
-		     " JOIN msel ON msel.run_id = mt.run_id AND msel.workload = mt.workload"
-		     " WHERE mt.step IS NULL AND mt.key IN ('train_step_time', 'train_steps')"
-		     " ORDER BY mt.id",
-		     x->cte) < 0) {
-		sql = NULL;
-		rc = ocb_seterr(OCB_ENOMEM, "curves query");
-		goto out;
+	for (size_t i = 0; i < ms.n; i++) {
+		const struct ocb_metric_row *m = &ms.r[i];
+		if (!*nw || strcmp((*wls)[*nw - 1], m->workload)) {
+			if (!((*wls)[*nw] = strdup(m->workload))) {
+				rc = ocb_seterr(OCB_ENOMEM, "curves");
+				goto out;
+			}
+			(*wstart)[(*nw)++] = *n;
+		}
+		struct pt *t = &(*p)[(*n)++];
+		snprintf(t->key, sizeof t->key, "%s", m->key);
+		t->step = m->step;
+		t->v = m->value;
 	}
-	if (sqlite3_prepare_v2(x->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		rc = ocb_seterr(OCB_EDB, "curves: %s", sqlite3_errmsg(x->db));
-		goto out;
-	}
-	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *key = (const char *)sqlite3_column_text(st, 2);
+	(*wstart)[*nw] = *n;
+out:
+	ocb_metric_set_release(&ms);
+	return rc;
+}
+
+/* Each workload's mean step time, for loss vs time without a per-step clock:
+ * train_step_time is the summed wall time of all steps, train_steps their count.
+ * step_time[0..nw) (0: unknown). */
+static int load_step_times(struct ocb_rctx *x, char **wls, size_t nw, double *step_time)
+{
+	static const char *const keys[] = {"train_step_time", "train_steps", NULL};
+	struct ocb_metric_query q = {.steps = OCB_MQ_FINAL, .keys = keys, .order = OCB_MQ_BY_ID};
+	struct ocb_metric_set ms = {0};
+	double *nsteps = calloc(nw + 1, sizeof *nsteps);
+	int rc = nsteps ? ocb_sel_metrics(x->db, &x->o->sel, &q, &ms)
+			: ocb_seterr(OCB_ENOMEM, "curves");
+	for (size_t i = 0; !rc && i < ms.n; i++)
 		for (size_t w = 0; w < nw; w++)
-			if (!strcmp(wls[w], (const char *)sqlite3_column_text(st, 0)))
-				(!strcmp(key, "train_steps") ? nsteps : step_time)[w] =
-					sqlite3_column_double(st, 1);
-	}
-	for (size_t w = 0; w < nw; w++)
+			if (!strcmp(wls[w], ms.r[i].workload))
+				(!strcmp(ms.r[i].key, "train_steps") ? nsteps : step_time)[w] =
+					isnan(ms.r[i].value) ? 0 : ms.r[i].value;
+	for (size_t w = 0; !rc && w < nw; w++)
 		step_time[w] = nsteps[w] > 0 ? step_time[w] / nsteps[w] : 0;
-	if (s != SQLITE_DONE) {
-		rc = ocb_seterr(OCB_EDB, "curves: %s", sqlite3_errmsg(x->db));
+	ocb_metric_set_release(&ms);
+	free(nsteps);
+	return rc;
+}
+
+int ocb_rsec_curves(struct ocb_rctx *x)
+{
+	char **wls = NULL;
+	struct pt *p = NULL;
+	size_t n = 0, nw = 0;
+	size_t *wstart = NULL;
+	double *step_time = NULL;
+	int rc;
+
+	if ((rc = load_points(x, &p, &n, &wls, &nw, &wstart)))
+		goto out;
+	if (!(step_time = calloc(nw + 1, sizeof *step_time))) {
+		rc = ocb_seterr(OCB_ENOMEM, "curves");
 		goto out;
 	}
+	if ((rc = load_step_times(x, wls, nw, step_time)))
+		goto out;
 	for (size_t w = 0; w < nw && !rc; w++) {
 		const struct pt *wp = p + wstart[w];
 		size_t wn = wstart[w + 1] - wstart[w];
@@ -261,13 +243,11 @@ int ocb_rsec_curves(struct ocb_rctx *x)
 				   "accuracy");
 	}
 out:
-	for (size_t w = 0; w < nw; w++)
+	for (size_t w = 0; wls && w < nw; w++)
 		free(wls[w]);
 	free(wls);
 	free(wstart);
 	free(step_time);
 	free(p);
-	sqlite3_finalize(st);
-	free(sql);
 	return rc;
 }

@@ -17,7 +17,6 @@
 
 #include "../common/ocb_error.h"
 #include "rctx.h"
-#include "../db/column.h"
 
 struct mrec {
 	int64_t run, machine;
@@ -71,83 +70,39 @@ static void fmt_sys(char *dst, size_t len, const struct msys *s)
 		snprintf(dst + o, len - o, ", %g ranks", s->ranks);
 }
 
-int ocb_rsec_mlperf(struct ocb_rctx *x)
+/* The selection's final training metrics, one mrec per (run, workload) in the query's
+ * order: *rec malloc'd (caller frees), *n long. */
+static int load_recs(struct ocb_rctx *x, struct mrec **rec, size_t *n)
 {
-	char *sql = NULL, filter[512] = "";
-	sqlite3_stmt *st = NULL;
-	struct mrec *rec = NULL;
-	struct msys *sys = NULL;
-	char **wls = NULL;
-	const char **cols = NULL;
-	char (*ctitles)[160] = NULL;
-	double *vals = NULL;
-	size_t n = 0, cap = 0, nsys = 0, nwl = 0;
-	int rc = OCB_OK, s;
-	const struct ocb_sel *sel = &x->o->sel;
-
-	if (sel->mode == OCB_SEL_RUN) {
-		snprintf(filter, sizeof filter, " AND r.id = %lld", (long long)sel->run_id);
-	} else if (sel->mode == OCB_SEL_LATEST) {
-		snprintf(filter, sizeof filter,
-			 " AND r.id = (SELECT id FROM run WHERE status = 'complete'"
-			 " ORDER BY started_at DESC, id DESC LIMIT 1)");
-	} else if (sel->nmachines) {
-		size_t o = (size_t)snprintf(filter, sizeof filter, " AND r.machine_id IN (");
-		for (size_t i = 0; i < sel->nmachines; i++)
-			o += (size_t)snprintf(filter + o, sizeof filter - o, "%s%lld", i ? "," : "",
-					      (long long)sel->machine[i]);
-		snprintf(filter + o, sizeof filter - o, ")");
+	struct ocb_train_row *tr = NULL;
+	size_t ntr = 0;
+	int rc = ocb_sel_train_metrics(x->db, &x->o->sel, &tr, &ntr);
+	*rec = NULL;
+	*n = 0;
+	if (rc)
+		return rc;
+	if (!(*rec = calloc(ntr + 1, sizeof **rec))) {
+		free(tr);
+		return ocb_seterr(OCB_ENOMEM, "mlperf summary");
 	}
-	if (asprintf(&sql,
-		     "SELECT r.id, r.machine_id, m.hostname, m.cpu_model, m.cores, r.ocbench_version,"
-		     " CASE WHEN json_valid(r.config_json) THEN json_extract(r.config_json, '$.threads') END,"
-		     " CASE WHEN json_valid(r.config_json) THEN json_extract(r.config_json, '$.ranks') END,"
-		     " mt.workload, mt.key, mt.value"
-		     " FROM metric mt JOIN run r ON r.id = mt.run_id JOIN machine m ON m.id = r.machine_id"
-		     " WHERE r.status = 'complete' AND mt.step IS NULL AND mt.value IS NOT NULL"
-		     " AND mt.key IN ('time_to_target', 'train_time', 'samples_to_converge',"
-		     " 'train_samples', 'global_batch_size', 'threads', 'ranks')"
-		     " AND mt.workload NOT LIKE 'quant\\_acc:%%' ESCAPE '\\'%s"
-		     " ORDER BY r.id, mt.workload, mt.id",
-		     filter) < 0)
-		return ocb_seterr(OCB_ENOMEM, "mlperf query");
-	if (sqlite3_prepare_v2(x->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		rc = ocb_seterr(OCB_EDB, "mlperf summary: %s", sqlite3_errmsg(x->db));
-		goto out;
-	}
-	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t run = sqlite3_column_int64(st, 0);
-		const char *wl = (const char *)sqlite3_column_text(st, 8);
-		const char *key = (const char *)sqlite3_column_text(st, 9);
-		double v = sqlite3_column_double(st, 10);
-		if (!n || rec[n - 1].run != run || strcmp(rec[n - 1].workload, wl)) {
-			if (n == cap) {
-				cap = cap ? 2 * cap : 64;
-				struct mrec *nr = realloc(rec, cap * sizeof *nr);
-				if (!nr) {
-					rc = ocb_seterr(OCB_ENOMEM, "mlperf summary");
-					goto out;
-				}
-				rec = nr;
-			}
-			struct mrec *r = &rec[n++];
-			memset(r, 0, sizeof *r);
-			r->run = run;
-			r->machine = sqlite3_column_int64(st, 1);
-			const unsigned char *t;
-			t = sqlite3_column_text(st, 2);
-			snprintf(r->host, sizeof r->host, "%s", t ? (const char *)t : "");
-			t = sqlite3_column_text(st, 3);
-			snprintf(r->cpu, sizeof r->cpu, "%s", t ? (const char *)t : "");
-			r->cores = sqlite3_column_int(st, 4);
-			t = sqlite3_column_text(st, 5);
-			snprintf(r->version, sizeof r->version, "%s", t ? (const char *)t : "");
-			r->threads = ocb_col_real(st, 6);
-			r->ranks = ocb_col_real(st, 7);
-			snprintf(r->workload, sizeof r->workload, "%s", wl);
+	for (size_t i = 0; i < ntr; i++) {
+		const struct ocb_train_row *t = &tr[i];
+		if (!*n || (*rec)[*n - 1].run != t->run_id || strcmp((*rec)[*n - 1].workload, t->workload)) {
+			struct mrec *r = &(*rec)[(*n)++];
+			r->run = t->run_id;
+			r->machine = t->machine_id;
+			snprintf(r->host, sizeof r->host, "%s", t->host);
+			snprintf(r->cpu, sizeof r->cpu, "%s", t->cpu);
+			r->cores = t->cores;
+			snprintf(r->version, sizeof r->version, "%s", t->version);
+			r->threads = t->cfg_threads;
+			r->ranks = t->cfg_ranks;
+			snprintf(r->workload, sizeof r->workload, "%s", t->workload);
 			r->ttt = r->train_time = r->samples = r->train_samples = r->gbs = NAN;
 		}
-		struct mrec *r = &rec[n - 1];
+		struct mrec *r = &(*rec)[*n - 1];
+		const char *key = t->key;
+		double v = t->value;
 		if (!strcmp(key, "time_to_target"))
 			r->ttt = v;
 		else if (!strcmp(key, "train_time"))
@@ -163,134 +118,171 @@ int ocb_rsec_mlperf(struct ocb_rctx *x)
 		else if (!strcmp(key, "ranks"))
 			r->ranks = v;
 	}
-	if (s != SQLITE_DONE) {
-		rc = ocb_seterr(OCB_EDB, "mlperf summary: %s", sqlite3_errmsg(x->db));
-		goto out;
-	}
-	/* systems and training workloads, in first-seen order */
-	sys = calloc(n + 1, sizeof *sys);
-	wls = calloc(n + 1, sizeof *wls);
-	vals = calloc(n + 1, sizeof *vals);
-	if (!sys || !wls || !vals) {
-		rc = ocb_seterr(OCB_ENOMEM, "mlperf summary");
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct mrec *r = &rec[i];
+	free(tr);
+	return OCB_OK;
+}
+
+/* What the two tables are built from: the records, the systems and the training
+ * workloads among them (first-seen order), and scratch for one cell's values. */
+struct mdata {
+	struct mrec *rec;
+	size_t n;
+	struct msys *sys;
+	size_t nsys;
+	char **wls;
+	size_t nwl;
+	double *vals;
+};
+
+/* Systems and training workloads of d->rec, in first-seen order. */
+static int find_systems(struct mdata *d)
+{
+	d->sys = calloc(d->n + 1, sizeof *d->sys);
+	d->wls = calloc(d->n + 1, sizeof *d->wls);
+	d->vals = calloc(d->n + 1, sizeof *d->vals);
+	if (!d->sys || !d->wls || !d->vals)
+		return ocb_seterr(OCB_ENOMEM, "mlperf summary");
+	for (size_t i = 0; i < d->n; i++) {
+		struct mrec *r = &d->rec[i];
 		if (isnan(r->ttt) && isnan(r->train_time))
 			continue;
 		size_t k = 0;
-		while (k < nsys && !same_sys(&sys[k], r))
+		while (k < d->nsys && !same_sys(&d->sys[k], r))
 			k++;
-		if (k == nsys)
-			sys[nsys++] = (struct msys){r->machine, r->threads, r->ranks, r};
+		if (k == d->nsys)
+			d->sys[d->nsys++] = (struct msys){r->machine, r->threads, r->ranks, r};
 		k = 0;
-		while (k < nwl && strcmp(wls[k], r->workload))
+		while (k < d->nwl && strcmp(d->wls[k], r->workload))
 			k++;
-		if (k == nwl)
-			wls[nwl++] = r->workload;
+		if (k == d->nwl)
+			d->wls[d->nwl++] = r->workload;
 	}
-	if (!nsys)
-		goto out;
+	return OCB_OK;
+}
 
-	/* Summary: systems x workloads. */
-	static const char *head[] = {"system", "processor", "cores", "threads", "ranks", "framework"};
-	size_t nh = sizeof head / sizeof *head;
-	cols = calloc(nh + nwl, sizeof *cols);
-	ctitles = calloc(nwl + 1, sizeof *ctitles);
+/* The cell of system k x workload w: its score into t (row, column col) and a detail
+ * row into dt named `name`; nothing when the system never trained it. */
+static int score_cell(struct mdata *d, size_t k, size_t w, struct ocb_table *t, size_t row,
+		      size_t col, struct ocb_table *dt, const char *name)
+{
+	size_t nv = 0, scount = 0;
+	double samples = NAN, gbs = NAN, ssum = 0;
+	for (size_t i = 0; i < d->n; i++) {
+		const struct mrec *r = &d->rec[i];
+		if (!same_sys(&d->sys[k], r) || strcmp(r->workload, d->wls[w]))
+			continue;
+		double sec = !isnan(r->ttt) ? r->ttt : r->train_time;
+		if (isnan(sec))
+			continue;
+		d->vals[nv++] = sec / 60.0;
+		double smp = !isnan(r->samples) ? r->samples : r->train_samples;
+		if (!isnan(smp)) {
+			ssum += smp;
+			scount++;
+		}
+		if (!isnan(r->gbs))
+			gbs = r->gbs;
+	}
+	if (!nv)
+		return OCB_OK;
+	if (scount)
+		samples = ssum / (double)scount;
+	int olympic, rc;
+	double sc = score(d->vals, nv, &olympic);
+	ocb_table_num(t, row, col, sc, "%.3f");
+	size_t dr;
+	if ((rc = ocb_table_add_row(dt, &dr)))
+		return rc;
+	ocb_table_text(dt, dr, 0, name);
+	ocb_table_text(dt, dr, 1, d->wls[w]);
+	ocb_table_num(dt, dr, 2, (double)nv, "%.0f");
+	ocb_table_num(dt, dr, 3, sc, "%.3f");
+	ocb_table_printf(dt, dr, 4, olympic ? "olympic mean of %zu" : "mean of %zu", nv);
+	ocb_table_num(dt, dr, 5, samples, "%.0f");
+	ocb_table_num(dt, dr, 6, gbs, "%.0f");
+	return OCB_OK;
+}
+
+static const char *const mhead[] = {"system", "processor", "cores", "threads", "ranks",
+				    "framework"};
+#define MHEAD (sizeof mhead / sizeof *mhead)
+
+/* The summary (systems x workloads) and detail tables, empty, as the last two tables
+ * of x: *t and *dt (valid until the next table is added). */
+static int make_tables(struct ocb_rctx *x, const struct mdata *d, struct ocb_table **t,
+		       struct ocb_table **dt)
+{
+	static const char *dcols[] = {"system", "workload", "runs", "time to target (min)",
+				      "score", "samples to converge", "global batch size"};
+	const char **cols = calloc(MHEAD + d->nwl, sizeof *cols);
+	char (*ctitles)[160] = calloc(d->nwl + 1, sizeof *ctitles);
+	int rc = OCB_OK;
 	if (!cols || !ctitles) {
 		rc = ocb_seterr(OCB_ENOMEM, "mlperf summary");
 		goto out;
 	}
-	for (size_t c = 0; c < nh; c++)
-		cols[c] = head[c];
-	for (size_t w = 0; w < nwl; w++) {
-		snprintf(ctitles[w], sizeof ctitles[w], "%s (min)", wls[w]);
-		cols[nh + w] = ctitles[w];
+	for (size_t c = 0; c < MHEAD; c++)
+		cols[c] = mhead[c];
+	for (size_t w = 0; w < d->nwl; w++) {
+		snprintf(ctitles[w], sizeof ctitles[w], "%s (min)", d->wls[w]);
+		cols[MHEAD + w] = ctitles[w];
 	}
-	struct ocb_table *t, *d;
-	if ((rc = ocb_rctx_table(x, &t)))
+	if ((rc = ocb_rctx_table(x, t)))
 		goto out;
-	if ((rc = ocb_table_init(t, "mlperf_summary",
+	if ((rc = ocb_table_init(*t, "mlperf_summary",
 				 "Time to train (MLPerf style): minutes to the quality target",
-				 nh + nwl, cols))) {
+				 MHEAD + d->nwl, cols))) {
 		ocb_rctx_table_drop(x);
 		goto out;
 	}
-	for (size_t w = 0; w < nwl; w++)
-		t->best[nh + w] = OCB_BEST_MIN;
-	static const char *dcols[] = {"system", "workload", "runs", "time to target (min)",
-				      "score", "samples to converge", "global batch size"};
-	if ((rc = ocb_rctx_table(x, &d)))
+	for (size_t w = 0; w < d->nwl; w++)
+		(*t)->best[MHEAD + w] = OCB_BEST_MIN;
+	if ((rc = ocb_rctx_table(x, dt)))
 		goto out;
-	t = &x->tables[x->ntables - 2]; /* the array may have moved */
-	if ((rc = ocb_table_init(d, "mlperf_detail", "Time to train: per-workload detail", 7,
-				 dcols))) {
+	*t = &x->tables[x->ntables - 2]; /* the array may have moved */
+	if ((rc = ocb_table_init(*dt, "mlperf_detail", "Time to train: per-workload detail", 7,
+				 dcols)))
 		ocb_rctx_table_drop(x);
-		goto out;
-	}
-	for (size_t k = 0; k < nsys; k++) {
-		char name[256];
-		size_t row;
-		fmt_sys(name, sizeof name, &sys[k]);
-		if ((rc = ocb_table_add_row(t, &row)))
-			goto out;
-		ocb_table_text(t, row, 0, sys[k].any->host);
-		ocb_table_text(t, row, 1, sys[k].any->cpu);
-		ocb_table_num(t, row, 2, sys[k].any->cores, "%.0f");
-		ocb_table_num(t, row, 3, sys[k].threads, "%g");
-		ocb_table_num(t, row, 4, sys[k].ranks, "%g");
-		ocb_table_printf(t, row, 5, "ocbench %s", sys[k].any->version[0] ? sys[k].any->version
-									     : (x->o->version ? x->o->version : "?"));
-		for (size_t w = 0; w < nwl; w++) {
-			size_t nv = 0;
-			double samples = NAN, gbs = NAN, ssum = 0;
-			size_t scount = 0;
-			for (size_t i = 0; i < n; i++) {
-				const struct mrec *r = &rec[i];
-				if (!same_sys(&sys[k], r) || strcmp(r->workload, wls[w]))
-					continue;
-				double sec = !isnan(r->ttt) ? r->ttt : r->train_time;
-				if (isnan(sec))
-					continue;
-				vals[nv++] = sec / 60.0;
-				double smp = !isnan(r->samples) ? r->samples : r->train_samples;
-				if (!isnan(smp)) {
-					ssum += smp;
-					scount++;
-				}
-				if (!isnan(r->gbs))
-					gbs = r->gbs;
-			}
-			if (!nv)
-				continue;
-			if (scount)
-				samples = ssum / (double)scount;
-			int olympic;
-			double sc = score(vals, nv, &olympic);
-			ocb_table_num(t, row, nh + w, sc, "%.3f");
-			size_t dr;
-			if ((rc = ocb_table_add_row(d, &dr)))
-				goto out;
-			ocb_table_text(d, dr, 0, name);
-			ocb_table_text(d, dr, 1, wls[w]);
-			ocb_table_num(d, dr, 2, (double)nv, "%.0f");
-			ocb_table_num(d, dr, 3, sc, "%.3f");
-			ocb_table_printf(d, dr, 4, olympic ? "olympic mean of %zu" : "mean of %zu", nv);
-			ocb_table_num(d, dr, 5, samples, "%.0f");
-			ocb_table_num(d, dr, 6, gbs, "%.0f");
-		}
-	}
-	ocb_table_set_note(t, "Time to target: time_to_target, else train_time; olympic mean "
-			      "(best and worst dropped) over >= 3 runs, else the mean.");
 out:
 	free(ctitles);
 	free(cols);
-	free(vals);
-	free(wls);
-	free(sys);
-	free(rec);
-	sqlite3_finalize(st);
-	free(sql);
+	return rc;
+}
+
+int ocb_rsec_mlperf(struct ocb_rctx *x)
+{
+	struct mdata d;
+	struct ocb_table *t, *dt;
+	int rc;
+
+	memset(&d, 0, sizeof d);
+	if ((rc = load_recs(x, &d.rec, &d.n)) || (rc = find_systems(&d)) || !d.nsys ||
+	    (rc = make_tables(x, &d, &t, &dt)))
+		goto out;
+	for (size_t k = 0; k < d.nsys && !rc; k++) {
+		const struct mrec *any = d.sys[k].any;
+		char name[256];
+		size_t row;
+		fmt_sys(name, sizeof name, &d.sys[k]);
+		if ((rc = ocb_table_add_row(t, &row)))
+			goto out;
+		ocb_table_text(t, row, 0, any->host);
+		ocb_table_text(t, row, 1, any->cpu);
+		ocb_table_num(t, row, 2, any->cores, "%.0f");
+		ocb_table_num(t, row, 3, d.sys[k].threads, "%g");
+		ocb_table_num(t, row, 4, d.sys[k].ranks, "%g");
+		ocb_table_printf(t, row, 5, "ocbench %s",
+				 any->version[0] ? any->version : (x->o->version ? x->o->version : "?"));
+		for (size_t w = 0; w < d.nwl && !rc; w++)
+			rc = score_cell(&d, k, w, t, row, MHEAD + w, dt, name);
+	}
+	if (!rc)
+		ocb_table_set_note(t, "Time to target: time_to_target, else train_time; olympic "
+				      "mean (best and worst dropped) over >= 3 runs, else the mean.");
+out:
+	free(d.vals);
+	free(d.wls);
+	free(d.sys);
+	free(d.rec);
 	return rc;
 }

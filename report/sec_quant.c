@@ -25,7 +25,6 @@
 #include "../common/ocb_error.h"
 #include "../common/workload_id.h"
 #include "rctx.h"
-#include "../db/column.h"
 
 #define QMAX_KEYS 24
 
@@ -198,46 +197,33 @@ static int emit(struct ocb_rctx *x, struct qmodel *m, size_t k)
 /* The suite's acceptance checks: one row per key of workload "quant_acc_check". */
 static int checks(struct ocb_rctx *x)
 {
-	char *sql = NULL;
-	sqlite3_stmt *st = NULL;
+	struct ocb_metric_query q = {.steps = OCB_MQ_FINAL, .workload = OCB_QACC_CHECK,
+				     .order = OCB_MQ_BY_KEY};
+	struct ocb_metric_set ms = {0};
 	struct ocb_table *t = NULL;
-	int rc = OCB_OK, s;
 	static const char *cols[] = {"check", "value", "holds"};
-	if (asprintf(&sql,
-		     "%s SELECT mt.key, mt.value, mt.unit FROM metric mt"
-		     " JOIN msel ON msel.run_id = mt.run_id AND msel.workload = mt.workload"
-		     " WHERE mt.workload = '" OCB_QACC_CHECK "' AND mt.step IS NULL ORDER BY mt.key, mt.id",
-		     x->cte) < 0)
-		return ocb_seterr(OCB_ENOMEM, "quant checks");
-	if (sqlite3_prepare_v2(x->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		rc = ocb_seterr(OCB_EDB, "quant checks: %s", sqlite3_errmsg(x->db));
-		goto out;
-	}
-	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+	int rc = ocb_sel_metrics(x->db, &x->o->sel, &q, &ms);
+	for (size_t i = 0; !rc && i < ms.n; i++) {
 		size_t row;
 		if (!t) {
 			if ((rc = ocb_rctx_table(x, &t)))
-				goto out;
+				break;
 			if ((rc = ocb_table_init(t, "quant_checks", "Quantization: acceptance checks", 3,
 						 cols))) {
 				ocb_rctx_table_drop(x);
-				goto out;
+				break;
 			}
 			ocb_table_set_note(t, "Positive = the claim holds (accuracy points or perplexity "
 					      "gained).");
 		}
-		double v = ocb_col_real(st, 1);
+		double v = ms.r[i].value;
 		if ((rc = ocb_table_add_row(t, &row)))
-			goto out;
-		ocb_table_text(t, row, 0, (const char *)sqlite3_column_text(st, 0));
+			break;
+		ocb_table_text(t, row, 0, ms.r[i].key);
 		ocb_table_num(t, row, 1, v, "%.4g");
 		ocb_table_text(t, row, 2, isnan(v) ? "?" : v > 0 ? "yes" : "no");
 	}
-	if (s != SQLITE_DONE)
-		rc = ocb_seterr(OCB_EDB, "quant checks: %s", sqlite3_errmsg(x->db));
-out:
-	sqlite3_finalize(st);
-	free(sql);
+	ocb_metric_set_release(&ms);
 	return rc;
 }
 
@@ -311,53 +297,32 @@ static int put_value(struct qmodel *m, const struct qrow *q, const char *key, do
 
 int ocb_rsec_quant(struct ocb_rctx *x)
 {
-	char *sql = NULL;
-	sqlite3_stmt *st = NULL;
+	/* quant_acc rows: by stored identity (any name), or by name (rows before v4) */
+	struct ocb_metric_query mq = {.steps = OCB_MQ_FINAL, .quant = OCB_MQ_QUANT_ONLY,
+				      .quant_kind = OCB_QACC_KIND, .order = OCB_MQ_BY_WL_KEY};
+	struct ocb_metric_set ms = {0};
 	struct qmodel *models = NULL;
 	size_t nmodels = 0;
-	int rc = OCB_OK, s;
+	int rc = ocb_sel_metrics(x->db, &x->o->sel, &mq, &ms);
 
-	/* quant_acc rows: by stored identity (any name), or by name (rows before v4) */
-	if (asprintf(&sql,
-		     "%s SELECT mt.workload, mt.key, mt.value, wi.ident FROM metric mt"
-		     " JOIN msel ON msel.run_id = mt.run_id AND msel.workload = mt.workload"
-		     " LEFT JOIN workload_ident wi ON wi.run_id = mt.run_id AND wi.workload = mt.workload"
-		     " WHERE (json_extract(wi.ident, '$.kind') = '" OCB_QACC_KIND "'"
-		     " OR mt.workload LIKE 'quant\\_acc:%%' ESCAPE '\\') AND mt.step IS NULL"
-		     " ORDER BY mt.workload, mt.key, mt.id",
-		     x->cte) < 0)
-		return ocb_seterr(OCB_ENOMEM, "quant query");
-	if (sqlite3_prepare_v2(x->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		rc = ocb_seterr(OCB_EDB, "quant tables: %s", sqlite3_errmsg(x->db));
-		goto out;
-	}
-	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *key = (const char *)sqlite3_column_text(st, 1);
+	for (size_t i = 0; !rc && i < ms.n; i++) {
+		const struct ocb_metric_row *r = &ms.r[i];
 		struct qrow q;
 		struct qmodel *m;
-		if (!key || row_identity((const char *)sqlite3_column_text(st, 0),
-					 (const char *)sqlite3_column_text(st, 3), &q))
+		if (row_identity(r->workload, r->ident, &q))
 			continue; /* not a readable identity: skipped */
-		if (!(m = model_of(&models, &nmodels, &q))) {
+		if (!(m = model_of(&models, &nmodels, &q)))
 			rc = ocb_seterr(OCB_ENOMEM, "quant tables");
-			goto out;
-		}
-		if ((rc = put_value(m, &q, key, ocb_col_real(st, 2))))
-			goto out;
-	}
-	if (s != SQLITE_DONE) {
-		rc = ocb_seterr(OCB_EDB, "quant tables: %s", sqlite3_errmsg(x->db));
-		goto out;
+		else
+			rc = put_value(m, &q, r->key, r->value);
 	}
 	for (size_t i = 0; i < nmodels && !rc; i++)
 		rc = emit(x, &models[i], i);
 	if (!rc)
 		rc = checks(x);
-out:
 	for (size_t i = 0; i < nmodels; i++)
 		free(models[i].rows);
 	free(models);
-	sqlite3_finalize(st);
-	free(sql);
+	ocb_metric_set_release(&ms);
 	return rc;
 }

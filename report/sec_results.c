@@ -11,72 +11,20 @@
 #include "../common/ocb_error.h"
 #include "rctx.h"
 
-struct cval {
-	int64_t result_id;
-	char event[64];
-	double value;
-	int available;
-};
-
+/* the order of ocb_sel_counters' rows: (result_id, event) */
 static int cmp_cval(const void *a, const void *b)
 {
-	const struct cval *x = a, *y = b;
+	const struct ocb_sel_counter *x = a, *y = b;
 	if (x->result_id != y->result_id)
 		return x->result_id < y->result_id ? -1 : 1;
 	return strcmp(x->event, y->event);
 }
 
-static int load_counters(struct ocb_rctx *x, struct cval **out, size_t *n)
-{
-	char *sql = NULL;
-	sqlite3_stmt *st = NULL;
-	size_t cap = 0;
-	int rc = OCB_OK, s;
-	*out = NULL;
-	*n = 0;
-	if (asprintf(&sql,
-		     "%s SELECT c.result_id, c.event, c.value, c.available FROM counter c"
-		     " JOIN result res ON res.id = c.result_id"
-		     " JOIN sel ON sel.run_id = res.run_id AND sel.suite = res.suite",
-		     x->cte) < 0)
-		return ocb_seterr(OCB_ENOMEM, "counters query");
-	if (sqlite3_prepare_v2(x->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		rc = ocb_seterr(OCB_EDB, "load counters: %s", sqlite3_errmsg(x->db));
-		goto out;
-	}
-	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-		if (*n == cap) {
-			cap = cap ? 2 * cap : 64;
-			struct cval *nv = realloc(*out, cap * sizeof *nv);
-			if (!nv) {
-				rc = ocb_seterr(OCB_ENOMEM, "load counters");
-				goto out;
-			}
-			*out = nv;
-		}
-		struct cval *c = &(*out)[(*n)++];
-		c->result_id = sqlite3_column_int64(st, 0);
-		const unsigned char *e = sqlite3_column_text(st, 1);
-		snprintf(c->event, sizeof c->event, "%s", e ? (const char *)e : "");
-		c->available = sqlite3_column_int(st, 3) &&
-			       sqlite3_column_type(st, 2) != SQLITE_NULL;
-		c->value = c->available ? sqlite3_column_double(st, 2) : NAN;
-	}
-	if (s != SQLITE_DONE)
-		rc = ocb_seterr(OCB_EDB, "load counters: %s", sqlite3_errmsg(x->db));
-	else if (*n)
-		qsort(*out, *n, sizeof **out, cmp_cval);
-out:
-	sqlite3_finalize(st);
-	free(sql);
-	return rc;
-}
-
-static const struct cval *find_cval(const struct cval *cv, size_t n, int64_t id, const char *ev)
+static const struct ocb_sel_counter *find_cval(const struct ocb_sel_counter *cv, size_t n, int64_t id, const char *ev)
 {
 	if (!n)
 		return NULL;
-	struct cval key = {.result_id = id};
+	struct ocb_sel_counter key = {.result_id = id};
 	snprintf(key.event, sizeof key.event, "%s", ev);
 	return bsearch(&key, cv, n, sizeof *cv, cmp_cval);
 }
@@ -113,152 +61,170 @@ static int note_add(char **buf, size_t *len, const char *fmt, ...)
 	return OCB_OK;
 }
 
+/* One suite's results x->rs.r[a..b) and the counters of the selection. */
+struct suite_ctx {
+	size_t a, b;
+	const struct ocb_sel_counter *cv;
+	size_t ncv;
+	const char **events;    /* the suite's available counter events (borrowed from cv) */
+	size_t nev;
+	int multi;              /* several machines: a machine column */
+	char *sus;              /* the suite's suspect reasons, for its note */
+	size_t suslen, nsus;
+};
+
+/* The suite's available counter events, in first-seen order (cv is sorted by result). */
+static void suite_events(const struct ocb_rctx *x, struct suite_ctx *c)
+{
+	c->nev = 0;
+	for (size_t i = 0; i < c->ncv; i++) {
+		if (!c->cv[i].available)
+			continue;
+		int mine = 0;
+		for (size_t r = c->a; r < c->b && !mine; r++)
+			mine = x->rs.r[r].id == c->cv[i].result_id;
+		if (!mine)
+			continue;
+		int seen = 0;
+		for (size_t e = 0; e < c->nev && !seen; e++)
+			seen = strcmp(c->events[e], c->cv[i].event) == 0;
+		if (!seen)
+			c->events[c->nev++] = c->cv[i].event;
+	}
+}
+
+/* The suite's table (k-th suite), columns: the fixed ones (machine only when several)
+ * and one per counter event. */
+static int suite_table(struct ocb_rctx *x, const struct suite_ctx *c, size_t k,
+		       struct ocb_table **t)
+{
+	static const char *base_cols[] = {"case", "params", "variant", "threads", "machine",
+					  "median", "95% CI", "unit", "GFLOP/s", "GB/s",
+					  "roofline", "bound", "flag"};
+	size_t nbase = sizeof base_cols / sizeof *base_cols, nc = 0;
+	const char **cols = calloc(nbase + c->nev, sizeof *cols);
+	const char *suite = x->rs.r[c->a].suite;
+	char id[64], *title = NULL;
+	int rc;
+	if (!cols || asprintf(&title, "Suite %s: results", suite) < 0) {
+		free(cols);
+		return ocb_seterr(OCB_ENOMEM, "results table");
+	}
+	for (size_t i = 0; i < nbase; i++)
+		if (i != 4 || c->multi)
+			cols[nc++] = base_cols[i];
+	for (size_t e = 0; e < c->nev; e++)
+		cols[nc++] = c->events[e];
+	safe_id(id, sizeof id, "results_", suite, k);
+	if (!(rc = ocb_rctx_table(x, t)) && (rc = ocb_table_init(*t, id, title, nc, cols)))
+		ocb_rctx_table_drop(x);
+	free(title);
+	free(cols);
+	return rc;
+}
+
+/* One row of result r: case, figures (or its status), bound, suspect flag, counters. */
+static int result_row(struct ocb_rctx *x, struct suite_ctx *c, struct ocb_table *t,
+		      const struct ocb_rrow *r)
+{
+	const struct ocb_mceil *mc = ocb_mceil_find(x->mc, x->nmc, r->machine_id);
+	size_t row, col = 0;
+	int rc;
+	if ((rc = ocb_table_add_row(t, &row)))
+		return rc;
+	ocb_table_text(t, row, col++, r->bench);
+	ocb_table_text(t, row, col++, r->params);
+	ocb_table_text(t, row, col++, r->variant);
+	ocb_table_num(t, row, col++, r->threads, "%.0f");
+	if (c->multi)
+		ocb_table_text(t, row, col++, r->host);
+	if (strcmp(r->status, "ok") != 0) {
+		ocb_table_text(t, row, col++, r->status);
+		col += 6;
+	} else {
+		ocb_table_num(t, row, col++, r->median, "%.4g");
+		if (!isnan(r->ci_low) && !isnan(r->ci_high))
+			ocb_table_printf(t, row, col, "[%.4g, %.4g]", r->ci_low, r->ci_high);
+		col++;
+		ocb_table_text(t, row, col++, r->unit);
+		ocb_table_num(t, row, col++, ocb_rrow_gflops(r), "%.3g");
+		ocb_table_num(t, row, col++, ocb_rrow_gbs(r), "%.3g");
+		double f = ocb_rrow_roof_frac(r, mc);
+		ocb_table_num(t, row, col++, isnan(f) ? NAN : 100 * f, "%.1f%%");
+	}
+	ocb_table_text(t, row, col++, r->bound);
+	/* flagged at the source (collect/suspect.h): a marker here, why in the note */
+	if (strcmp(r->status, "ok") == 0 && r->suspect[0]) {
+		ocb_table_printf(t, row, col, "suspect [%zu]", ++c->nsus);
+		if ((rc = note_add(&c->sus, &c->suslen, "[%zu] %s %s t=%d: %s. ", c->nsus, r->bench,
+				   r->params, r->threads, r->suspect)))
+			return rc;
+	}
+	col++;
+	for (size_t e = 0; e < c->nev; e++, col++) {
+		const struct ocb_sel_counter *v = find_cval(c->cv, c->ncv, r->id, c->events[e]);
+		if (v && v->available)
+			ocb_table_num(t, row, col, v->value, "%.4g");
+		else
+			ocb_table_text(t, row, col, v ? "n/a" : "");
+	}
+	return OCB_OK;
+}
+
+/* The table's note: what the counters mean, and the suspect results' reasons. */
+static int suite_note(const struct suite_ctx *c, struct ocb_table *t)
+{
+	const char *cnote = c->nev ? "Counters are per repetition of the timed region; "
+				     "n/a: not available on this machine."
+				   : "Timing only: no counters were available.";
+	if (!c->sus)
+		return ocb_table_set_note(t, cnote);
+	char *full = NULL;
+	if (asprintf(&full, "%s Suspect results (ok, but flagged when measured): %s", cnote,
+		     c->sus) < 0)
+		return ocb_seterr(OCB_ENOMEM, "results table");
+	int rc = ocb_table_set_note(t, full);
+	free(full);
+	return rc;
+}
+
 int ocb_rsec_results(struct ocb_rctx *x)
 {
-	struct cval *cv = NULL;
-	char *sus = NULL; /* this table's suspect reasons, for its note */
-	size_t suslen = 0, nsus = 0;
+	struct ocb_sel_counter *cv = NULL;
+	struct suite_ctx c;
 	size_t ncv = 0;
-	char **events = NULL;
-	const char **cols = NULL;
-	int rc = load_counters(x, &cv, &ncv);
+	int rc = ocb_sel_counters(x->db, &x->o->sel, &cv, &ncv);
 	if (rc)
 		return rc;
-	int multi = 0;
+	memset(&c, 0, sizeof c);
+	c.cv = cv;
+	c.ncv = ncv;
+	if (!(c.events = calloc(ncv + 1, sizeof *c.events))) {
+		rc = ocb_seterr(OCB_ENOMEM, "results table");
+		goto out;
+	}
 	for (size_t i = 1; i < x->rs.n; i++)
-		multi |= x->rs.r[i].machine_id != x->rs.r[0].machine_id;
-
-	size_t k = 0;
-	for (size_t a = 0; a < x->rs.n; k++) {
-		size_t b = a;
-		while (b < x->rs.n && strcmp(x->rs.r[b].suite, x->rs.r[a].suite) == 0)
-			b++;
-		/* The suite's available counter events, sorted (cv is sorted by result). */
-		size_t nev = 0;
-		free(events);
-		events = calloc(ncv + 1, sizeof *events);
-		if (!events) {
-			rc = ocb_seterr(OCB_ENOMEM, "results table");
-			goto out;
-		}
-		for (size_t i = 0; i < ncv; i++) {
-			if (!cv[i].available)
-				continue;
-			int mine = 0;
-			for (size_t r = a; r < b && !mine; r++)
-				mine = x->rs.r[r].id == cv[i].result_id;
-			if (!mine)
-				continue;
-			int seen = 0;
-			for (size_t e = 0; e < nev && !seen; e++)
-				seen = strcmp(events[e], cv[i].event) == 0;
-			if (!seen)
-				events[nev++] = cv[i].event;
-		}
-		static const char *base_cols[] = {"case", "params", "variant", "threads", "machine",
-						  "median", "95% CI", "unit", "GFLOP/s", "GB/s",
-						  "roofline", "bound", "flag"};
-		size_t nbase = sizeof base_cols / sizeof *base_cols;
-		free(cols);
-		cols = calloc(nbase + nev, sizeof *cols);
-		if (!cols) {
-			rc = ocb_seterr(OCB_ENOMEM, "results table");
-			goto out;
-		}
-		size_t nc = 0;
-		for (size_t c = 0; c < nbase; c++)
-			if (c != 4 || multi)
-				cols[nc++] = base_cols[c];
-		for (size_t e = 0; e < nev; e++)
-			cols[nc++] = events[e];
-
+		c.multi |= x->rs.r[i].machine_id != x->rs.r[0].machine_id;
+	for (size_t k = 0; c.a < x->rs.n && !rc; k++) {
 		struct ocb_table *t;
-		char id[64], *title = NULL;
-		safe_id(id, sizeof id, "results_", x->rs.r[a].suite, k);
-		if (asprintf(&title, "Suite %s: results", x->rs.r[a].suite) < 0) {
-			rc = ocb_seterr(OCB_ENOMEM, "results table");
-			goto out;
-		}
-		if ((rc = ocb_rctx_table(x, &t))) {
-			free(title);
-			goto out;
-		}
-		rc = ocb_table_init(t, id, title, nc, cols);
-		free(title);
-		if (rc) {
-			ocb_rctx_table_drop(x);
-			goto out;
-		}
-		for (size_t i = a; i < b; i++) {
-			const struct ocb_rrow *r = &x->rs.r[i];
-			const struct ocb_mceil *mc = ocb_mceil_find(x->mc, x->nmc, r->machine_id);
-			size_t row, c = 0;
-			if ((rc = ocb_table_add_row(t, &row)))
-				goto out;
-			ocb_table_text(t, row, c++, r->bench);
-			ocb_table_text(t, row, c++, r->params);
-			ocb_table_text(t, row, c++, r->variant);
-			ocb_table_num(t, row, c++, r->threads, "%.0f");
-			if (multi)
-				ocb_table_text(t, row, c++, r->host);
-			if (strcmp(r->status, "ok") != 0) {
-				ocb_table_text(t, row, c++, r->status);
-				c += 6;
-			} else {
-				ocb_table_num(t, row, c++, r->median, "%.4g");
-				if (!isnan(r->ci_low) && !isnan(r->ci_high))
-					ocb_table_printf(t, row, c, "[%.4g, %.4g]", r->ci_low, r->ci_high);
-				c++;
-				ocb_table_text(t, row, c++, r->unit);
-				ocb_table_num(t, row, c++, ocb_rrow_gflops(r), "%.3g");
-				ocb_table_num(t, row, c++, ocb_rrow_gbs(r), "%.3g");
-				double f = ocb_rrow_roof_frac(r, mc);
-				ocb_table_num(t, row, c++, isnan(f) ? NAN : 100 * f, "%.1f%%");
-			}
-			ocb_table_text(t, row, c++, r->bound);
-			/* flagged at the source (collect/suspect.h): a marker here, why in the note */
-			if (strcmp(r->status, "ok") == 0 && r->suspect[0]) {
-				ocb_table_printf(t, row, c, "suspect [%zu]", ++nsus);
-				if ((rc = note_add(&sus, &suslen, "[%zu] %s %s t=%d: %s. ", nsus,
-						   r->bench, r->params, r->threads, r->suspect)))
-					goto out;
-			}
-			c++;
-			for (size_t e = 0; e < nev; e++, c++) {
-				const struct cval *v = find_cval(cv, ncv, r->id, events[e]);
-				if (v && v->available)
-					ocb_table_num(t, row, c, v->value, "%.4g");
-				else
-					ocb_table_text(t, row, c, v ? "n/a" : "");
-			}
-		}
-		const char *cnote = nev ? "Counters are per repetition of the timed region; "
-					  "n/a: not available on this machine."
-					: "Timing only: no counters were available.";
-		if (sus) {
-			char *full = NULL;
-			if (asprintf(&full, "%s Suspect results (ok, but flagged when measured): %s",
-				     cnote, sus) < 0) {
-				rc = ocb_seterr(OCB_ENOMEM, "results table");
-				goto out;
-			}
-			rc = ocb_table_set_note(t, full);
-			free(full);
-		} else {
-			rc = ocb_table_set_note(t, cnote);
-		}
-		free(sus);
-		sus = NULL;
-		suslen = 0;
-		nsus = 0;
-		if (rc)
-			goto out;
-		a = b;
+		c.b = c.a;
+		while (c.b < x->rs.n && strcmp(x->rs.r[c.b].suite, x->rs.r[c.a].suite) == 0)
+			c.b++;
+		suite_events(x, &c);
+		if ((rc = suite_table(x, &c, k, &t)))
+			break;
+		for (size_t i = c.a; i < c.b && !rc; i++)
+			rc = result_row(x, &c, t, &x->rs.r[i]);
+		if (!rc)
+			rc = suite_note(&c, t);
+		free(c.sus);
+		c.sus = NULL;
+		c.suslen = c.nsus = 0;
+		c.a = c.b;
 	}
 out:
-	free(sus);
-	free(cols);
-	free(events);
+	free(c.sus);
+	free(c.events);
 	free(cv);
 	return rc;
 }

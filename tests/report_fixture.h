@@ -14,6 +14,7 @@
 #include "../common/ocb_error.h"
 #include "../common/ocb_rng.h"
 #include "../db/store.h"
+#include "../db/store_int.h" /* the test reads the database directly */
 
 /* A fresh directory under /tmp; the caller removes it with fx_rmdir(). */
 static inline void fx_tmpdir(char *buf, size_t len, const char *tag)

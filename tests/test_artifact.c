@@ -91,11 +91,10 @@ Test(artifact, a_cycle_terminates)
 
 static int produced_somewhere(const char *artifact)
 {
-	for (size_t k = 0; k < ocb_nsuites; k++)
-		for (size_t l = 0; l < ocb_suites[k]->nbenches; l++)
-			for (const char *const *p = ocb_suites[k]->benches[l]->produces; p && *p; p++)
-				if (strcmp(*p, artifact) == 0)
-					return 1;
+	for (size_t k = 0; k < ocb_nbenches; k++)
+		for (const char *const *p = ocb_benches[k].bench->produces; p && *p; p++)
+			if (strcmp(*p, artifact) == 0)
+				return 1;
 	return 0;
 }
 
@@ -103,12 +102,11 @@ static int produced_somewhere(const char *artifact)
 Test(artifact, registered_consumers_have_producers)
 {
 	int consumers = 0;
-	for (size_t i = 0; i < ocb_nsuites; i++)
-		for (size_t j = 0; j < ocb_suites[i]->nbenches; j++) {
-			const struct ocb_bench *c = ocb_suites[i]->benches[j];
-			for (const char *const *a = c->consumes; a && *a; a++, consumers++)
-				cr_assert(produced_somewhere(*a), "%s consumes %s: nothing produces it",
-					  c->name, *a);
-		}
+	for (size_t i = 0; i < ocb_nbenches; i++) {
+		const struct ocb_bench *c = ocb_benches[i].bench;
+		for (const char *const *a = c->consumes; a && *a; a++, consumers++)
+			cr_assert(produced_somewhere(*a), "%s consumes %s: nothing produces it",
+				  c->name, *a);
+	}
 	cr_assert(consumers >= 2, "quant_accuracy consumes both fp32 models");
 }

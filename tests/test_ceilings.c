@@ -1,4 +1,5 @@
-/* ceilings: the FMA, int8 and STREAM kernels (AVX2 against _ref), the band/plateau
+/* ceilings: the FMA (AVX2 and AVX-512), int8 and STREAM kernels against _ref, the CPU
+ * dispatch, the band/plateau
  * logic, ocb_ceiling_find and the roofline bound, the pinned team runner, the
  * consistency rules (table-driven), a disturbed 2-thread measurement and --verify's
  * replacement of a flagged value. Small sizes only: no timing is asserted. */
@@ -20,6 +21,7 @@
 #include "../common/ocb_cpu.h"
 #include "../common/ocb_error.h"
 #include "../db/store.h"
+#include "../db/store_int.h" /* the test reads the database directly */
 #include "../kernels/peak_fma.h"
 #include "../kernels/peak_int8.h"
 #include "../kernels/stream.h"
@@ -54,9 +56,72 @@ Test(ceilings, fma_avx2_matches_ref)
 Test(ceilings, fma_accumulators_stay_bounded)
 {
 	double s = 0;
-	ocb_peak_fma(100000, 1, &s);
-	/* 96 lanes, each converging to 1. */
-	cr_assert(fabs(s - 96.0) < 1e-3, "sink %g", s);
+	cr_assert_eq(ocb_peak_fma(100000, 1, &s), 100000 * ocb_peak_fma_flops_per_iter());
+	/* every lane (96 AVX2, 256 AVX-512) converges to 1 */
+	double lanes = ocb_peak_fma_flops_per_iter() / 2;
+	cr_assert(fabs(s - lanes) < 1e-3, "sink %g, %g lanes", s, lanes);
+}
+
+static void need_avx512f(void)
+{
+	if (!ocb_cpu_avx512f())
+		cr_skip_test("no AVX-512F with OS zmm state here (or OCB_FORCE_AVX2 set)");
+}
+
+Test(ceilings, fma_avx512_matches_ref)
+{
+	need_avx512f();
+	const long iters[] = {0, 1, 3, 17, 200};
+	for (size_t k = 0; k < sizeof iters / sizeof iters[0]; k++)
+		for (int t = 1; t <= 2; t++) {
+			double sa = -1, sr = -2;
+			double fa = ocb_peak_fma_avx512(iters[k], t, &sa);
+			double fr = ocb_peak_fma_avx512_ref(iters[k], t, &sr);
+			cr_assert_eq(fa, fr);
+			cr_assert_eq(fa, (double)t * (double)iters[k] * OCB_FMA512_FLOPS_PER_ITER);
+			cr_assert_eq(OCB_FMA512_FLOPS_PER_ITER, 2 * 16 * 16);
+			/* 256 lanes per thread start in [0.5, 2): the sum says the init is right */
+			if (iters[k] == 0)
+				cr_assert(fabs(sr - t * (256 * 0.5 + 1.5 * 255 / 2)) < 1e-3, "%g", sr);
+			/* FMA rounds once, a*b+c in C twice: equal to a few ulps. */
+			cr_assert(fabs(sa - sr) <= 1e-5 * fabs(sr), "iters %ld threads %d: %.9g vs %.9g",
+				  iters[k], t, sa, sr);
+		}
+}
+
+/* Where the CPU (or OS) says no, the dispatch never takes the zmm path. */
+Test(ceilings, fma_dispatch_without_avx512)
+{
+	/* the raw decision: CPUID bit, OSXSAVE, XCR0 bits 1, 2, 5, 6, 7 */
+	cr_assert_eq(ocb_cpu_zmm_usable(1, 1, 0xE7), 1);
+	cr_assert_eq(ocb_cpu_zmm_usable(1, 1, 0x2E7), 1);
+	cr_assert_eq(ocb_cpu_zmm_usable(0, 1, 0xE7), 0); /* AVX2-only CPU (Zen 3) */
+	cr_assert_eq(ocb_cpu_zmm_usable(1, 0, 0xE7), 0); /* no XGETBV */
+	cr_assert_eq(ocb_cpu_zmm_usable(1, 1, 0x07), 0); /* OS saves ymm, not zmm */
+	cr_assert_eq(ocb_cpu_zmm_usable(1, 1, 0x67), 0); /* no Hi16_ZMM */
+	cr_assert_eq(ocb_cpu_zmm_usable(1, 1, 0xE3), 0); /* no AVX state */
+	/* agrees with the compiler's own check (which also asks the OS) */
+	ocb_cpu_reset();
+	__builtin_cpu_init();
+	if (!getenv("OCB_FORCE_AVX2") && !getenv("OCB_FORCE_SCALAR"))
+		cr_assert_eq(ocb_cpu_avx512f(),
+			     ocb_cpu_avx2() && __builtin_cpu_supports("avx512f"));
+	/* forced AVX2: the AVX2 variant runs, whatever this CPU has */
+	setenv("OCB_FORCE_AVX2", "1", 1);
+	ocb_cpu_reset();
+	int avx2 = ocb_cpu_avx2();
+	cr_assert_eq(ocb_cpu_avx512f(), 0);
+	cr_assert_eq(ocb_peak_fma_flops_per_iter(), OCB_FMA_FLOPS_PER_ITER);
+	double s = 0, r = 0;
+	cr_assert_eq(ocb_peak_fma(30, 2, &s), 2 * 30 * OCB_FMA_FLOPS_PER_ITER);
+	ocb_peak_fma_ref(30, 2, &r);
+	cr_assert(fabs(s - r) <= 1e-5 * r, "%g vs %g (the 96-lane kernel)", s, r);
+	cr_assert(strstr(ocb_peak_fma_isa(), avx2 ? "AVX2" : "plain-C"), "%s",
+		  ocb_peak_fma_isa());
+	unsetenv("OCB_FORCE_AVX2");
+	ocb_cpu_reset();
+	if (ocb_cpu_avx512f())
+		cr_assert(strstr(ocb_peak_fma_isa(), "AVX-512F"), "%s", ocb_peak_fma_isa());
 }
 
 /* Integer arithmetic without saturation is exact in any order, so the AVX2 chain, the
@@ -85,7 +150,7 @@ Test(ceilings, int8_accumulators_move_every_step)
 	cr_assert_neq(ocb_peak_int8_expect(2, 1), ocb_peak_int8_expect(1, 1));
 	uint64_t a = 0;
 	ocb_peak_int8(1000, 1, &a);
-	cr_assert_eq(a, ocb_peak_int8_expect(1000, 1));
+	cr_assert_eq(a, ocb_peak_int8_expected(1000, 1));
 }
 
 Test(ceilings, slices_cover_the_range)
@@ -147,6 +212,78 @@ Test(ceilings, stream_triad_and_copy_avx2_equal_ref)
 		cr_assert(memcmp(a3, b, n * sizeof(float)) == 0, "copy ref threads %d", t);
 	}
 	ocb_free(buf);
+}
+
+static void need_vnni512(void)
+{
+	if (!ocb_cpu_avx512vnni())
+		cr_skip_test("no AVX-512 VNNI here (or OCB_FORCE_AVX2 set)");
+}
+
+Test(ceilings, int8_vnni512_matches_ref)
+{
+	need_vnni512();
+	const long iters[] = {0, 1, 3, 17, 200};
+	for (size_t k = 0; k < sizeof iters / sizeof iters[0]; k++)
+		for (int t = 1; t <= 2; t++) {
+			uint64_t sa = 1, sr = 2;
+			double oa = ocb_peak_int8_vnni512(iters[k], t, &sa);
+			double orf = ocb_peak_int8_vnni512_ref(iters[k], t, &sr);
+			cr_assert_eq(oa, orf);
+			cr_assert_eq(oa, (double)t * (double)iters[k] * OCB_INT8_512_OPS_PER_ITER);
+			cr_assert_eq(OCB_INT8_512_OPS_PER_ITER, 2 * 16 * 64);
+			/* integers: vpdpbusd and the C sums are equal exactly */
+			cr_assert_eq(sa, sr, "iters %ld threads %d", iters[k], t);
+			cr_assert_eq(sa, ocb_peak_int8_vnni512_expect(iters[k], t));
+		}
+}
+
+Test(ceilings, int8_vnni512_ref_counts_every_step)
+{
+	/* the closed form moves with iters and differs from the AVX2 shape's */
+	cr_assert_neq(ocb_peak_int8_vnni512_expect(1, 1), ocb_peak_int8_vnni512_expect(0, 1));
+	cr_assert_neq(ocb_peak_int8_vnni512_expect(1, 1), ocb_peak_int8_expect(1, 1));
+	uint64_t a = 0;
+	cr_assert_eq(ocb_peak_int8_vnni512_ref(7, 2, &a), 2 * 7 * OCB_INT8_512_OPS_PER_ITER);
+	cr_assert_eq(a, ocb_peak_int8_vnni512_expect(7, 2));
+}
+
+Test(ceilings, int8_avxvnni_matches_ref)
+{
+	if (!ocb_cpu_avxvnni())
+		cr_skip_test("no AVX-VNNI here (or OCB_FORCE_AVX2 set)");
+	const long iters[] = {0, 1, 3, 17, 200};
+	for (size_t k = 0; k < sizeof iters / sizeof iters[0]; k++)
+		for (int t = 1; t <= 2; t++) {
+			uint64_t sa = 1, sr = 2;
+			double oa = ocb_peak_int8_avxvnni(iters[k], t, &sa);
+			cr_assert_eq(oa, ocb_peak_int8_ref(iters[k], t, &sr));
+			cr_assert_eq(sa, sr, "iters %ld threads %d", iters[k], t);
+			cr_assert_eq(sa, ocb_peak_int8_expect(iters[k], t));
+		}
+}
+
+/* Forced AVX2 (or a CPU without AVX-512 VNNI): the int8 dispatch runs the AVX2 chain. */
+Test(ceilings, int8_dispatch_without_vnni512)
+{
+	setenv("OCB_FORCE_AVX2", "1", 1);
+	ocb_cpu_reset();
+	cr_assert_eq(ocb_cpu_avx512vnni(), 0);
+	cr_assert_eq(ocb_cpu_avxvnni(), 0);
+	if (ocb_cpu_avx2())
+		cr_assert(strstr(ocb_peak_int8_isa(), "AVX2 int8"), "%s", ocb_peak_int8_isa());
+	cr_assert_eq(ocb_peak_int8_ops_per_iter(), OCB_INT8_OPS_PER_ITER);
+	uint64_t k = 0;
+	cr_assert_eq(ocb_peak_int8(10, 2, &k), 2 * 10 * OCB_INT8_OPS_PER_ITER);
+	cr_assert_eq(k, ocb_peak_int8_expect(10, 2));
+	cr_assert_eq(ocb_peak_int8_expected(10, 2), ocb_peak_int8_expect(10, 2));
+	unsetenv("OCB_FORCE_AVX2");
+	ocb_cpu_reset();
+	k = 0;
+	ocb_peak_int8(10, 2, &k);
+	cr_assert_eq(k, ocb_peak_int8_expected(10, 2));
+	if (ocb_cpu_avx512vnni())
+		cr_assert(strstr(ocb_peak_int8_isa(), "VNNI"), "%s", ocb_peak_int8_isa());
 }
 
 Test(ceilings, scalar_fallback_dispatch)
@@ -420,19 +557,23 @@ Test(ceilings, rules_detect_each_violation)
 	}
 }
 
-Test(ceilings, rules_allow_a_wider_blas)
+/* issue 8: sgemm <= the fp32 peak (+2%), with no allowance for a wider BLAS (the peak
+ * is measured with the widest FMA); only a plain-C FMA kernel (not a peak) lifts it. */
+Test(ceilings, rules_sgemm_bounded_by_fp32_peak)
 {
 	struct ocb_ceiling c[32];
 	struct ocb_ceiling_rules r;
 	ocb_ceiling_rules_default(&r);
 	size_t n = good_set(c);
-	get(c, n, "flops_sgemm", 1)->value = 160; /* AVX-512 sgemm vs the AVX2 FMA kernel */
-	cr_assert_eq(ocb_ceilings_check(c, n, good_xc, 2, &r), 2);
-	r.sgemm_width = 2;
+	double fp = get(c, n, "flops_fp32", 1)->value;
+	get(c, n, "flops_sgemm", 1)->value = 1.01 * fp; /* within 2% */
 	cr_assert_eq(ocb_ceilings_check(c, n, good_xc, 2, &r), 0);
-	get(c, n, "flops_sgemm", 1)->value = 210; /* above even twice the width */
-	get(c, n, "flops_sgemm", 2)->value = 400; /* (keeps 2 threads >= 1 thread) */
+	get(c, n, "flops_sgemm", 1)->value = 1.6 * fp; /* AVX-512 sgemm vs an AVX2 peak */
 	cr_assert_eq(ocb_ceilings_check(c, n, good_xc, 2, &r), 2);
+	cr_assert(strstr(get(c, n, "flops_sgemm", 1)->suspect, "above the FMA peak"));
+	cr_assert(strstr(get(c, n, "flops_fp32", 1)->suspect, "below sgemm"));
+	r.sgemm_peak_max = INFINITY;
+	cr_assert_eq(ocb_ceilings_check(c, n, good_xc, 2, &r), 0);
 }
 
 /* ---- a disturbed measurement ------------------------------------------------------ */
@@ -480,7 +621,7 @@ Test(ceilings, disturbed_two_thread_peak_is_flagged)
 	double agg = 0, rate[2], share[2], worst = 1, least = 1;
 	int cpu[2], pinned = 0;
 	/* about 20 ms per trial at 100 GFLOP/s per core (length does not matter) */
-	iters = (long)(2e9 / OCB_FMA_FLOPS_PER_ITER);
+	iters = (long)(2e9 / ocb_peak_fma_flops_per_iter());
 	for (int trial = 0; trial < 3; trial++) {
 		cr_assert_eq(ocb_team_run(2, fma_body, &iters, &agg, rate, cpu, share, &pinned),
 			     OCB_OK);

@@ -8,7 +8,7 @@
 
 #include "../common/ocb_error.h"
 #include "../common/ocb_rng.h"
-#include "../reference/checkpoint.h"
+#include "../workloads/checkpoint.h"
 
 static char dir[64];
 static char path[128];

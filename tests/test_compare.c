@@ -38,7 +38,7 @@ Test(compare, a_a_is_not_a_regression)
 	struct ocb_store *s = NULL;
 	cr_assert_eq(ocb_store_open(db, OCB_STORE_READ, &s), OCB_OK);
 	struct ocb_cmp c;
-	cr_assert_eq(ocb_cmp_runs(ocb_store_handle(s), a, b, NULL, &c), OCB_OK, "%s", ocb_lasterr());
+	cr_assert_eq(ocb_cmp_runs(s, a, b, NULL, &c), OCB_OK, "%s", ocb_lasterr());
 	cr_assert_eq(c.n, NCASE);
 	cr_assert_eq(c.count[OCB_V_SLOWER], 0);
 	cr_assert_eq(c.count[OCB_V_FASTER], 0);
@@ -61,7 +61,7 @@ Test(compare, ten_percent_slowdown_is_slower)
 	struct ocb_store *s = NULL;
 	cr_assert_eq(ocb_store_open(db, OCB_STORE_READ, &s), OCB_OK);
 	struct ocb_cmp c;
-	cr_assert_eq(ocb_cmp_runs(ocb_store_handle(s), a, b, NULL, &c), OCB_OK, "%s", ocb_lasterr());
+	cr_assert_eq(ocb_cmp_runs(s, a, b, NULL, &c), OCB_OK, "%s", ocb_lasterr());
 	cr_assert_eq(c.count[OCB_V_SLOWER], 1);
 	const struct ocb_cmp_case *k = &c.c[7];
 	cr_assert_str_eq(k->bench, "k07");
@@ -111,7 +111,7 @@ static int verdict_after_history(const double *hist, int nh, double cand_factor)
 	fx_result(s, cand, "baseline", bench, "{}", 1e-3 * cand_factor, 0.01, 20, 999, 1e6, 1e6);
 	ocb_store_run_finish(s, cand, "complete");
 	struct ocb_cmp c;
-	cr_assert_eq(ocb_cmp_runs(ocb_store_handle(s), base, cand, NULL, &c), OCB_OK, "%s",
+	cr_assert_eq(ocb_cmp_runs(s, base, cand, NULL, &c), OCB_OK, "%s",
 		     ocb_lasterr());
 	cr_assert_eq(c.n, 1);
 	int v = c.c[0].verdict;
@@ -172,7 +172,7 @@ Test(compare, quick_vs_full_lists_unmatched_and_keeps_params_whole)
 
 	cr_assert_eq(ocb_store_open(db, OCB_STORE_READ, &s), OCB_OK);
 	struct ocb_cmp c;
-	cr_assert_eq(ocb_cmp_runs(ocb_store_handle(s), a, b, NULL, &c), OCB_OK, "%s", ocb_lasterr());
+	cr_assert_eq(ocb_cmp_runs(s, a, b, NULL, &c), OCB_OK, "%s", ocb_lasterr());
 	cr_assert_eq(c.n, 4);
 	cr_expect_str_eq(c.c[0].params, gemm[1]); /* n = 8, 32, 128: by value */
 	cr_expect_str_eq(c.c[1].params, gemm[2]);
@@ -208,7 +208,7 @@ Test(compare, quick_vs_full_lists_unmatched_and_keeps_params_whole)
 	ocb_cmp_release(&c);
 
 	/* a run with itself */
-	cr_assert_eq(ocb_cmp_runs(ocb_store_handle(s), a, a, NULL, &c), OCB_OK);
+	cr_assert_eq(ocb_cmp_runs(s, a, a, NULL, &c), OCB_OK);
 	cr_assert_geq(c.nwarn, 1);
 	cr_expect_not_null(strstr(c.warn[0], "itself"), "%s", c.warn[0]);
 	cr_expect_eq(c.nonly[0] + c.nonly[1], 0);

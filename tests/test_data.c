@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "../common/ocb_error.h"
-#include "../reference/data_idx.h"
-#include "../reference/data_synth.h"
-#include "../reference/data_text.h"
+#include "../workloads/data_idx.h"
+#include "../workloads/data_synth.h"
+#include "../workloads/data_text.h"
 
 static char dir[64];
 

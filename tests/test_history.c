@@ -59,7 +59,7 @@ Test(history, step_in_stored_runs)
 	cr_assert_eq(ocb_store_open(db, OCB_STORE_READ, &s), OCB_OK);
 	struct ocb_hist h;
 	/* params in another key order and with spaces: canonicalized */
-	cr_assert_eq(ocb_hist_load(ocb_store_handle(s), "gemv:{\"n\": 32, \"k\": 64}", NULL, &h),
+	cr_assert_eq(ocb_hist_load(s, "gemv:{\"n\": 32, \"k\": 64}", NULL, &h),
 		     OCB_OK, "%s", ocb_lasterr());
 	cr_assert_eq(h.n, 1);
 	cr_assert_eq(h.s[0].n, 16);
@@ -69,13 +69,13 @@ Test(history, step_in_stored_runs)
 	cr_assert_float_eq(h.s[0].pt[10].shift, 0.2, 0.03);
 	ocb_hist_release(&h);
 	/* bench only: both parameter sets; the flat one has no change point */
-	cr_assert_eq(ocb_hist_load(ocb_store_handle(s), "gemv", NULL, &h), OCB_OK);
+	cr_assert_eq(ocb_hist_load(s, "gemv", NULL, &h), OCB_OK);
 	cr_assert_eq(h.n, 2);
 	cr_assert_eq(ocb_hist_detect(&h, NULL), OCB_OK);
 	cr_assert_eq(h.s[0].ncp + h.s[1].ncp, 1);
 	ocb_hist_release(&h);
-	cr_assert_eq(ocb_hist_load(ocb_store_handle(s), "nosuch", NULL, &h), OCB_ENOENT);
-	cr_assert_eq(ocb_hist_load(ocb_store_handle(s), "gemv:{bad", NULL, &h), OCB_EINVAL);
+	cr_assert_eq(ocb_hist_load(s, "nosuch", NULL, &h), OCB_ENOENT);
+	cr_assert_eq(ocb_hist_load(s, "gemv:{bad", NULL, &h), OCB_EINVAL);
 	ocb_store_close(s);
 
 	struct ocb_global g = {.db_path = db, .quiet = 1};

@@ -115,3 +115,26 @@ Test(host, field_boundaries_are_hashed)
 	ocb_host_fingerprint(&b);
 	cr_assert_str_neq(a.fingerprint, b.fingerprint);
 }
+
+/* The OpenBLAS core ocbench re-executes with: the widest vectors the CPU offers, never
+ * narrower than what OpenBLAS picked itself, nothing when the CPU has no AVX2. */
+Test(host, blas_core_follows_the_widest_isa)
+{
+	/* Xeon with AVX-512 (today's machine): OpenBLAS 0.3.21 picks SkylakeX, kept */
+	cr_assert_null(ocb_host_blas_core_for("SkylakeX", 1, 1));
+	cr_assert_null(ocb_host_blas_core_for("Cooperlake", 1, 1));
+	/* an AVX-512 Xeon OpenBLAS does not know: Prescott (SSE3) -> SkylakeX, not Haswell */
+	cr_assert_str_eq(ocb_host_blas_core_for("Prescott", 1, 1), "SkylakeX");
+	cr_assert_str_eq(ocb_host_blas_core_for("Haswell", 1, 1), "SkylakeX");
+	/* AMD Zen 3 (AVX2, no AVX-512): OpenBLAS picks Zen, kept */
+	cr_assert_null(ocb_host_blas_core_for("Zen", 1, 0));
+	cr_assert_null(ocb_host_blas_core_for("Haswell", 1, 0));
+	/* an AVX2 CPU on an SSE/AVX core -> Haswell */
+	cr_assert_str_eq(ocb_host_blas_core_for("Prescott", 1, 0), "Haswell");
+	cr_assert_str_eq(ocb_host_blas_core_for("Sandybridge", 1, 0), "Haswell");
+	/* no AVX2: nothing better to force */
+	cr_assert_null(ocb_host_blas_core_for("Prescott", 0, 0));
+	cr_assert_null(ocb_host_blas_core_for(NULL, 1, 1));
+	/* this process: what it asks for is what the fallback flag says */
+	cr_assert_eq(ocb_host_blas_fallback(), ocb_host_blas_core_wanted() != NULL);
+}

@@ -5,8 +5,8 @@
 
 #include "../cli/cli.h"
 #include "../report/export.h"
-#include "../report/import.h"
-#include "../report/merge.h"
+#include "../db/import.h"
+#include "../db/merge.h"
 #include "report_fixture.h"
 
 static int64_t one_run(const char *db, const char *host, const char *fp, uint64_t seed)
@@ -29,7 +29,7 @@ static char *export_text(const char *db, int64_t run, enum ocb_export_fmt fmt)
 	size_t len = 0;
 	cr_assert_eq(ocb_store_open(db, OCB_STORE_READ, &s), OCB_OK);
 	FILE *m = open_memstream(&buf, &len);
-	cr_assert_eq(ocb_export_run(ocb_store_handle(s), run, fmt, m), OCB_OK, "%s", ocb_lasterr());
+	cr_assert_eq(ocb_export_run(s, run, fmt, m), OCB_OK, "%s", ocb_lasterr());
 	fclose(m);
 	ocb_store_close(s);
 	return buf;

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "../common/ocb_rng.h"
-#include "../reference/linear.h"
+#include "../workloads/linear.h"
 
 static void fill(float *a, size_t n, struct ocb_rng *r, float scale)
 {

@@ -141,7 +141,7 @@ Test(liveness, killed_writer_reads_as_aborted, .timeout = 60)
 	/* the SQL function gives the same verdict as ocb_run_load */
 	cr_assert_eq(ocb_store_open(db, OCB_STORE_READ, &s), OCB_OK);
 	struct ocb_run r;
-	cr_assert_eq(ocb_run_load(ocb_store_handle(s), 2, &r), OCB_OK);
+	cr_assert_eq(ocb_run_load(s, 2, &r), OCB_OK);
 	cr_expect_str_eq(r.status, "running");
 	cr_expect_str_eq(r.shown, "aborted");
 	cr_expect(r.boot_id[0] || !ocb_host_id_self()->boot_id[0], "boot id not stored");

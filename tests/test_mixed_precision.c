@@ -1,4 +1,4 @@
-/* Tests for reference/mixed_precision: the DP equals brute-force enumeration, the budget
+/* Tests for workloads/mixed_precision: the DP equals brute-force enumeration, the budget
  * holds, fused groups share an option, infeasible budgets are refused, the plan JSON. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -9,8 +9,8 @@
 #include "../common/ocb_error.h"
 #include "../common/ocb_json.h"
 #include "../common/ocb_rng.h"
-#include "../reference/mixed_precision.h"
-#include "../reference/quant_rtn.h"
+#include "../workloads/mixed_precision.h"
+#include "../workloads/quant_rtn.h"
 
 enum { MAXL = 8, MAXO = 5 };
 

@@ -10,8 +10,8 @@
 
 #include "../common/ocb_error.h"
 #include "../common/ocb_rng.h"
-#include "../reference/checkpoint.h"
-#include "../reference/model_mlp.h"
+#include "../workloads/checkpoint.h"
+#include "../workloads/model_mlp.h"
 
 static double loss_at(struct ocb_mlp *m, const float *x, const int *y, int n)
 {

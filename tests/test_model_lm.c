@@ -1,4 +1,4 @@
-/* Tests of reference/model_lm: every layer's backward against central finite differences,
+/* Tests of workloads/model_lm: every layer's backward against central finite differences,
  * the whole tiny model's gradient, the linear interface and hook, the eval protocol. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -9,7 +9,7 @@
 
 #include "../common/ocb_error.h"
 #include "../common/ocb_rng.h"
-#include "../reference/model_lm.h"
+#include "../workloads/model_lm.h"
 
 static void fill(float *x, size_t n, float sd, struct ocb_rng *r)
 {

@@ -7,8 +7,8 @@
 #include "../common/ocb_cpu.h"
 #include "../common/ocb_error.h"
 #include "../common/ocb_rng.h"
-#include "../reference/optim.h"
-#include "../reference/schedule.h"
+#include "../workloads/optim.h"
+#include "../workloads/schedule.h"
 
 Test(optim, adamw_matches_reference)
 {

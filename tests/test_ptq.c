@@ -1,5 +1,5 @@
 /* Tests of the PTQ workload modules on a tiny random MLP and synthetic images (no
- * dataset): reference/ptq_mlp + calibrate (H = 2 X^T X, the diagonal Fisher, output
+ * dataset): workloads/ptq_mlp + calibrate (H = 2 X^T X, the diagonal Fisher, output
  * norms against direct computation), ptq_sweep (configurations, filter, one run),
  * mixed_plan_run (budget, plan no worse than uniform, plan file) and ptq_checks. */
 #include <criterion/criterion.h>
@@ -11,12 +11,12 @@
 
 #include "../common/ocb_error.h"
 #include "../common/ocb_json.h"
-#include "../reference/calibrate.h"
-#include "../reference/data_synth.h"
-#include "../reference/mixed_plan_run.h"
-#include "../reference/ptq_checks.h"
-#include "../reference/ptq_mlp.h"
-#include "../reference/ptq_sweep.h"
+#include "../workloads/calibrate.h"
+#include "../workloads/data_synth.h"
+#include "../workloads/mixed_plan_run.h"
+#include "../workloads/ptq_checks.h"
+#include "../workloads/ptq_mlp.h"
+#include "../workloads/ptq_sweep.h"
 
 #define NCAL 64
 

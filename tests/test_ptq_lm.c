@@ -1,4 +1,4 @@
-/* Tests of reference/ptq_lm on a tiny random LM and synthetic text (no dataset): the
+/* Tests of workloads/ptq_lm on a tiny random LM and synthetic text (no dataset): the
  * linears and their fused groups, the calibration windows, the head's Fisher against the
  * model's own logit gradients, and an fp32 / 8-bit run of the sweep. */
 #define _GNU_SOURCE
@@ -8,10 +8,10 @@
 #include <string.h>
 
 #include "../common/ocb_error.h"
-#include "../reference/calibrate.h"
-#include "../reference/data_synth.h"
-#include "../reference/ptq_lm.h"
-#include "../reference/ptq_sweep.h"
+#include "../workloads/calibrate.h"
+#include "../workloads/data_synth.h"
+#include "../workloads/ptq_lm.h"
+#include "../workloads/ptq_sweep.h"
 
 static unsigned char *buf;
 static struct ocb_text text;

@@ -13,6 +13,7 @@
 #include "../common/ocb_error.h"
 #include "../common/ocb_rng.h"
 #include "../kernels/quant_gemv.h"
+#include "../kernels/quant_repack.h"
 
 struct prob {
 	const struct qformat *f;
@@ -267,9 +268,23 @@ Test(qkernel, bad_arguments)
 
 /* ---- the `quant` suite's kernel benches (collect/bench_quant_*.c) ---- */
 
-#include "../collect/bench.h"
+#include "../collect/registry.h"
 
-extern const struct ocb_suite ocb_suite_quant;
+/* The case as the runner hands it to the bench: checked, defaults filled. */
+static cJSON *filled(const struct ocb_bench *b, const cJSON *raw)
+{
+	cJSON *full = NULL;
+	cr_assert_eq(ocb_params_check(b->params, b->name, "test", raw, &full), OCB_OK, "%s",
+		     ocb_lasterr());
+	return full;
+}
+
+static cJSON *filled_text(const struct ocb_bench *b, const char *json)
+{
+	cJSON *raw = cJSON_Parse(json), *full = filled(b, raw);
+	cJSON_Delete(raw);
+	return full;
+}
 
 /* Every quick case runs through setup -> check -> run -> work -> teardown without the
  * harness; the full case list has the shapes the issue asks for. */
@@ -277,17 +292,20 @@ Test(qkernel, suite_quick_cases)
 {
 	struct ocb_ctx ctx = { .threads = 2, .seed = 5, .quick = 1 };
 	int nkernel = 0;
-	for (size_t bi = 0; bi < ocb_suite_quant.nbenches; bi++) {
-		const struct ocb_bench *b = ocb_suite_quant.benches[bi];
-		if (b->kind != OCB_KERNEL || strncmp(b->name, "quant_gem", 9))
+	for (size_t bi = 0; bi < ocb_nbenches; bi++) {
+		const struct ocb_bench *b = ocb_benches[bi].bench;
+		if (strcmp(ocb_benches[bi].suite, "quant") || b->kind != OCB_KERNEL ||
+		    strncmp(b->name, "quant_gem", 9))
 			continue;
 		nkernel++;
 		cJSON *cases = b->cases(&ctx), *c;
 		cr_assert_geq(cJSON_GetArraySize(cases), 8, "%s: every format + f32", b->name);
-		cJSON_ArrayForEach(c, cases) {
+		cJSON *raw;
+		cJSON_ArrayForEach(raw, cases) {
 			void *st = NULL;
 			double err = -1;
 			struct ocb_work w = { 0 };
+			c = filled(b, raw);
 			cr_assert_eq(b->setup(c, &ctx, &st), OCB_OK, "%s: %s", b->name, ocb_lasterr());
 			cr_assert_eq(b->check(st, &err), OCB_OK, "%s: %s", b->name, ocb_lasterr());
 			cr_assert(err >= 0 && err <= 1e-4);
@@ -303,8 +321,13 @@ Test(qkernel, suite_quick_cases)
 			cr_assert_str_eq(w.compute, f ? "ops_int8" : !strcmp(b->name, "quant_gemm")
 									 ? "flops_sgemm"
 									 : "flops_fp32");
-			cr_assert_str_eq(b->variant(st), f ? qkernel_variant() : "openblas");
+			/* GEMV: the kernel quant_repack chose for this CPU (e.g. "avx2-r8") */
+			const char *want = !f ? "openblas"
+				: strcmp(b->name, "quant_gemv") ? qkernel_variant()
+				: qgemv_kind_name(qgemv_choose(f));
+			cr_assert_str_eq(b->variant(st), want);
 			b->teardown(st);
+			cJSON_Delete(c);
 		}
 		cJSON_Delete(cases);
 		ctx.quick = 0;
@@ -326,12 +349,10 @@ Test(qkernel, suite_quick_cases)
 Test(qkernel, suite_work_bounds_and_bad_params)
 {
 	const struct ocb_bench *gemv = NULL;
-	for (size_t bi = 0; bi < ocb_suite_quant.nbenches; bi++)
-		if (!strcmp(ocb_suite_quant.benches[bi]->name, "quant_gemv"))
-			gemv = ocb_suite_quant.benches[bi];
+	gemv = ocb_bench_find("quant_gemv");
 	cr_assert_not_null(gemv);
 	struct ocb_work w;
-	cJSON *p = cJSON_Parse("{\"format\":\"q8_0\",\"m\":16384,\"k\":16384}");
+	cJSON *p = filled_text(gemv, "{\"format\":\"q8_0\",\"m\":16384,\"k\":16384}");
 	cr_assert_eq(gemv->work(p, &w), OCB_OK);
 	cr_assert_null(w.bound);
 	cr_assert_str_eq(w.compute, "ops_int8"); /* int8 dot products: the int8 roof */
@@ -349,7 +370,7 @@ Test(qkernel, suite_work_bounds_and_bad_params)
 	xeon.l1d_bytes = 48 << 10;
 	xeon.l2_bytes = 2 << 20;
 	xeon.l3_bytes = 480LL << 20;
-	p = cJSON_Parse("{\"format\":\"tq1_0\",\"m\":16384,\"k\":16384}");
+	p = filled_text(gemv, "{\"format\":\"tq1_0\",\"m\":16384,\"k\":16384}");
 	cr_assert_eq(gemv->work(p, &w), OCB_OK);
 	struct ocb_roof_caches mc;
 	char bound[32];
@@ -370,11 +391,11 @@ Test(qkernel, suite_work_bounds_and_bad_params)
 	cr_expect_eq(nc, 1);
 	cJSON_Delete(p);
 	/* f32 16384^2 (1 GiB) on the 32 MiB machine: one copy already exceeds 2 LLC */
-	p = cJSON_Parse("{\"format\":\"f32\",\"m\":16384,\"k\":16384}");
+	p = filled_text(gemv, "{\"format\":\"f32\",\"m\":16384,\"k\":16384}");
 	cr_assert_eq(qbench_copies(p, &zc, 0, 16384.0 * 16384 * 4, &nc), OCB_OK);
 	cr_expect_eq(nc, 1);
 	cJSON_Delete(p);
-	p = cJSON_Parse("{\"format\":\"tq1_0\",\"m\":512,\"k\":512}");
+	p = filled_text(gemv, "{\"format\":\"tq1_0\",\"m\":512,\"k\":512}");
 	cr_assert_eq(gemv->work(p, &w), OCB_OK);
 	ocb_machine_caches(&zen3, &mc);
 	cr_assert_eq(ocb_roof_bound(&mc, w.bound, w.compute, w.bytes, 1, bound, sizeof bound), 0);

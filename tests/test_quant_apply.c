@@ -1,10 +1,10 @@
-/* Tests for reference/quant_apply: every method through one call, costs, padding. */
+/* Tests for workloads/quant_apply: every method through one call, costs, padding. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
 
 #include "../common/ocb_rng.h"
-#include "../reference/quant_apply.h"
+#include "../workloads/quant_apply.h"
 
 enum { OUT = 6, IN = 80 }; /* 80: not a multiple of 32 or 256 -> padded block formats */
 

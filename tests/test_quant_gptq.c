@@ -1,4 +1,4 @@
-/* Tests for reference/quant_gptq: GPTQ beats RTN on correlated inputs, act-order, dead
+/* Tests for workloads/quant_gptq: GPTQ beats RTN on correlated inputs, act-order, dead
  * columns, equivalence with RTN when H is diagonal, grid membership. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -7,7 +7,7 @@
 
 #include "../common/ocb_rng.h"
 #include "../common/ocb_error.h"
-#include "../reference/quant_gptq.h"
+#include "../workloads/quant_gptq.h"
 
 enum { OUT = 48, IN = 192, N = 768, K = 24 };
 

@@ -1,10 +1,10 @@
-/* Tests for reference/quant_rtn: grid, error bound, storage cost. */
+/* Tests for workloads/quant_rtn: grid, error bound, storage cost. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
 
 #include "../common/ocb_rng.h"
-#include "../reference/quant_rtn.h"
+#include "../workloads/quant_rtn.h"
 
 static void fill_normal(float *w, size_t n, uint64_t seed, float mean, float sd)
 {

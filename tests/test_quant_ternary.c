@@ -1,9 +1,9 @@
-/* Tests for reference/quant_ternary (BitNet b1.58 absmean). */
+/* Tests for workloads/quant_ternary (BitNet b1.58 absmean). */
 #include <criterion/criterion.h>
 #include <math.h>
 
 #include "../common/ocb_rng.h"
-#include "../reference/quant_ternary.h"
+#include "../workloads/quant_ternary.h"
 
 Test(ternary, values_are_minus_zero_plus_times_absmean)
 {

@@ -75,7 +75,7 @@ Test(report, all_formats_from_three_suites)
 	fill(s, NULL);
 	struct ocb_report_opts o = {.out_dir = out, .version = "0.1.0"};
 	struct ocb_report_summary sum;
-	cr_assert_eq(ocb_report_write(ocb_store_handle(s), &o, &sum), OCB_OK, "%s", ocb_lasterr());
+	cr_assert_eq(ocb_report_write(s, &o, &sum), OCB_OK, "%s", ocb_lasterr());
 	ocb_store_close(s);
 	cr_assert_geq(sum.ntables, 4); /* results, quant, mlperf summary + detail */
 	cr_assert_eq(sum.nresults, 2);
@@ -152,7 +152,7 @@ Test(report, hostile_names_are_escaped)
 		     NULL, NULL, NULL);
 	struct ocb_report_opts o = {.out_dir = out, .version = "0.1.0"};
 	struct ocb_report_summary sum;
-	cr_assert_eq(ocb_report_write(ocb_store_handle(s), &o, &sum), OCB_OK, "%s", ocb_lasterr());
+	cr_assert_eq(ocb_report_write(s, &o, &sum), OCB_OK, "%s", ocb_lasterr());
 	ocb_store_close(s);
 	cr_assert_neq(access(owned, F_OK), 0, "gnuplot ran a command from the database");
 	if (access("/usr/bin/gnuplot", X_OK) == 0)
@@ -284,7 +284,7 @@ Test(report, empty_database_still_writes)
 	cr_assert_eq(ocb_store_open(db, OCB_STORE_READ, &s), OCB_OK);
 	struct ocb_report_opts o = {.out_dir = out};
 	struct ocb_report_summary sum;
-	cr_assert_eq(ocb_report_write(ocb_store_handle(s), &o, &sum), OCB_OK, "%s", ocb_lasterr());
+	cr_assert_eq(ocb_report_write(s, &o, &sum), OCB_OK, "%s", ocb_lasterr());
 	ocb_store_close(s);
 	cr_assert_eq(sum.ntables, 0);
 	snprintf(p, sizeof p, "%s/index.html", out);
@@ -351,7 +351,7 @@ Test(report, loss_vs_time_axis)
 	cr_assert_eq(ocb_store_commit(s), OCB_OK);
 	ocb_store_run_finish(s, r, "complete");
 	struct ocb_report_opts o = {.out_dir = out, .formats = OCB_FMT_JSON};
-	cr_assert_eq(ocb_report_write(ocb_store_handle(s), &o, NULL), OCB_OK, "%s", ocb_lasterr());
+	cr_assert_eq(ocb_report_write(s, &o, NULL), OCB_OK, "%s", ocb_lasterr());
 	ocb_store_close(s);
 
 	char *script = fx_slurp(log);
@@ -400,7 +400,7 @@ Test(report, states_runs_and_refuses_mixed_modes)
 
 	cr_assert_eq(ocb_store_open(db, OCB_STORE_READ, &s), OCB_OK);
 	struct ocb_report_opts o = {.out_dir = out, .formats = OCB_FMT_MD};
-	cr_assert_eq(ocb_report_write(ocb_store_handle(s), &o, NULL), OCB_EINVAL);
+	cr_assert_eq(ocb_report_write(s, &o, NULL), OCB_EINVAL);
 	const char *e = ocb_lasterr();
 	cr_expect(strstr(e, "quick runs 1 (11111111)") && strstr(e, "full runs 2 (22222222)") &&
 			  strstr(e, "--allow-mixed") && !strchr(e, '\n'),
@@ -408,7 +408,7 @@ Test(report, states_runs_and_refuses_mixed_modes)
 	snprintf(p, sizeof p, "%s/report.md", out);
 	cr_expect_neq(access(p, F_OK), 0, "a refused report wrote %s", p);
 	o.allow_mixed = 1;
-	cr_assert_eq(ocb_report_write(ocb_store_handle(s), &o, NULL), OCB_OK, "%s", ocb_lasterr());
+	cr_assert_eq(ocb_report_write(s, &o, NULL), OCB_OK, "%s", ocb_lasterr());
 	ocb_store_close(s);
 	char *md = fx_slurp(p);
 	cr_expect_not_null(strstr(md, "Runs covered by this report"), "%s", md);
@@ -454,7 +454,7 @@ Test(report, params_order_by_value)
 	fx_result(s, r, "baseline", "sgemm", "{\"n\":512}", 4e-3, 0.01, 9, 3, 2.7e8, 3e6);
 	ocb_store_run_finish(s, r, "complete");
 	struct ocb_report_opts o = {.out_dir = out, .formats = OCB_FMT_MD};
-	cr_assert_eq(ocb_report_write(ocb_store_handle(s), &o, NULL), OCB_OK, "%s", ocb_lasterr());
+	cr_assert_eq(ocb_report_write(s, &o, NULL), OCB_OK, "%s", ocb_lasterr());
 	ocb_store_close(s);
 	snprintf(p, sizeof p, "%s/report.md", out);
 	char *md = fx_slurp(p);

@@ -29,7 +29,7 @@ Test(report_quant, fp16_aware_rows_beside_ggml_rows)
 	cr_assert_eq(ocb_store_run_finish(s, r, "complete"), OCB_OK);
 	struct ocb_report_opts o = {.out_dir = out, .version = "0.1.0"};
 	struct ocb_report_summary sum;
-	cr_assert_eq(ocb_report_write(ocb_store_handle(s), &o, &sum), OCB_OK, "%s", ocb_lasterr());
+	cr_assert_eq(ocb_report_write(s, &o, &sum), OCB_OK, "%s", ocb_lasterr());
 	ocb_store_close(s);
 
 	snprintf(p, sizeof p, "%s/csv/quant_accuracy_0.csv", out);
@@ -77,7 +77,7 @@ Test(report_quant, identity_read_from_store_not_name)
 	cr_assert_eq(ocb_store_run_finish(s, r, "complete"), OCB_OK);
 	struct ocb_report_opts o = {.out_dir = out, .version = "0.1.0"};
 	struct ocb_report_summary sum;
-	cr_assert_eq(ocb_report_write(ocb_store_handle(s), &o, &sum), OCB_OK, "%s", ocb_lasterr());
+	cr_assert_eq(ocb_report_write(s, &o, &sum), OCB_OK, "%s", ocb_lasterr());
 	ocb_store_close(s);
 	snprintf(p, sizeof p, "%s/csv/quant_accuracy_0.csv", out);
 	char *csv = fx_slurp(p);

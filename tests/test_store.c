@@ -17,6 +17,7 @@
 
 #include "../common/ocb_error.h"
 #include "../db/store.h"
+#include "../db/store_int.h" /* the test reads the database directly */
 #include "../db/store_query.h"
 
 static char dir[64];

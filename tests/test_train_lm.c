@@ -1,7 +1,9 @@
-/* Tests of reference/trainer_lm through the trainer interface: determinism (losses and
+/* Tests of workloads/trainer_lm through the trainer interface: determinism (losses and
  * weights), that training learns, the unigram baseline, save/load, refusal of bad
  * configurations. Corpora are generated here (no packages needed). */
 #include <criterion/criterion.h>
+
+#include "../collect/registry.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,8 +14,8 @@
 #include "../common/ocb_error.h"
 #include "../common/ocb_json.h"
 #include "../common/ocb_rng.h"
-#include "../reference/data_text.h"
-#include "../reference/trainer_lm.h"
+#include "../workloads/data_text.h"
+#include "../workloads/trainer_lm.h"
 
 /* Text of words drawn from a small vocabulary: predictable within words, random across. */
 static uint8_t *synth_text(size_t n, uint64_t seed)
@@ -328,7 +330,7 @@ Test(lm_train, suite_bench_end_to_end)
 			      .metrics = {.ctx = &ms, .put = lsink_put}};
 	const struct ocb_bench *b = &ocb_bench_train_lm;
 	cr_assert_eq(b->kind, OCB_WORKLOAD);
-	cr_assert_str_eq(b->suite, "train");
+	cr_assert_str_eq(ocb_bench_home(b), "train");
 	cJSON *p = cJSON_Parse("{\"d_model\":32,\"n_layers\":1,\"n_heads\":2,\"ctx\":32,"
 			       "\"batch\":8,\"steps\":40,\"warmup\":4,\"lr\":0.005,"
 			       "\"eval_every\":20,\"eval_windows\":4,\"eval_window\":32,"

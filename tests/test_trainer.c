@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "../common/ocb_error.h"
-#include "../reference/schedule.h"
-#include "../reference/trainer.h"
+#include "../workloads/schedule.h"
+#include "../workloads/trainer.h"
 
 /* ---- the fake: one weight w; loss of step s is 1 / (s + 1) (or NaN at nan_at) ---- */
 

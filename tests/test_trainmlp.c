@@ -4,6 +4,8 @@
  * order; a step schedule of the same length takes the same steps; save/load round trip;
  * bad configurations are refused. */
 #include <criterion/criterion.h>
+
+#include "../collect/registry.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,8 +14,8 @@
 
 #include "../common/ocb_error.h"
 #include "../common/ocb_json.h"
-#include "../reference/data_synth.h"
-#include "../reference/trainer_mlp.h"
+#include "../workloads/data_synth.h"
+#include "../workloads/trainer_mlp.h"
 
 static char dir[64];
 static struct ocb_idx_set tr, te;
@@ -285,7 +287,7 @@ Test(trainmlp, evaluate_counts)
 
 #include "../collect/bench.h"
 #include "../db/records.h"
-#include "../reference/checkpoint.h"
+#include "../workloads/checkpoint.h"
 
 extern const struct ocb_bench ocb_bench_train_mlp;
 
@@ -336,7 +338,7 @@ Test(trainmlp, suite_bench_end_to_end)
 			      .metrics = {.ctx = &ms, .put = sink_put}};
 	const struct ocb_bench *b = &ocb_bench_train_mlp;
 	cr_assert_eq(b->kind, OCB_WORKLOAD);
-	cr_assert_str_eq(b->suite, "train");
+	cr_assert_str_eq(ocb_bench_home(b), "train");
 
 	cJSON *p = cJSON_Parse("{\"dims\":[784,32,10],\"epochs\":2,\"batch\":50,"
 			       "\"max_train\":1000,\"lr\":0.002,\"warmup_epochs\":0.5}");

@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../db/store.h"
+#include "store.h"
 
 struct ocb_import_opts {
 	int64_t machine_id;   /* the machine the run is stored on */

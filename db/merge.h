@@ -14,7 +14,7 @@
 #ifndef OCB_MERGE_H
 #define OCB_MERGE_H
 
-#include "../db/store.h"
+#include "store.h"
 
 struct ocb_merge_stats {
 	long machines, runs, runs_skipped, results, samples, counters, metrics, ceilings;

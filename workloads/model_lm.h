@@ -165,7 +165,7 @@ size_t lm_weight_bytes(const struct lm_model *m);
 int lm_eval(struct lm_model *m, const uint8_t *text, size_t n, int window, int stride,
 	    int batch, long max_windows, double *loss, double *ppl, long *n_scored);
 
-/* Checkpoint (reference/checkpoint.h) of kind "lm": the config as JSON and every tensor of
+/* Checkpoint (workloads/checkpoint.h) of kind "lm": the config as JSON and every tensor of
  * lm_tensor() as f32 ([rows][cols], vectors 1-D). Save: OCB_EPERM/OCB_EIO naming the path.
  * Load: a new model (gradients if with_grads) the caller frees with lm_free; refuses a
  * foreign, corrupt or mismatching file with OCB_EFORMAT/OCB_ENOENT naming it. */

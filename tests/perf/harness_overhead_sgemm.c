@@ -14,14 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../collect/harness.h"
-#include "../collect/host.h"
-#include "../collect/suite_baseline.h"
-#include "../common/ocb_alloc.h"
-#include "../common/ocb_cpu.h"
-#include "../common/ocb_rng.h"
-#include "../common/ocb_stats.h"
-#include "../common/ocb_time.h"
+#include "../../collect/harness.h"
+#include "../../collect/host.h"
+#include "../../collect/suite_baseline.h"
+#include "../../common/ocb_alloc.h"
+#include "../../common/ocb_cpu.h"
+#include "../../common/ocb_rng.h"
+#include "../../common/ocb_stats.h"
+#include "../../common/ocb_time.h"
 
 /* The bare loop: reps timed calls after one warm-up; median seconds per call. */
 static double bare_sgemm(int n, int threads, long reps)

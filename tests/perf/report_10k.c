@@ -9,12 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../common/ocb_error.h"
-#include "../common/ocb_log.h"
-#include "../common/ocb_rng.h"
-#include "../common/ocb_time.h"
-#include "../db/store.h"
-#include "../report/report.h"
+#include "../../common/ocb_error.h"
+#include "../../common/ocb_log.h"
+#include "../../common/ocb_rng.h"
+#include "../../common/ocb_time.h"
+#include "../../db/store.h"
+#include "../../report/report.h"
 
 #define NRUNS 10000
 
@@ -109,7 +109,7 @@ int main(void)
 	struct ocb_report_opts o = {.out_dir = out, .version = "bench"};
 	struct ocb_report_summary sum;
 	double t2 = ocb_now_s();
-	int rc = ocb_report_write(ocb_store_handle(s), &o, &sum);
+	int rc = ocb_report_write(s, &o, &sum);
 	double t3 = ocb_now_s();
 	if (rc)
 		return fail("report");
@@ -117,7 +117,7 @@ int main(void)
 	setenv("OCB_GNUPLOT", "/nonexistent/gnuplot", 1);
 	struct ocb_report_summary sum2;
 	double t4 = ocb_now_s();
-	rc = ocb_report_write(ocb_store_handle(s), &o, &sum2);
+	rc = ocb_report_write(s, &o, &sum2);
 	double t5 = ocb_now_s();
 	ocb_store_close(s);
 	if (rc)

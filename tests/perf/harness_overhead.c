@@ -11,11 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../collect/harness.h"
-#include "../common/ocb_alloc.h"
-#include "../common/ocb_json.h"
-#include "../common/ocb_stats.h"
-#include "../common/ocb_time.h"
+#include "../../collect/harness.h"
+#include "../../common/ocb_alloc.h"
+#include "../../common/ocb_json.h"
+#include "../../common/ocb_stats.h"
+#include "../../common/ocb_time.h"
 
 struct sum_state {
 	float *x;
@@ -66,7 +66,7 @@ static int sum_work(const cJSON *p, struct ocb_work *w)
 }
 
 static const struct ocb_bench sum_bench = {
-	.name = "sum_f32", .suite = "overhead", .kind = OCB_KERNEL, .setup = sum_setup,
+	.name = "sum_f32", .kind = OCB_KERNEL, .setup = sum_setup,
 	.run = sum_run, .work = sum_work, .teardown = sum_teardown,
 };
 

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "../common/ocb_error.h"
+#include "result_row.h"
+#include "store_int.h"
 
 /* "file:" URI of an absolute path, percent-encoding all but unreserved chars and '/'
  * (RFC 3986; SQLite "URI filenames"), with mode=ro. Caller frees. */
@@ -49,56 +51,50 @@ static const char *const drops =
 	"DROP TABLE IF EXISTS temp.ocb_mmap; DROP TABLE IF EXISTS temp.ocb_newruns;"
 	" DROP TABLE IF EXISTS temp.ocb_rmap; DROP TABLE IF EXISTS temp.ocb_resmap;";
 
-int ocb_merge_db(struct ocb_store *s, const char *other_path, struct ocb_merge_stats *st)
+/* Attaches other_path (as uri, read-only) as schema ocb_other and checks that its
+ * schema version is this ocbench's. *attached = 1 once attached (detach it even on
+ * error). */
+static int attach_other(sqlite3 *db, const char *other_path, const char *uri, int *attached)
 {
-	struct ocb_merge_stats z;
-	struct ocb_store *probe = NULL;
-	sqlite3 *db = ocb_store_handle(s);
 	sqlite3_stmt *att = NULL;
-	char *uri = NULL;
-	int rc, attached = 0, in_tx = 0;
-
-	if (!st)
-		st = &z;
-	memset(st, 0, sizeof *st);
-	/* Classify the other file exactly as the store does (refuses foreign / newer / older). */
-	if ((rc = ocb_store_open(other_path, OCB_STORE_READ, &probe)))
-		return rc;
-	ocb_store_close(probe);
-	if (!(uri = ro_uri(other_path)))
-		return ocb_seterr(OCB_ENOENT, "%s: cannot resolve the path", other_path);
-	if (sqlite3_prepare_v2(db, "ATTACH DATABASE ?1 AS ocb_other", -1, &att, NULL) != SQLITE_OK) {
-		rc = ocb_seterr(OCB_EDB, "merge: %s", sqlite3_errmsg(db));
-		goto out;
-	}
+	int rc = OCB_OK;
+	if (sqlite3_prepare_v2(db, "ATTACH DATABASE ?1 AS ocb_other", -1, &att, NULL) != SQLITE_OK)
+		return ocb_seterr(OCB_EDB, "merge: %s", sqlite3_errmsg(db));
 	sqlite3_bind_text(att, 1, uri, -1, SQLITE_TRANSIENT);
-	if (sqlite3_step(att) != SQLITE_DONE) {
-		rc = ocb_seterr(OCB_EDB, "merge: cannot attach %s: %s", other_path, sqlite3_errmsg(db));
-		goto out;
-	}
-	attached = 1;
-	if (sqlite3_db_readonly(db, "ocb_other") != 1) {
-		rc = ocb_seterr(OCB_EDB, "merge: %s could not be attached read-only", other_path);
-		goto out;
-	}
-	{
-		sqlite3_stmt *v = NULL;
-		int ver = -1;
-		if (sqlite3_prepare_v2(db, "PRAGMA ocb_other.user_version", -1, &v, NULL) == SQLITE_OK &&
-		    sqlite3_step(v) == SQLITE_ROW)
-			ver = sqlite3_column_int(v, 0);
-		sqlite3_finalize(v);
-		if (ver != OCB_SCHEMA_VERSION) {
-			rc = ocb_seterr(ver > OCB_SCHEMA_VERSION ? OCB_ENEWER : OCB_EINVAL,
-					"%s: schema version %d, this ocbench merges version %d", other_path,
-					ver, OCB_SCHEMA_VERSION);
-			goto out;
-		}
-	}
-	if ((rc = exec(db, drops, NULL)) || (rc = exec(db, "BEGIN IMMEDIATE", NULL)))
-		goto out;
-	in_tx = 1;
-	long dummy = 0;
+	int step = sqlite3_step(att);
+	sqlite3_finalize(att);
+	if (step != SQLITE_DONE)
+		return ocb_seterr(OCB_EDB, "merge: cannot attach %s: %s", other_path, sqlite3_errmsg(db));
+	*attached = 1;
+	if (sqlite3_db_readonly(db, "ocb_other") != 1)
+		return ocb_seterr(OCB_EDB, "merge: %s could not be attached read-only", other_path);
+	sqlite3_stmt *v = NULL;
+	int ver = -1;
+	if (sqlite3_prepare_v2(db, "PRAGMA ocb_other.user_version", -1, &v, NULL) == SQLITE_OK &&
+	    sqlite3_step(v) == SQLITE_ROW)
+		ver = sqlite3_column_int(v, 0);
+	sqlite3_finalize(v);
+	if (ver != OCB_SCHEMA_VERSION)
+		rc = ocb_seterr(ver > OCB_SCHEMA_VERSION ? OCB_ENEWER : OCB_EINVAL,
+				"%s: schema version %d, this ocbench merges version %d", other_path,
+				ver, OCB_SCHEMA_VERSION);
+	return rc;
+}
+
+/* Inside the open transaction: every new machine, run, result (+ samples, counters),
+ * metric, workload identity and ceiling of ocb_other, with new ids; counts into *st.
+ * Over 80 lines only because it is the list of the transaction's statements, in order. */
+static int copy_rows(sqlite3 *db, struct ocb_merge_stats *st)
+{
+	int rc;
+	/* the result rows: every column of the row codec (result_row.h), new ids */
+	char ocols[1024], result_sql[2560];
+	ocb_result_cols_prefixed("o.", ocols, sizeof ocols);
+	snprintf(result_sql, sizeof result_sql,
+		 "INSERT INTO main.result (id, run_id, " OCB_RESULT_COLS ")"
+		 " SELECT m.nid, m.run_nid, %s FROM ocb_other.result o"
+		 " JOIN temp.ocb_resmap m ON m.oid = o.id ORDER BY m.nid",
+		 ocols);
 	if ((rc = exec(db,
 		       "INSERT INTO main.machine (fingerprint, hostname, cpu_model, isa, cores, threads,"
 		       " l1d_bytes, l2_bytes, l3_bytes, mem_bytes, os, compiler, blas, papi_version, is_vm,"
@@ -138,16 +134,7 @@ int ocb_merge_db(struct ocb_store *s, const char *other_path, struct ocb_merge_s
 		       " AS nid, rm.nid AS run_nid"
 		       " FROM ocb_other.result o JOIN temp.ocb_rmap rm ON rm.oid = o.run_id",
 		       NULL)) ||
-	    (rc = exec(db,
-		       "INSERT INTO main.result (id, run_id, suite, bench, params_json, variant, threads,"
-		       " unit, n, min, median, mean, stddev, mad, ci_low, ci_high, outliers, flops, bytes,"
-		       " check_err, bound, bound_frac, timing_only, status, error, suspect)"
-		       " SELECT m.nid, m.run_nid, o.suite, o.bench, o.params_json, o.variant, o.threads,"
-		       " o.unit, o.n, o.min, o.median, o.mean, o.stddev, o.mad, o.ci_low, o.ci_high,"
-		       " o.outliers, o.flops, o.bytes, o.check_err, o.bound, o.bound_frac, o.timing_only,"
-		       " o.status, o.error, o.suspect FROM ocb_other.result o JOIN temp.ocb_resmap m ON m.oid = o.id"
-		       " ORDER BY m.nid",
-		       &st->results)) ||
+	    (rc = exec(db, result_sql, &st->results)) ||
 	    (rc = exec(db,
 		       "INSERT INTO main.sample (result_id, rep, value, cpu_s) SELECT m.nid, s.rep,"
 		       " s.value, s.cpu_s"
@@ -180,7 +167,7 @@ int ocb_merge_db(struct ocb_store *s, const char *other_path, struct ocb_merge_s
 		       " AND c.kind = o.kind AND c.threads = o.threads AND c.value = o.value"
 		       " AND c.created_at = o.created_at) ORDER BY o.id",
 		       &st->ceilings)))
-		goto out;
+		return rc;
 	{
 		sqlite3_stmt *c = NULL;
 		if (sqlite3_prepare_v2(db, "SELECT (SELECT count(*) FROM ocb_other.run) -"
@@ -190,6 +177,34 @@ int ocb_merge_db(struct ocb_store *s, const char *other_path, struct ocb_merge_s
 			st->runs_skipped = (long)sqlite3_column_int64(c, 0);
 		sqlite3_finalize(c);
 	}
+	return OCB_OK;
+}
+
+int ocb_merge_db(struct ocb_store *s, const char *other_path, struct ocb_merge_stats *st)
+{
+	struct ocb_merge_stats z;
+	struct ocb_store *probe = NULL;
+	sqlite3 *db = ocb_store_handle(s);
+	char *uri = NULL;
+	int rc, attached = 0, in_tx = 0;
+
+	if (!st)
+		st = &z;
+	memset(st, 0, sizeof *st);
+	/* Classify the other file exactly as the store does (refuses foreign / newer / older). */
+	if ((rc = ocb_store_open(other_path, OCB_STORE_READ, &probe)))
+		return rc;
+	ocb_store_close(probe);
+	if (!(uri = ro_uri(other_path)))
+		return ocb_seterr(OCB_ENOENT, "%s: cannot resolve the path", other_path);
+	if ((rc = attach_other(db, other_path, uri, &attached)))
+		goto out;
+	if ((rc = exec(db, drops, NULL)) || (rc = exec(db, "BEGIN IMMEDIATE", NULL)))
+		goto out;
+	in_tx = 1;
+	long dummy = 0;
+	if ((rc = copy_rows(db, st)))
+		goto out;
 	if ((rc = exec(db, "COMMIT", &dummy)))
 		goto out;
 	in_tx = 0;
@@ -201,7 +216,6 @@ out:
 		ocb_seterr(rc, "%s", why);
 		memset(st, 0, sizeof *st);
 	}
-	sqlite3_finalize(att);
 	sqlite3_exec(db, drops, NULL, NULL, NULL);
 	if (attached)
 		sqlite3_exec(db, "DETACH DATABASE ocb_other", NULL, NULL, NULL);

@@ -3,7 +3,7 @@
  * throughput. The sgemm ceiling is measured here in the same run (best of 5 square
  * 2048 sgemm at the same thread count) so sgemm_fraction is a ratio within one run.
  *
- *   build/bench/train_mlp [--full] [--threads N] [--seed S] [--data-dir D] [--out D]
+ *   build/perf/train_mlp [--full] [--threads N] [--seed S] [--data-dir D] [--out D]
  * (--out: where MLLOG and checkpoint go; default a new /tmp/ocb-train-mlp-XXXXXX)
  *
  * Without --full it runs the --quick case (1 epoch on 10,000 examples), as `make bench`
@@ -13,12 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../collect/bench.h"
-#include "../common/ocb_alloc.h"
-#include "../common/ocb_cpu.h"
-#include "../common/ocb_error.h"
-#include "../common/ocb_time.h"
-#include "../db/records.h"
+#include "../../collect/bench.h"
+#include "../../common/ocb_alloc.h"
+#include "../../common/ocb_cpu.h"
+#include "../../common/ocb_error.h"
+#include "../../common/ocb_time.h"
+#include "../../db/records.h"
 
 extern const struct ocb_bench ocb_bench_train_mlp;
 

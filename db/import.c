@@ -10,6 +10,7 @@
 #include <cJSON.h>
 
 #include "../common/ocb_error.h"
+#include "../common/ocb_uuid.h"
 #include "../common/ocb_json.h"
 #include "../common/ocb_stats.h"
 #include "../common/ocb_time.h"
@@ -59,21 +60,6 @@ static void groups_free(struct group *g, size_t n)
 		ocb_result_release(&g[i].r);
 	}
 	free(g);
-}
-
-static void make_uuid(char out[37])
-{
-	unsigned char b[16];
-	if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b) {
-		uint64_t t = ocb_now_ns();
-		for (size_t i = 0; i < sizeof b; i++)
-			b[i] = (unsigned char)(t >> (8 * (i % 8))) ^ (unsigned char)(i * 37);
-	}
-	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40); /* RFC 4122 version 4 */
-	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
-	snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-		 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
-		 b[13], b[14], b[15]);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -210,6 +196,8 @@ static int add_counters(struct group *q)
 }
 
 /* Validates the tree and builds the groups; nothing is written. */
+/* Over 80 lines: one pass over the gbench "benchmarks" array that validates each entry
+ * and groups its iterations and aggregates; the checks share the entry's state. */
 static int parse(const char *path, const cJSON *root, struct group **out, size_t *nout)
 {
 	struct group *g = NULL;
@@ -391,7 +379,7 @@ int ocb_import_gbench(struct ocb_store *s, const char *path, const struct ocb_im
 		rc = ocb_seterr(OCB_ENOMEM, "import");
 		goto out;
 	}
-	make_uuid(uuid);
+	ocb_uuid_v4(uuid);
 	/* the run began when the file's benchmarks ran (context.date, local time with an
 	 * offset), not now; no or a bad date: now */
 	char started[32] = "";
@@ -425,12 +413,9 @@ int ocb_import_gbench(struct ocb_store *s, const char *path, const struct ocb_im
 		*nresults = written;
 out:
 	if (in_tx) {
-		/* The store has commit but no rollback: roll back on its connection, then let
-		 * ocb_store_commit() (which now fails, no transaction) end the group. */
 		char why[512];
 		snprintf(why, sizeof why, "%s", ocb_lasterr());
-		sqlite3_exec(ocb_store_handle(s), "ROLLBACK", NULL, NULL, NULL);
-		ocb_store_commit(s);
+		ocb_store_rollback(s);
 		ocb_seterr(rc, "%s", why);
 	}
 	groups_free(g, n);

@@ -1,0 +1,404 @@
+/* quant_repack: the r8 layout (pack, unpack, buffers), its plain-C GEMV and the run-time
+ * choice of GEMV kernel. See quant_repack.h; the AVX2 kernels are quant_repack_avx2.c. */
+#include "quant_repack.h"
+
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "../common/ocb_alloc.h"
+#include "../common/ocb_cpu.h"
+#include "../common/ocb_error.h"
+#include "quant_gemv.h"
+#include "quant_repack_impl.h"
+
+/* Where the fp16 scales and the codes sit inside one plain block (quant_formats.h). */
+int qr_layout(const struct qformat *f, struct qr_layout *l)
+{
+	memset(l, 0, sizeof *l);
+	switch (f->type) {
+	case QF_Q8_0:
+	case QF_Q4_0:
+		l->nscales = 1, l->scale_off[0] = 0, l->payload_off = 2;
+		break;
+	case QF_Q4_1:
+	case QF_Q3_G:
+	case QF_Q2_G:
+		l->nscales = 2, l->scale_off[0] = 0, l->scale_off[1] = 2, l->payload_off = 4;
+		break;
+	case QF_TQ2_0:
+	case QF_TQ1_0:
+		l->nscales = 1, l->payload_off = 0;
+		l->scale_off[0] = (int)f->block_bytes - 2;
+		break;
+	default:
+		return ocb_seterr(OCB_EINVAL, "repack: format %s has no r8 layout", f->name);
+	}
+	l->payload = (int)f->block_bytes - 2 * l->nscales;
+	l->units = l->payload / 4;
+	l->hbit_unit = f->type == QF_Q3_G ? 2 : -1; /* qh follows qs[8] */
+	return OCB_OK;
+}
+
+/* The block format the r8 groups of f hold: f itself, except TQ1_0, whose base-3 trits
+ * cost ~4x TQ2_0's arithmetic per byte to decode (quant_avx2.c: 5 multiply-by-3 steps per
+ * byte), more than any core has to spare at DRAM speed; its groups are transcoded to TQ2_0
+ * codes (same values, same fp16 scale: 66 instead of 54 bytes per 256 weights). */
+static const struct qformat *r8_fmt(const struct qformat *f)
+{
+	return f->type == QF_TQ1_0 ? qformat_get(QF_TQ2_0) : f;
+}
+
+int qrepack_supported(const struct qformat *f)
+{
+	return f && qr_avx2_kernel(r8_fmt(f)->type, 0) != NULL;
+}
+
+size_t qrepack_bytes(const struct qformat *f, int64_t m, int64_t k)
+{
+	if (!f || m <= 0)
+		return 0;
+	const int64_t ng = m / QR_ROWS;
+	return (size_t)(ng * QR_ROWS) * qformat_row_bytes(r8_fmt(f), k) +
+	       (size_t)(m - ng * QR_ROWS) * qformat_row_bytes(f, k);
+}
+
+/* n TQ1_0 rows -> TQ2_0 rows with the same codes and scales (r8_fmt). */
+static void tq1_to_tq2(const struct qformat *f, const char *src, int64_t n, int64_t k, char *dst)
+{
+	const int64_t nb = k / QK_TQ;
+	int8_t q[QK_TQ];
+	float d, mm;
+	for (int64_t r = 0; r < n * nb; r++) {
+		const block_tq1_0 *in = (const block_tq1_0 *)(const void *)src + r;
+		block_tq2_0 *out = (block_tq2_0 *)(void *)dst + r;
+		f->decode_row_ref(QK_TQ, in, &d, &mm, q);
+		memset(out->qs, 0, sizeof out->qs);
+		for (int i = 0; i < QK_TQ; i++) /* element 128h + 32n + m: byte 32h + m, bits 2n */
+			out->qs[32 * (i / 128) + i % 32] |= (uint8_t)((q[i] + 1) << (2 * ((i % 128) / 32)));
+		out->d = in->d;
+	}
+}
+
+static int check_shape(const struct qformat *f, const void *a, const void *b, int64_t m,
+		       int64_t k, const char *what)
+{
+	if (!f || !a || !b)
+		return ocb_seterr(OCB_EINVAL, "%s: NULL format or buffer", what);
+	if (!qrepack_supported(f))
+		return ocb_seterr(OCB_EINVAL, "%s: format %s has no r8 layout", what, f->name);
+	if (m <= 0 || k <= 0 || k % f->block)
+		return ocb_seterr(OCB_EINVAL, "%s %s: bad shape m=%lld k=%lld (k must be a positive "
+				  "multiple of %d)", what, f->name, (long long)m, (long long)k, f->block);
+	return OCB_OK;
+}
+
+/* Q3_G's high-bit plane, re-encoded for the r8 kernel: bit e of the little-endian qh word
+ * is bit 2 of element e; in the packed unit, bit n + 4u of byte i is that of element
+ * 8n + 4u + i (the element whose low bits sit at bits 2n of qs byte 4u + i), so one shift
+ * moves it next to them. decode = 1: the inverse. */
+static void q3_hbits(uint8_t *dst, const uint8_t *src, int decode)
+{
+	uint8_t out[4] = { 0 };
+	for (int i = 0; i < 4; i++)
+		for (int u = 0; u < 2; u++)
+			for (int n = 0; n < 4; n++) {
+				int e = 8 * n + 4 * u + i, p = n + 4 * u;
+				if (decode)
+					out[e / 8] |= (uint8_t)(((src[i] >> p) & 1) << (e % 8));
+				else
+					out[i] |= (uint8_t)(((src[e / 8] >> (e % 8)) & 1) << p);
+			}
+	memcpy(dst, out, 4);
+}
+
+/* One group of 8 plain rows (row stride rb) <-> its r8 bytes at g. */
+static void pack_group(const struct qr_layout *l, const struct qformat *f, int64_t nb,
+		       const char *rows, size_t rb, char *g, int unpack)
+{
+	const size_t bb = f->block_bytes;
+	char *sc = g, *pay = g + (size_t)nb * QR_ROWS * 2 * (size_t)l->nscales;
+	for (int64_t b = 0; b < nb; b++)
+		for (int r = 0; r < QR_ROWS; r++) {
+			char *blk = (char *)rows + (size_t)r * rb + (size_t)b * bb;
+			for (int u = 0; u < l->units; u++) {
+				char *v = pay + ((size_t)b * l->units + u) * 32 + 4 * r;
+				char *p = blk + l->payload_off + 4 * u;
+				if (u == l->hbit_unit)
+					q3_hbits((uint8_t *)(unpack ? p : v), (const uint8_t *)(unpack ? v : p),
+						 unpack);
+				else if (unpack)
+					memcpy(p, v, 4);
+				else
+					memcpy(v, p, 4);
+			}
+			for (int s = 0; s < l->nscales; s++) {
+				char *h = sc + (((size_t)b * l->nscales + s) * QR_ROWS + r) * 2;
+				if (unpack)
+					memcpy(blk + l->scale_off[s], h, 2);
+				else
+					memcpy(h, blk + l->scale_off[s], 2);
+			}
+		}
+}
+
+static int pack_all(const struct qformat *f, const void *src, int64_t m, int64_t k, void *dst,
+		    int threads, int unpack, const char *what)
+{
+	int rc = check_shape(f, src, dst, m, k, what);
+	if (rc)
+		return rc;
+	const struct qformat *fr = r8_fmt(f);
+	if (unpack && fr != f)
+		return ocb_seterr(OCB_EINVAL, "%s: %s's r8 layout holds %s codes", what, f->name, fr->name);
+	struct qr_layout l;
+	if ((rc = qr_layout(fr, &l)))
+		return rc;
+	const size_t rb = qformat_row_bytes(f, k), gb = QR_ROWS * qformat_row_bytes(fr, k);
+	const int64_t nb = k / f->block, ng = m / QR_ROWS;
+	const char *s = src;
+	char *d = dst;
+	int failed = 0;
+#pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
+	{
+		char *tmp = fr != f ? malloc(gb) : NULL; /* one transcoded group */
+		if (fr != f && !tmp) {
+#pragma omp atomic write
+			failed = 1;
+		}
+#pragma omp for schedule(static)
+		for (int64_t g = 0; g < ng; g++) {
+			if (unpack) {
+				pack_group(&l, fr, nb, d + (size_t)g * gb, rb, (char *)s + (size_t)g * gb, 1);
+			} else if (fr == f) {
+				pack_group(&l, fr, nb, s + (size_t)g * gb, rb, d + (size_t)g * gb, 0);
+			} else if (tmp) {
+				tq1_to_tq2(f, s + (size_t)g * QR_ROWS * rb, QR_ROWS, k, tmp);
+				pack_group(&l, fr, nb, tmp, gb / QR_ROWS, d + (size_t)g * gb, 0);
+			}
+		}
+		free(tmp);
+	}
+	if (failed)
+		return ocb_seterr(OCB_ENOMEM, "%s: %zu-byte group buffer", what, gb);
+	/* the m % 8 last rows stay plain (in f) */
+	memcpy(d + (size_t)ng * gb, s + (size_t)ng * (unpack ? gb : QR_ROWS * rb),
+	       (size_t)(m - ng * QR_ROWS) * rb);
+	return OCB_OK;
+}
+
+int qrepack_pack(const struct qformat *f, const void *w, int64_t m, int64_t k, void *dst,
+		 int threads)
+{
+	return pack_all(f, w, m, k, dst, threads, 0, "repack");
+}
+
+int qrepack_unpack(const struct qformat *f, const void *wr, int64_t m, int64_t k, void *dst)
+{
+	return pack_all(f, wr, m, k, dst, 1, 1, "unpack");
+}
+
+#define HUGE_PAGE (2u << 20)
+
+void *qrepack_alloc(size_t bytes)
+{
+	void *p = NULL;
+	if (bytes == 0 || posix_memalign(&p, HUGE_PAGE, ocb_round_up(bytes, HUGE_PAGE)) != 0) {
+		ocb_seterr(OCB_ENOMEM, "repack: cannot allocate %zu bytes", bytes);
+		return NULL;
+	}
+#ifdef MADV_HUGEPAGE
+	/* fewer TLB misses while streaming; advice only, so a refusal is not an error */
+	const char *no = getenv("OCB_NO_THP");
+	if (!(no && *no && *no != '0'))
+		madvise(p, ocb_round_up(bytes, HUGE_PAGE), MADV_HUGEPAGE);
+#endif
+	return p;
+}
+
+void qrepack_free(void *p)
+{
+	free(p);
+}
+
+/* ---- GEMV on the r8 layout ---- */
+
+/* Plain C twin: each row of a group is gathered back into plain blocks and multiplied with
+ * the format's scalar vec_dot_ref, so the result equals qgemv_ref's bit for bit (same
+ * arithmetic in the same order, by construction). TQ1_0 rows come back as TQ2_0 blocks
+ * of the same codes and scale, and tq2_0_vec_dot_ref evaluates the same expression as
+ * tq1_0_vec_dot_ref (exact int32 block sum, then sum += d_w * d_a * sum). */
+int qgemv_r8_ref(const struct qformat *f, const void *wr, int64_t m, int64_t k,
+		 const void *xq, float *y, int threads)
+{
+	int rc = check_shape(f, wr, xq, m, k, "qgemv_r8_ref");
+	const struct qformat *fr = f ? r8_fmt(f) : NULL;
+	struct qr_layout l;
+	if (rc || (rc = qr_layout(fr, &l)))
+		return rc;
+	if (!y)
+		return ocb_seterr(OCB_EINVAL, "qgemv_r8_ref: NULL output");
+	const size_t rb = qformat_row_bytes(f, k), rbr = qformat_row_bytes(fr, k);
+	const size_t gb = QR_ROWS * rbr;
+	const int64_t nb = k / f->block, ng = m / QR_ROWS;
+	const char *w = wr;
+	int failed = 0;
+#pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
+	{
+		char *rows = malloc(gb); /* one group back in plain layout */
+		if (!rows) {
+#pragma omp atomic write
+			failed = 1;
+		}
+#pragma omp for schedule(static)
+		for (int64_t g = 0; g < ng; g++) {
+			if (!rows)
+				continue;
+			pack_group(&l, fr, nb, rows, rbr, (char *)w + (size_t)g * gb, 1);
+			for (int r = 0; r < QR_ROWS; r++)
+				y[g * QR_ROWS + r] = fr->vec_dot_ref(k, rows + (size_t)r * rbr, xq);
+		}
+		free(rows);
+	}
+	if (failed)
+		return ocb_seterr(OCB_ENOMEM, "qgemv_r8_ref: %zu-byte group buffer", gb);
+	for (int64_t r = ng * QR_ROWS; r < m; r++)
+		y[r] = f->vec_dot_ref(k, w + (size_t)ng * gb + (size_t)(r - ng * QR_ROWS) * rb, xq);
+	return OCB_OK;
+}
+
+/* AVX-VNNI r8 kernels only when asked for (OCB_QGEMV=r8-vnni) on a CPU that has them:
+ * on the Xeon they measured slower than the AVX2 ones (see qr_default_kind). */
+static int r8_vnni(void)
+{
+	const char *env = getenv("OCB_QGEMV");
+	return ocb_cpu_id()->avx_vnni && env && strcmp(env, "r8-vnni") == 0;
+}
+
+int qgemv_r8(const struct qformat *f, const void *wr, int64_t m, int64_t k, const void *xq,
+	     float *y, int threads)
+{
+	if (!ocb_cpu_avx2())
+		return qgemv_r8_ref(f, wr, m, k, xq, y, threads);
+	int rc = check_shape(f, wr, xq, m, k, "qgemv_r8");
+	if (rc)
+		return rc;
+	if (!y)
+		return ocb_seterr(OCB_EINVAL, "qgemv_r8: NULL output");
+	const qr_group_fn kern = qr_avx2_kernel(r8_fmt(f)->type, r8_vnni());
+	const size_t rb = qformat_row_bytes(f, k), gb = QR_ROWS * qformat_row_bytes(r8_fmt(f), k);
+	const int64_t ng = m / QR_ROWS;
+	const char *w = wr;
+#pragma omp parallel for schedule(static) num_threads(threads > 0 ? threads : omp_get_max_threads())
+	for (int64_t g = 0; g < ng; g++)
+		kern(k, w + (size_t)g * gb, xq, y + g * QR_ROWS);
+	for (int64_t r = ng * QR_ROWS; r < m; r++)
+		y[r] = f->vec_dot_avx2(k, w + (size_t)ng * gb + (size_t)(r - ng * QR_ROWS) * rb, xq);
+	return OCB_OK;
+}
+
+/* ---- which kernel ---- */
+
+const char *qgemv_kind_name(enum qgemv_kind kind)
+{
+	switch (kind) {
+	case QGEMV_AVX2:
+		return "avx2";
+	case QGEMV_AVX2_R8:
+		return "avx2-r8";
+	case QGEMV_VNNI_R8:
+		return "avxvnni-r8";
+	default:
+		return "ref";
+	}
+}
+
+enum qgemv_kind qgemv_choose(const struct qformat *f)
+{
+	if (!f || !ocb_cpu_avx2())
+		return QGEMV_REF;
+	const char *env = getenv("OCB_QGEMV");
+	if (env && *env) {
+		if (strcmp(env, "ref") == 0)
+			return QGEMV_REF;
+		if (strcmp(env, "plain") == 0)
+			return QGEMV_AVX2;
+		if (strcmp(env, "r8") == 0 || strcmp(env, "r8-vnni") == 0)
+			return !qrepack_supported(f) ? QGEMV_AVX2
+			       : r8_vnni() ? QGEMV_VNNI_R8 : QGEMV_AVX2_R8;
+	}
+	return qr_default_kind(f, ocb_cpu_id());
+}
+
+/* Software prefetch distance of every GEMV kernel (quant_impl.h). 2048 bytes on every CPU
+ * so far: about one core's bandwidth-delay product on both vendors (Xeon: ~16 GB/s x
+ * ~125 ns; Zen 3: ~20 GB/s x ~100 ns) and the measured best on the Xeon (quant_avx2.c).
+ * OCB_QGEMV_PF=<bytes> (0..65536) overrides it, to re-tune on a new machine with
+ * quant_gemv_bw without rebuilding. */
+int qk_prefetch = 2048;
+
+__attribute__((constructor)) static void qk_prefetch_init(void)
+{
+	const char *env = getenv("OCB_QGEMV_PF");
+	if (env && *env) {
+		char *end = NULL;
+		long v = strtol(env, &end, 10);
+		if (end && *end == 0 && v >= 0 && v <= 65536)
+			qk_prefetch = (int)v;
+	}
+}
+
+/* The default GEMV per format and CPU. The Xeon is measured here; Zen 3 is not available,
+ * so its column rests on published per-instruction data: LLVM 14's znver3 scheduling
+ * model (llvm-mca; latencies, pipes and throughputs as in uops.info's and Agner Fog's
+ * Zen 3 tables). Zen 3 runs 256-bit integer/FP vector work on 4 pipes FP0-3: vpmaddubsw
+ * and vpmaddwd on FP0/FP3 only (latency 3, 2 per cycle), shifts and shuffles on FP1/FP2,
+ * vcvtdq2ps on FP2/FP3, FMA on FP0/FP1, vcvtph2ps 2 uops; broadcasts from memory go
+ * through the load pipes. Intel Golden Cove-class cores have 3 vector ALU ports (p0, p1,
+ * p5) with maddubs/madd/shifts/cvt/FMA on p0/p1 only. Bytes of weights per cycle of the
+ * inner loops gcc -O2 makes (llvm-mca -mcpu=znver3 / icelake-server), and, measured on
+ * the Xeon, hot GB/s (1024^2, weights in L2, 1 thread, best of 1000, two runs):
+ *
+ *   format  layout   Zen 3 B/cycle  Icelake-SP B/cycle  Xeon hot GB/s
+ *   Q8_0    plain         9.6             8.4             27-29
+ *   Q8_0    r8           18.4            14.6             43-48
+ *   Q4_0    plain         5.4             5.9             16-18
+ *   Q4_0    r8           12.2            13.0             39-44
+ *   Q4_1    plain          -               -              15
+ *   Q4_1    r8           12.8            14.0             42-43
+ *   Q3_G    plain          -               -               9
+ *   Q3_G    r8            6.8             6.4             23-25
+ *   Q2_G    plain          -               -               9
+ *   Q2_G    r8            7.5             8.0             26-28
+ *   TQ2_0   plain         7.5             6.1             15-16
+ *   TQ2_0   r8            7.4             7.0             24-26
+ *   TQ1_0   plain         3.5             2.7              5
+ *   TQ1_0   r8 (as TQ2)   6.0             5.7             19-21 (per TQ1_0 byte)
+ *
+ * One Zen 3 core's DRAM share is ~20 GB/s = ~6 B/cycle at ~3.3 GHz, and Q8_0's plain
+ * loop, which the user measured at 85-88% of DRAM there, runs at 9.6 B/cycle: a loop
+ * needs roughly that margin over the memory rate to keep DRAM busy. Q4_0 plain (5.4) is
+ * below the memory rate, i.e. compute-bound on Zen 3, as the user found (53-58%); r8
+ * more than doubles it (12.2, above Q8_0's plain 9.6): expected at or above Q8_0's
+ * 85-88%. Q8_0 itself takes r8 too (18.4: twice the margin it had). The
+ * 2-bit formats (Q2_G, Q3_G, TQ2_0: 4 codes per byte, so twice the maddubs per byte of
+ * the 4-bit ones) stay near 7 B/cycle with either layout, so on Zen 3 they are expected
+ * below the 85% (TQ2_0) target: see the report. For TQ2_0 the model rates r8 and plain
+ * alike on Zen 3 (7.4 vs 7.5), so AMD Zen cores keep the plain TQ2_0 loop (no repacking
+ * for no gain); on the Xeon r8 measured 1.38x faster hot and is chosen.
+ * AVX-VNNI (vpdpbusd: multiply, pair-add and int32 accumulate in one instruction) looked
+ * like the next step on Intel, but on the Xeon the VNNI r8 kernels (with 2-4 independent
+ * sums against vpdpbusd's 5-cycle latency) measured 1.5-2.5x slower hot than the AVX2
+ * ones (Q4_0 20 vs 29.6 GB/s, Q2_G 9 vs 24 GB/s at 2048^2), although a vpdpbusd loop
+ * alone runs at maddubs' rate (2 per cycle); they stay available as OCB_QGEMV=r8-vnni,
+ * never by default. */
+enum qgemv_kind qr_default_kind(const struct qformat *f, const struct ocb_cpu_id *cpu)
+{
+	if (!qrepack_supported(f))
+		return QGEMV_AVX2;
+	const int amd_zen = strcmp(cpu->vendor, "AuthenticAMD") == 0 && cpu->family >= 0x17;
+	if (f->type == QF_TQ2_0 && (amd_zen || ocb_cpu_is_zen3(cpu)))
+		return QGEMV_AVX2;
+	return QGEMV_AVX2_R8;
+}

@@ -1,0 +1,98 @@
+/* quant_repack: interleaved in-memory weight layouts for batch-1 GEMV ("r8"), built at
+ * load time from the ggml-compatible blocks of quant_formats.h, which stay the stored and
+ * on-disk format; and the run-time choice between the plain and the repacked GEMV.
+ *
+ * Why: a batch-1 GEMV should stream weights at DRAM speed, but with one row at a time the
+ * plain ggml layout costs, per 32 weights, a nibble unpack, one maddubs + madd, an int->fp
+ * convert, an FMA, a scalar fp16 scale conversion and, per row, a horizontal sum. On
+ * cores with fewer vector ports for these (AMD Zen 3) Q4_0 runs out of arithmetic before
+ * it runs out of bandwidth. With 8 rows interleaved one activation chunk is loaded
+ * (broadcast) once for 8 rows, the int16 products of a whole block accumulate before a
+ * single madd, the 8 rows' fp16 scales convert with one vcvtph2ps, and the 8 results
+ * sit in the 8 lanes of one accumulator (no horizontal sums). (The idea is ggml's
+ * q4_0_8x8 repacking, ggml-cpu/repack.cpp; this layout and code are ocbench's own.)
+ *
+ * Layout "r8" of m rows x k weights (nb = k / block blocks per row, P = the payload bytes
+ * of one block: its codes without the fp16 scales, S = the number of fp16 scales):
+ *   groups of 8 consecutive rows, g = 0 .. m/8 - 1, each nb * 8 * block_bytes bytes:
+ *     scales:  for block b, S x 8 fp16: scale s of block b of rows 8g+0 .. 8g+7
+ *     payload: for block b, P/4 vectors of 32 bytes; vector j holds the 4-byte unit j of
+ *              block b of rows 8g+0 .. 8g+7 (row r at bytes 4r..4r+3)
+ *   (scales first: the kernels' code prefetch, running ~2 KiB ahead, then crosses a
+ *   group's scales before its codes; with the scales after the codes, the first scale
+ *   line of every group was a DRAM miss in the middle of the loop, which cost TQ2_0, with
+ *   its short 34 KB groups, ~15% of its cold speed)
+ *   then the m % 8 remaining rows unchanged (plain blocks).
+ * The repacked matrix has exactly the bytes of the plain one (m * qformat_row_bytes),
+ * except TQ1_0, whose groups are transcoded to TQ2_0 codes (66 instead of 54 bytes per
+ * 256 weights: decoding base-3 trits costs more arithmetic than a core has at DRAM
+ * speed). Formats with an r8 layout (qrepack_supported): all of them: Q8_0, Q4_0, Q4_1,
+ * Q3_G (its high-bit plane re-encoded), Q2_G, TQ2_0, TQ1_0 (as TQ2_0).
+ *
+ * Ownership: every function writes caller buffers; nothing is retained. */
+#ifndef OCB_QUANT_REPACK_H
+#define OCB_QUANT_REPACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "quant_formats.h"
+
+#define QR_ROWS 8 /* rows interleaved per group */
+
+/* 1 if f has an r8 layout. */
+int qrepack_supported(const struct qformat *f);
+
+/* Bytes of the r8 layout of m x k weights (m * qformat_row_bytes(f, k) except TQ1_0). */
+size_t qrepack_bytes(const struct qformat *f, int64_t m, int64_t k);
+
+/* Plain blocks w (m x k) -> r8 layout at dst (qrepack_bytes bytes, must not overlap w).
+ * Groups are split over `threads` OpenMP threads (<= 0: the default) with the same static
+ * schedule as qgemv_r8, so on a NUMA machine each group's pages are first touched by the
+ * thread that later streams them. OCB_EINVAL for an unsupported format or bad shape. */
+int qrepack_pack(const struct qformat *f, const void *w, int64_t m, int64_t k, void *dst,
+		 int threads);
+/* The inverse (tests): r8 -> plain blocks. OCB_EINVAL for TQ1_0 (transcoded). */
+int qrepack_unpack(const struct qformat *f, const void *wr, int64_t m, int64_t k, void *dst);
+
+/* A buffer for an r8 matrix: aligned to 2 MiB, transparent huge pages requested
+ * (madvise), not touched (the packing threads touch it first). NULL + OCB_ENOMEM.
+ * Free with qrepack_free. */
+void *qrepack_alloc(size_t bytes);
+void qrepack_free(void *p);
+
+/* y[m] = W xq with W in the r8 layout (xq as for qgemv). qgemv_r8 takes the AVX2 kernel
+ * when ocb_cpu_avx2(), qgemv_r8_ref is plain C on the same layout. Rows are split over
+ * threads in whole groups. OCB_EINVAL (bad shape, unsupported format). */
+int qgemv_r8(const struct qformat *f, const void *wr, int64_t m, int64_t k, const void *xq,
+	     float *y, int threads);
+int qgemv_r8_ref(const struct qformat *f, const void *wr, int64_t m, int64_t k,
+		 const void *xq, float *y, int threads);
+
+/* ---- the run-time choice ---- */
+
+enum qgemv_kind {
+	QGEMV_REF = 0, /* plain C, plain layout */
+	QGEMV_AVX2,    /* AVX2, plain layout (quant_avx2.c) */
+	QGEMV_AVX2_R8, /* AVX2, r8 layout (quant_repack_avx2.c) */
+	QGEMV_VNNI_R8, /* AVX-VNNI (vpdpbusd), r8 layout (quant_repack_avx2.c) */
+};
+
+/* 1 if kind runs on the r8 layout (call qgemv_r8 on qrepack_pack'ed weights). */
+static inline int qgemv_kind_r8(enum qgemv_kind kind)
+{
+	return kind == QGEMV_AVX2_R8 || kind == QGEMV_VNNI_R8;
+}
+
+/* The GEMV this CPU should run for format f: decided from ocb_cpu_avx2(), the format and
+ * the CPU's vendor/family/model/features (see qr_default_kind in quant_repack.c). The
+ * environment variable OCB_QGEMV overrides it: ref | plain | r8 (AVX2 r8) | r8-vnni
+ * (the AVX-VNNI r8 kernels, if the CPU has AVX-VNNI; slower on the Xeon measured); r8
+ * only where supported, OCB_FORCE_SCALAR=1 still means ref. qgemv_r8 runs the VNNI
+ * kernels only under OCB_QGEMV=r8-vnni. OCB_QGEMV_PF=<bytes> sets the software prefetch distance of every
+ * GEMV kernel (default: per CPU, see quant_repack.c). */
+enum qgemv_kind qgemv_choose(const struct qformat *f);
+/* "ref", "avx2", "avx2-r8", "avxvnni-r8": the name stored as a result's variant. */
+const char *qgemv_kind_name(enum qgemv_kind kind);
+
+#endif

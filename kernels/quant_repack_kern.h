@@ -1,0 +1,226 @@
+/* quant_repack_kern: the body of the r8 group kernels, included twice by
+ * quant_repack_avx2.c (no include guard, on purpose): once for plain AVX2, where a code x
+ * activation product goes through maddubs into int16 partial sums reduced by one
+ * madd(., 1) per block (the bounds below keep those sums from wrapping), and once for
+ * AVX-VNNI, where vpdpbusd does multiply, pair-add and int32 accumulation in one
+ * instruction (no int16 stage; the bounds then hold trivially). The includer defines
+ *   QRK(name)    the function name with its variant suffix
+ *   QRK_ATTR     the target attribute
+ *   QRK_DOT(s, u, a)  s + the products of unsigned codes u and int8 activations a
+ *   QRK_SUM4(a, b, c, d)  the sum of four such accumulators as 8 int32 row sums
+ *   QRK_DOT32(s, u, a)  int32 s + the products of u and a (no int16 stage)
+ * and ld(), bcast4(), enum b32_kind. */
+
+/* ---- blocks of 32 (Q8_0, Q4_0, Q4_1, Q3_G, Q2_G) ----
+ * Codes (but Q8_0's) go unsigned into maddubs; a format's offset (-8 for Q4_0, the min m
+ * for Q4_1, Q3_G, Q2_G) is applied once per block from the activation block's ds = d_a sum(a): acc gets
+ * d_w d_a S, cacc gets d_w ds (Q4_0, times -8 at the end) or m_w ds. Each isum function
+ * returns [S_0 .. S_7] (int32, exact) for one block of the 8 rows; its int16 partial sums
+ * are bounded in its comment. */
+
+/* Q4_0/Q4_1: 4 vectors of nibbles (element i in the low nibble of byte i, i + 16 in the
+ * high one). 8 maddubs with |lane| <= 2 * 15 * 127 = 3810: int16 sum <= 30480. */
+static inline QRK_ATTR __m256i QRK(nib_isum)(const uint8_t *q, const int8_t *aq)
+{
+	const __m256i m4 = _mm256_set1_epi8(0x0f);
+	__m256i s[4];
+#pragma GCC unroll 4
+	for (int j = 0; j < 4; j++) { /* 4 independent sums: vpdpbusd has latency 5 */
+		__m256i v = ld(q + 32 * j);
+		s[j] = QRK_DOT(_mm256_setzero_si256(), _mm256_and_si256(v, m4), bcast4(aq + 4 * j));
+		s[j] = QRK_DOT(s[j], _mm256_and_si256(_mm256_srli_epi16(v, 4), m4), bcast4(aq + 16 + 4 * j));
+	}
+	return QRK_SUM4(s[0], s[1], s[2], s[3]);
+}
+
+/* Q2_G/Q3_G low bits: 2 vectors; byte j = 4u + i holds elements j + 8n at bits 2n..2n+1.
+ * Q3_G's third vector is its high-bit plane re-encoded at packing time (q3_hbits in
+ * quant_repack.c): bit n + 4u of byte i is the high bit of element 8n + 4u + i, so one
+ * shift and one mask put it at bit 2 (value 4) of that element's code byte. Codes <= 7: 8 maddubs
+ * with |lane| <= 2 * 7 * 127 = 1778, int16 sum <= 14224. */
+static inline QRK_ATTR __attribute__((always_inline)) __m256i QRK(low_isum)(int hbit, const uint8_t *q,
+								   const int8_t *aq)
+{
+	const __m256i m3 = _mm256_set1_epi8(3), m4 = _mm256_set1_epi8(4);
+	__m256i s[4] = { _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(),
+			 _mm256_setzero_si256() };
+	__m256i h = hbit ? ld(q + 64) : _mm256_setzero_si256();
+#pragma GCC unroll 2
+	for (int u = 0; u < 2; u++) {
+		__m256i v = ld(q + 32 * u);
+#pragma GCC unroll 4
+		for (int n = 0; n < 4; n++) {
+			__m256i c = _mm256_and_si256(n ? _mm256_srli_epi16(v, 2 * n) : v, m3);
+			if (hbit) {
+				int sh = n + 4 * u - 2;
+				__m256i hb = sh > 0 ? _mm256_srli_epi16(h, sh)
+					     : sh < 0 ? _mm256_slli_epi16(h, -sh) : h;
+				c = _mm256_or_si256(c, _mm256_and_si256(hb, m4));
+			}
+			s[n] = QRK_DOT(s[n], c, bcast4(aq + 8 * n + 4 * u));
+		}
+	}
+	return QRK_SUM4(s[0], s[1], s[2], s[3]);
+}
+
+/* Q8_0: 8 vectors of signed int8 codes; |w| . sign(a, w) through maddubs (a pair of
+ * products reaches 2 * 127 * 127 = 32258, so each maddubs goes to int32 at once: QRK_DOT32),
+ * 4 independent sums. */
+static inline QRK_ATTR __m256i QRK(q8_isum)(const uint8_t *q, const int8_t *aq)
+{
+	__m256i s[4] = { _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(),
+			 _mm256_setzero_si256() };
+#pragma GCC unroll 8
+	for (int j = 0; j < 8; j++) {
+		__m256i v = ld(q + 32 * j);
+		s[j & 3] = QRK_DOT32(s[j & 3], _mm256_abs_epi8(v), _mm256_sign_epi8(bcast4(aq + 4 * j), v));
+	}
+	return _mm256_add_epi32(_mm256_add_epi32(s[0], s[1]), _mm256_add_epi32(s[2], s[3]));
+}
+
+static inline QRK_ATTR __attribute__((always_inline)) __m256i QRK(b32_isum)(enum b32_kind kind,
+								   const uint8_t *q, const int8_t *aq)
+{
+	return kind == B32_Q8_0 ? QRK(q8_isum)(q, aq)
+	       : kind == B32_Q4_0 || kind == B32_Q4_1 ? QRK(nib_isum)(q, aq)
+						      : QRK(low_isum)(kind == B32_Q3_G, q, aq);
+}
+
+#define B32_BLOCK(bb, acc, cacc)                                                            \
+	do {                                                                                \
+		const uint16_t *sb = sc + 8 * S * (bb);                                     \
+		__m256 wd = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)sb));          \
+		__m256 wo = S == 2 ? _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(sb + 8))) \
+				   : wd;                                                    \
+		__m256i is = QRK(b32_isum)(kind, q + 8 * P * (bb), a[bb].qs);                    \
+		acc = _mm256_fmadd_ps(_mm256_mul_ps(wd, _mm256_broadcast_ss(&a[bb].d)),     \
+				      _mm256_cvtepi32_ps(is), acc);                         \
+		if (kind != B32_Q8_0) /* Q8_0 has no offset */                               \
+			cacc = _mm256_fmadd_ps(wo, _mm256_broadcast_ss(&a[bb].ds), cacc);   \
+	} while (0)
+
+/* One group of 8 rows of a 32-block format whose blocks carry P payload bytes */
+static inline QRK_ATTR __attribute__((always_inline)) void QRK(b32_r8)(enum b32_kind kind, int P,
+							     int64_t k, const void *grp,
+							     const void *xq, float *y)
+{
+	const int S = kind == B32_Q4_0 || kind == B32_Q8_0 ? 1 : 2; /* fp16 scales: d (, m) */
+	const int64_t nb = k / 32;
+	const uint16_t *sc = grp; /* scales first, then codes (quant_repack.h) */
+	const uint8_t *q = (const uint8_t *)grp + 16 * S * nb;
+	const block_qa32 *a = xq;
+	__m256 acc0 = _mm256_setzero_ps(), acc1 = acc0, c0 = acc0, c1 = acc0;
+	int64_t b = 0;
+	for (; b + 1 < nb; b += 2) { /* 2 blocks: 16 P bytes of codes, 32 S bytes of scales */
+		const char *pq = (const char *)(q + 8 * P * b) + qk_prefetch;
+#pragma GCC unroll 4
+		for (int l = 0; l < 16 * P; l += 64)
+			_mm_prefetch(pq + l, _MM_HINT_T0);
+		_mm_prefetch((const char *)(sc + 8 * S * b) + qk_prefetch * S / P, _MM_HINT_T0);
+		B32_BLOCK(b, acc0, c0);
+		B32_BLOCK(b + 1, acc1, c1);
+	}
+	if (b < nb)
+		B32_BLOCK(b, acc0, c0);
+	__m256 acc = _mm256_add_ps(acc0, acc1), c = _mm256_add_ps(c0, c1);
+	_mm256_storeu_ps(y, kind == B32_Q8_0 ? acc
+			    : S == 2 ? _mm256_add_ps(acc, c)
+				     : _mm256_fnmadd_ps(_mm256_set1_ps(8.0f), c, acc));
+}
+#undef B32_BLOCK
+
+static QRK_ATTR void QRK(q8_0_r8)(int64_t k, const void *g, const void *xq, float *y)
+{
+	QRK(b32_r8)(B32_Q8_0, 32, k, g, xq, y);
+}
+
+static QRK_ATTR void QRK(q4_0_r8)(int64_t k, const void *g, const void *xq, float *y)
+{
+	QRK(b32_r8)(B32_Q4_0, 16, k, g, xq, y);
+}
+
+static QRK_ATTR void QRK(q4_1_r8)(int64_t k, const void *g, const void *xq, float *y)
+{
+	QRK(b32_r8)(B32_Q4_1, 16, k, g, xq, y);
+}
+
+static QRK_ATTR void QRK(q3_g_r8)(int64_t k, const void *g, const void *xq, float *y)
+{
+	QRK(b32_r8)(B32_Q3_G, 12, k, g, xq, y);
+}
+
+static QRK_ATTR void QRK(q2_g_r8)(int64_t k, const void *g, const void *xq, float *y)
+{
+	QRK(b32_r8)(B32_Q2_G, 8, k, g, xq, y);
+}
+
+/* ---- TQ2_0 (and TQ1_0, transcoded to TQ2_0 codes when packed) ----
+ * 16 vectors per block; unit j = bytes 4j..4j+3 of plane h = j / 8, and code n of byte
+ * 4(j % 8) + i multiplies element 128h + 32n + 4(j % 8) + i. One 16-bit shift by 4 per
+ * vector and masks 3 / 0xc give codes n = 0, 2 as t and n = 1, 3 as 4t (no more shifts).
+ * int16 bounds per row lane: su collects 64 products t a <= 254 (16256); s4 collects 4t a
+ * <= 1016, so it goes through madd every 8 vectors (32 products, 32512). The result is
+ * 4 sum(t a); the ternary offset is sum((t - 1) a) = sum(t a) - s with s the activation
+ * block's exact int sum, and the 1/4 goes into the fp32 scale (exact). */
+static inline QRK_ATTR __m256i QRK(tq2_isum4)(const uint8_t *q, const int8_t *aq)
+{
+	const __m256i m3 = _mm256_set1_epi8(3), mc = _mm256_set1_epi8(0x0c);
+	const __m256i z = _mm256_setzero_si256();
+	__m256i su0 = z, su1 = z, s4w = z; /* two chains each (vpdpbusd latency 5) */
+#pragma GCC unroll 2
+	for (int h = 0; h < 2; h++) {
+		__m256i s40 = z, s41 = z;
+#pragma GCC unroll 8
+		for (int jj = 0; jj < 8; jj += 2) {
+			__m256i x = ld(q + 32 * (8 * h + jj)), y = _mm256_srli_epi16(x, 4);
+			__m256i x1 = ld(q + 32 * (8 * h + jj + 1)), y1 = _mm256_srli_epi16(x1, 4);
+			const int8_t *ab = aq + 128 * h + 4 * jj;
+			su0 = QRK_DOT(su0, _mm256_and_si256(x, m3), bcast4(ab));
+			s40 = QRK_DOT(s40, _mm256_and_si256(x, mc), bcast4(ab + 32));
+			su0 = QRK_DOT(su0, _mm256_and_si256(y, m3), bcast4(ab + 64));
+			s40 = QRK_DOT(s40, _mm256_and_si256(y, mc), bcast4(ab + 96));
+			su1 = QRK_DOT(su1, _mm256_and_si256(x1, m3), bcast4(ab + 4));
+			s41 = QRK_DOT(s41, _mm256_and_si256(x1, mc), bcast4(ab + 36));
+			su1 = QRK_DOT(su1, _mm256_and_si256(y1, m3), bcast4(ab + 68));
+			s41 = QRK_DOT(s41, _mm256_and_si256(y1, mc), bcast4(ab + 100));
+			/* keep the sums running: left alone, gcc reassociates the (wrapping, so
+			 * associative) int16 adds into a tree over all 64 products of a block and
+			 * spills them to the stack */
+			__asm__("" : "+x"(su0), "+x"(su1), "+x"(s40), "+x"(s41));
+		}
+		s4w = _mm256_add_epi32(s4w, QRK_SUM4(s40, s41, z, z));
+	}
+	return _mm256_add_epi32(_mm256_slli_epi32(QRK_SUM4(su0, su1, z, z), 2), s4w);
+}
+
+#define TQ2_BLOCK(bb, acc)                                                                  \
+	do {                                                                                \
+		__m256 wd = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(sc + 8 * (bb)))); \
+		__m256i is = _mm256_sub_epi32(QRK(tq2_isum4)(q + 512 * (bb), a[bb].qs),          \
+					      _mm256_set1_epi32(4 * a[bb].s));              \
+		acc = _mm256_fmadd_ps(_mm256_mul_ps(wd, _mm256_set1_ps(0.25f * a[bb].d)),   \
+				      _mm256_cvtepi32_ps(is), acc);                         \
+	} while (0)
+
+static QRK_ATTR void QRK(tq2_0_r8)(int64_t k, const void *grp, const void *xq, float *y)
+{
+	const int64_t nb = k / QK_TQ;
+	const uint16_t *sc = grp; /* scales first, then codes (quant_repack.h) */
+	const uint8_t *q = (const uint8_t *)grp + 16 * nb;
+	const block_qa256 *a = xq;
+	__m256 acc = _mm256_setzero_ps();
+	/* one block per iteration: its 4 partial sums give enough independent work, and two
+	 * blocks in flight made gcc spill registers (llvm-mca: 114 stack moves per iteration) */
+	for (int64_t b = 0; b < nb; b++) {
+		const char *pq = (const char *)(q + 512 * b) + qk_prefetch;
+#pragma GCC unroll 8
+		for (int l = 0; l < 512; l += 64)
+			_mm_prefetch(pq + l, _MM_HINT_T0);
+		if (!(b & 1))
+			_mm_prefetch((const char *)(sc + 8 * b) + qk_prefetch / 32, _MM_HINT_T0);
+		TQ2_BLOCK(b, acc);
+	}
+	_mm256_storeu_ps(y, acc);
+}
+#undef TQ2_BLOCK
+

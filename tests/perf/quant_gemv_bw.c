@@ -1,0 +1,229 @@
+/* quant_gemv_bw: is batch-1 quantized GEMV at the memory-bandwidth limit?
+ *
+ * For every format (or the comma-separated list given) at n x n (default 16384: weights
+ * 57-285 MB, more than a core's share of the last-level cache), measures the GEMV rate in
+ * GB/s of weight bytes (scales included) and, in the same run with the same threads, a
+ * plain AVX2 read loop over a buffer of the same size allocated the same way. Prints the
+ * fraction GEMV/read per format against its target (85% for Q8_0, Q4_0, TQ2_0; 70% for the
+ * others), the kernel variant this CPU chose (kernels/quant_repack.h: "avx2-r8" runs on the
+ * interleaved layout, whose one-off repacking time is printed apart and not counted in the
+ * GEMV time) and the speed ratios TQ2_0/Q4_0 and Q4_0/Q8_0 (byte ratios 2.18 and 1.89).
+ * Best of REPS timings. Before every timed GEMV and every timed read, a buffer of twice the
+ * L3 size the machine reports is streamed (evict != 0), so that both start from DRAM even
+ * where the VM reports an L3 larger than the weights; evict = 0 measures hot. Weights and
+ * the read buffer come from qrepack_alloc (2 MiB aligned, transparent huge pages asked
+ * for; OCB_NO_THP=1 asks for none) and are first touched by the measuring threads.
+ *
+ * usage: quant_gemv_bw [n (16384)] [reps (10)] [threads (cores)] [evict (1)] [formats (all)]
+ * exit 0 (fractions are printed, not judged), 2 bad usage, 3 out of memory. */
+#include <immintrin.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../common/ocb_alloc.h"
+#include "../../common/ocb_cpu.h"
+#include "../../common/ocb_rng.h"
+#include "../../common/ocb_time.h"
+#include "../../kernels/quant_gemv.h"
+#include "../../kernels/quant_repack.h"
+
+/* Sum of all 32-bit words of buf (so the loads cannot be dropped), threads split it in
+ * contiguous halves; 4 independent accumulators. */
+__attribute__((target("avx2"))) static uint32_t read_avx2(const void *buf, size_t bytes, int threads)
+{
+	const __m256i *p = buf;
+	const int64_t nv = (int64_t)(bytes / 32);
+	uint32_t total = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : total)
+	{
+		int t = omp_get_thread_num(), nt = omp_get_num_threads();
+		int64_t lo = nv * t / nt, hi = nv * (t + 1) / nt;
+		__m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;
+		int64_t i = lo;
+		for (; i + 4 <= hi; i += 4) {
+			a0 = _mm256_add_epi32(a0, _mm256_load_si256(p + i));
+			a1 = _mm256_add_epi32(a1, _mm256_load_si256(p + i + 1));
+			a2 = _mm256_add_epi32(a2, _mm256_load_si256(p + i + 2));
+			a3 = _mm256_add_epi32(a3, _mm256_load_si256(p + i + 3));
+		}
+		for (; i < hi; i++)
+			a0 = _mm256_add_epi32(a0, _mm256_load_si256(p + i));
+		__m256i s = _mm256_add_epi32(_mm256_add_epi32(a0, a1), _mm256_add_epi32(a2, a3));
+		uint32_t v[8];
+		_mm256_storeu_si256((__m256i *)v, s);
+		for (int j = 0; j < 8; j++)
+			total += v[j];
+	}
+	return total;
+}
+
+/* bytes of one memset per thread over its contiguous share (first touch by the workers) */
+static void touch(void *buf, size_t bytes, int val, int threads)
+{
+#pragma omp parallel num_threads(threads)
+	{
+		int t = omp_get_thread_num(), nt = omp_get_num_threads();
+		size_t lo = bytes / 64 * (size_t)t / (size_t)nt * 64;
+		size_t hi = t == nt - 1 ? bytes : bytes / 64 * (size_t)(t + 1) / (size_t)nt * 64;
+		memset((char *)buf + lo, val, hi - lo);
+	}
+}
+
+/* m rows of k weights of format f in plain blocks: copies of a pool of really quantized
+ * rows, in a qrepack_alloc buffer first touched by `threads` threads. */
+static void *make_weights(const struct qformat *f, int64_t m, int64_t k, int threads, size_t *bytes)
+{
+	const int64_t pool = 16;
+	size_t rb = qformat_row_bytes(f, k);
+	float *x = malloc(sizeof(float) * (size_t)(pool * k));
+	char *w = qrepack_alloc(rb * (size_t)m);
+	struct ocb_rng r;
+	ocb_rng_seed(&r, 1);
+	if (!x || !w) {
+		free(x);
+		qrepack_free(w);
+		return NULL;
+	}
+	touch(w, rb * (size_t)m, 0, threads);
+	for (int64_t i = 0; i < pool * k; i++)
+		x[i] = (float)ocb_rng_normal(&r);
+	qformat_quantize(f, x, w, pool, k);
+	for (int64_t i = pool; i < m; i++)
+		memcpy(w + (size_t)i * rb, w + (size_t)(i % pool) * rb, rb);
+	free(x);
+	*bytes = rb * (size_t)m;
+	return w;
+}
+
+struct fmt_result {
+	double gemv_s, gbs, readbw, repack_s;
+};
+
+/* Time GEMV and read loop for one format; 0 or 3 (out of memory). */
+static int measure(const struct qformat *f, int64_t n, int reps, int threads, void *ebuf,
+		   size_t ebytes, struct fmt_result *res)
+{
+	size_t wbytes = 0;
+	enum qgemv_kind kind = qgemv_choose(f);
+	void *w = make_weights(f, n, n, threads, &wbytes), *wr = NULL;
+	float *x = malloc(sizeof(float) * (size_t)n), *y = malloc(sizeof(float) * (size_t)n);
+	void *xq = malloc(qformat_act_bytes(f, 1, n));
+	void *buf = qrepack_alloc(wbytes);
+	if (!w || !x || !y || !xq || !buf)
+		goto oom;
+	touch(buf, wbytes, 1, threads);
+	res->repack_s = 0;
+	if (kind == QGEMV_AVX2_R8) { /* the load-time step, timed apart; plain copy freed */
+		if (!(wr = qrepack_alloc(qrepack_bytes(f, n, n)))) /* TQ1_0: larger */
+			goto oom;
+		double t0 = ocb_now_s();
+		qrepack_pack(f, w, n, n, wr, threads);
+		res->repack_s = ocb_now_s() - t0;
+		qrepack_free(w);
+		w = wr;
+	}
+	for (int64_t i = 0; i < n; i++)
+		x[i] = (float)(i % 97) / 97.0f - 0.5f;
+	qformat_quantize_act(f, x, xq, 1, n);
+	double best = 1e30, bestr = 1e30;
+	uint32_t sink = 0;
+#define GEMV() (kind == QGEMV_AVX2_R8 ? qgemv_r8(f, w, n, n, xq, y, threads) \
+				       : qgemv(f, w, n, n, xq, y, threads))
+	GEMV(); /* warm-up */
+	sink += read_avx2(buf, wbytes, threads);
+	/* interleave the two so both see the same machine load */
+	for (int r = 0; r < reps; r++) {
+		if (ebuf)
+			sink += read_avx2(ebuf, ebytes, threads);
+		double t0 = ocb_now_s();
+		GEMV();
+		double tg = ocb_now_s() - t0;
+		if (ebuf)
+			sink += read_avx2(ebuf, ebytes, threads);
+		double t1 = ocb_now_s();
+		sink += read_avx2(buf, wbytes, threads);
+		double t2 = ocb_now_s();
+		best = tg < best ? tg : best;
+		bestr = t2 - t1 < bestr ? t2 - t1 : bestr;
+	}
+#undef GEMV
+	res->gemv_s = best;
+	res->gbs = (double)wbytes / best / 1e9;
+	res->readbw = (double)wbytes / bestr / 1e9;
+	const int strict = f->type == QF_Q8_0 || f->type == QF_Q4_0 || f->type == QF_TQ2_0;
+	const double frac = 100.0 * res->gbs / res->readbw, target = strict ? 85.0 : 70.0;
+	printf("%-6s %-8s %7.1f MB  gemv %8.3f ms %6.2f GB/s  read %6.2f GB/s  fraction %5.1f%% "
+	       "(target %2.0f%% %s)  repack %7.1f ms  (y0=%g, sink %u)\n",
+	       f->name, qgemv_kind_name(kind), wbytes / 1e6, best * 1e3, res->gbs, res->readbw, frac,
+	       target, frac >= target ? "ok" : "LOW", res->repack_s * 1e3, y[0], sink);
+	qrepack_free(w), qrepack_free(buf);
+	free(x), free(y), free(xq);
+	return 0;
+oom:
+	fprintf(stderr, "ocbench: quant_gemv_bw: out of memory for %s %lldx%lld\n", f->name,
+		(long long)n, (long long)n);
+	qrepack_free(w), qrepack_free(buf);
+	free(x), free(y), free(xq);
+	return 3;
+}
+
+int main(int argc, char **argv)
+{
+	int64_t n = argc > 1 ? atoll(argv[1]) : 16384;
+	int reps = argc > 2 ? atoi(argv[2]) : 10;
+	int threads = argc > 3 ? atoi(argv[3]) : ocb_cpu_cores();
+	int evict = argc > 4 ? atoi(argv[4]) : 1;
+	const char *list = argc > 5 ? argv[5] : "q8_0,q4_0,q4_1,q3_g,q2_g,tq2_0,tq1_0";
+	if (argc > 6 || n <= 0 || n % 256 || reps <= 0 || threads <= 0) {
+		fprintf(stderr, "ocbench: quant_gemv_bw: usage: quant_gemv_bw [n, a multiple of 256] "
+			"[reps] [threads] [evict 0|1] [formats, comma-separated]\n");
+		return 2;
+	}
+	const struct qformat *fmts[QF_COUNT];
+	int nf = 0;
+	for (const char *p = list; *p && nf < QF_COUNT;) {
+		char name[16];
+		size_t len = strcspn(p, ",");
+		snprintf(name, sizeof name, "%.*s", (int)(len < 15 ? len : 15), p);
+		if (!(fmts[nf++] = qformat_find(name))) {
+			fprintf(stderr, "ocbench: quant_gemv_bw: unknown format \"%s\"\n", name);
+			return 2;
+		}
+		p += len + (p[len] == ',');
+	}
+	long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+	size_t ebytes = evict ? 2 * (size_t)(l3 > (32L << 20) ? l3 : (32L << 20)) : 0;
+	void *ebuf = evict ? qrepack_alloc(ebytes) : NULL;
+	if (evict && !ebuf) {
+		fprintf(stderr, "ocbench: quant_gemv_bw: out of memory for the eviction buffer\n");
+		return 3;
+	}
+	if (ebuf)
+		touch(ebuf, ebytes, 2, threads);
+	const struct ocb_cpu_id *cpu = ocb_cpu_id();
+	printf("quant_gemv_bw: CPU %s (%s family 0x%x model 0x%x), L3 %ld MiB\n",
+	       cpu->brand[0] ? cpu->brand : "unknown", cpu->vendor, cpu->family, cpu->model,
+	       l3 > 0 ? l3 >> 20 : -1);
+	printf("quant_gemv_bw: %lld x %lld, %d threads, best of %d, %s\n", (long long)n,
+	       (long long)n, threads, reps,
+	       evict ? "cold (L3 evicted before each timing)" : "hot");
+	struct fmt_result res[QF_COUNT] = { 0 };
+	double t_of[QF_COUNT] = { 0 };
+	for (int i = 0; i < nf; i++) {
+		int rc = measure(fmts[i], n, reps, threads, ebuf, ebytes, &res[i]);
+		if (rc) {
+			qrepack_free(ebuf);
+			return rc;
+		}
+		t_of[fmts[i]->type] = res[i].gemv_s;
+	}
+	qrepack_free(ebuf);
+	if (t_of[QF_Q8_0] > 0 && t_of[QF_Q4_0] > 0 && t_of[QF_TQ2_0] > 0)
+		printf("speed ratio TQ2_0/Q4_0 %.2fx (bytes ratio %.2f)   Q4_0/Q8_0 %.2fx (bytes ratio %.2f)\n",
+		       t_of[QF_Q4_0] / t_of[QF_TQ2_0], 18.0 / 32 / (66.0 / 256),
+		       t_of[QF_Q8_0] / t_of[QF_Q4_0], 34.0 / 18);
+	return 0;
+}

@@ -1,0 +1,289 @@
+/* Criterion suite `qrepack`: the interleaved r8 weight layout and its GEMV
+ * (kernels/quant_repack.h): pack/unpack round trip, the plain-C r8 GEMV against qgemv_ref,
+ * the AVX2 r8 kernels against qgemv_ref within the fp32 summation-order bound, odd shapes
+ * (rows not a multiple of 8, odd block counts), 1-3 threads, the run-time choice and its
+ * overrides, CPU identification. */
+#include <criterion/criterion.h>
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/ocb_cpu.h"
+#include "../common/ocb_error.h"
+#include "../common/ocb_rng.h"
+#include "../kernels/quant_gemv.h"
+#include "../kernels/quant_repack.h"
+
+static const char *const all_fmts[] = { "q8_0", "q4_0", "q4_1", "q3_g", "q2_g", "tq2_0", "tq1_0" };
+#define NALL (sizeof all_fmts / sizeof all_fmts[0])
+
+struct rprob {
+	const struct qformat *f;
+	int64_t m, k;
+	char *w, *wr, *xq;
+};
+
+static void rprob_init(struct rprob *p, const struct qformat *f, int64_t m, int64_t k,
+		       uint64_t seed)
+{
+	struct ocb_rng r;
+	ocb_rng_seed(&r, seed);
+	p->f = f, p->m = m, p->k = k;
+	float *x = malloc(sizeof(float) * (size_t)(m * k)), *a = malloc(sizeof(float) * (size_t)k);
+	p->w = malloc(qrepack_bytes(f, m, k));
+	p->wr = qrepack_alloc(qrepack_bytes(f, m, k));
+	p->xq = malloc(qformat_act_bytes(f, 1, k));
+	cr_assert(x && a && p->w && p->wr && p->xq);
+	for (int64_t i = 0; i < m * k; i++) /* rows of different scales */
+		x[i] = (float)ocb_rng_normal(&r) * (0.01f + 0.02f * (float)((i / k) % 5));
+	for (int64_t i = 0; i < k; i++)
+		a[i] = (float)ocb_rng_normal(&r);
+	cr_assert_eq(qformat_quantize(f, x, p->w, m, k), OCB_OK);
+	cr_assert_eq(qformat_quantize_act(f, a, p->xq, 1, k), OCB_OK);
+	free(x), free(a);
+}
+
+static void rprob_free(struct rprob *p)
+{
+	free(p->w), free(p->xq);
+	qrepack_free(p->wr);
+}
+
+/* Bound on |fp32 result - exact| for any summation order of the per-block products
+ * (Higham's gamma_n with n = blocks + 16 additions on a chain, doubled for the two ways the
+ * kernels split offsets): 2 (nb + 16) eps sum_b sum_i (|d_b| (|q_i| + 16) + |m_b|) |d_a a_i|,
+ * the magnitudes every kernel's partial sums are made of (codes are <= |q| + 8 when stored
+ * unsigned, offsets are 8 |d| or |m|). */
+static double order_bound(const struct rprob *p, int64_t r)
+{
+	const struct qformat *f = p->f;
+	const int64_t nb = p->k / f->act_block;
+	float *d = malloc(sizeof(float) * (size_t)nb), *mm = malloc(sizeof(float) * (size_t)nb);
+	int8_t *q = malloc((size_t)p->k);
+	f->decode_row_ref(p->k, p->w + (size_t)r * qformat_row_bytes(f, p->k), d, mm, q);
+	double s = 0;
+	const size_t ab = qformat_act_bytes(f, 1, f->act_block);
+	for (int64_t b = 0; b < nb; b++) {
+		const char *blk = p->xq + (size_t)b * ab;
+		float da;
+		memcpy(&da, blk, 4);
+		const int8_t *aq = (const int8_t *)(blk + 8);
+		for (int i = 0; i < f->act_block; i++)
+			s += (fabs(d[b]) * (abs(q[b * f->act_block + i]) + 16) + fabs(mm[b])) *
+			     fabs((double)da * aq[i]);
+	}
+	free(d), free(mm), free(q);
+	return 2.0 * (double)(nb + 16) * FLT_EPSILON * s + 1e-30;
+}
+
+Test(qrepack, pack_unpack_round_trip_every_layout)
+{
+	const int64_t ms[] = { 1, 7, 8, 13, 24 };
+	for (size_t i = 0; i < NALL; i++) {
+		const struct qformat *f = qformat_find(all_fmts[i]);
+		for (size_t j = 0; j < sizeof ms / sizeof *ms; j++) {
+			struct rprob p;
+			int64_t k = f->block == 32 ? 96 : 512;
+			rprob_init(&p, f, ms[j], k, 5 + j);
+			if (!qrepack_supported(f)) {
+				cr_assert_eq(qrepack_pack(f, p.w, p.m, k, p.wr, 1), OCB_EINVAL);
+				rprob_free(&p);
+				continue;
+			}
+			size_t bytes = qrepack_bytes(f, p.m, k);
+			cr_assert_eq(qrepack_pack(f, p.w, p.m, k, p.wr, 2), OCB_OK);
+			if (f->type == QF_TQ1_0) { /* transcoded to TQ2_0 codes: 66 / 54 bytes per group row */
+				int64_t ng = p.m / 8;
+				cr_assert_eq(bytes, (size_t)(ng * 8) * 66 * (k / 256) +
+						    (size_t)(p.m - ng * 8) * qformat_row_bytes(f, k));
+				cr_assert_eq(qrepack_unpack(f, p.wr, p.m, k, p.w), OCB_EINVAL);
+				rprob_free(&p);
+				continue;
+			}
+			cr_assert_eq(bytes, (size_t)p.m * qformat_row_bytes(f, k));
+			if (p.m >= 8) /* a group really is interleaved */
+				cr_assert_neq(memcmp(p.w, p.wr, qformat_row_bytes(f, k)), 0, "%s", f->name);
+			char *back = malloc(bytes);
+			cr_assert_eq(qrepack_unpack(f, p.wr, p.m, k, back), OCB_OK);
+			cr_assert_eq(memcmp(back, p.w, bytes), 0, "%s m=%lld", f->name, (long long)p.m);
+			free(back);
+			rprob_free(&p);
+		}
+	}
+}
+
+/* The plain-C r8 GEMV reuses vec_dot_ref on rows gathered back: identical arithmetic in the
+ * same order as qgemv_ref, so equal by construction. */
+Test(qrepack, ref_on_r8_equals_plain_ref)
+{
+	for (size_t i = 0; i < NALL; i++) {
+		const struct qformat *f = qformat_find(all_fmts[i]);
+		if (!qrepack_supported(f))
+			continue;
+		struct rprob p;
+		rprob_init(&p, f, 21, f->block == 32 ? 160 : 512, 9);
+		float y0[21], y1[21];
+		cr_assert_eq(qrepack_pack(f, p.w, p.m, p.k, p.wr, 1), OCB_OK);
+		cr_assert_eq(qgemv_ref(f, p.w, p.m, p.k, p.xq, y0, 1), OCB_OK);
+		cr_assert_eq(qgemv_r8_ref(f, p.wr, p.m, p.k, p.xq, y1, 3), OCB_OK);
+		cr_assert_eq(memcmp(y0, y1, sizeof y0), 0, "%s", f->name);
+		rprob_free(&p);
+	}
+}
+
+static void check_r8(const struct qformat *f, int64_t m, int64_t k, int threads)
+{
+	struct rprob p;
+	rprob_init(&p, f, m, k, (uint64_t)(m * 131 + k + threads));
+	float *y0 = malloc(sizeof(float) * (size_t)m), *y1 = malloc(sizeof(float) * (size_t)m);
+	cr_assert_eq(qrepack_pack(f, p.w, m, k, p.wr, threads), OCB_OK);
+	cr_assert_eq(qgemv_ref(f, p.w, m, k, p.xq, y0, 1), OCB_OK);
+	cr_assert_eq(qgemv_r8(f, p.wr, m, k, p.xq, y1, threads), OCB_OK);
+	int differ = 0;
+	for (int64_t r = 0; r < m; r++) {
+		double tol = order_bound(&p, r);
+		cr_assert_leq(fabs((double)y0[r] - y1[r]), tol, "%s m=%lld k=%lld T=%d row %lld: ref %.9g "
+			      "r8 %.9g (bound %.3g)", f->name, (long long)m, (long long)k, threads,
+			      (long long)r, y0[r], y1[r], tol);
+		differ |= y0[r] != y1[r];
+		cr_assert(fabsf(y0[r]) > 0.0f, "degenerate problem: zero output");
+	}
+	(void)differ; /* the summation orders differ: equal or not, both are fine */
+	free(y0), free(y1);
+	rprob_free(&p);
+}
+
+static void check_all_r8(void)
+{
+	for (size_t i = 0; i < NALL; i++) {
+		const struct qformat *f = qformat_find(all_fmts[i]);
+		if (!qrepack_supported(f))
+			continue;
+		for (int t = 1; t <= 3; t++) {
+			if (f->block == 32) {
+				check_r8(f, 8, 32, t);    /* one group, one block */
+				check_r8(f, 13, 96, t);   /* 3 blocks (odd: the tail), 5 plain rows */
+				check_r8(f, 37, 1024, t); /* groups over threads + tail rows */
+			}
+			check_r8(f, 17, 256, t);
+			check_r8(f, 64, 768, t);
+		}
+	}
+}
+
+/* The kernels qgemv_r8 takes by default (AVX2) */
+Test(qrepack, avx2_r8_vs_plain_ref_odd_shapes_threads)
+{
+	if (!ocb_cpu_avx2())
+		cr_skip_test("no AVX2 on this CPU (or OCB_FORCE_SCALAR set)");
+	check_all_r8();
+}
+
+/* The AVX-VNNI r8 kernels (OCB_QGEMV=r8-vnni) where the CPU has AVX-VNNI */
+Test(qrepack, vnni_r8_kernels)
+{
+	if (!ocb_cpu_avx2() || !ocb_cpu_id()->avx_vnni)
+		cr_skip_test("no AVX-VNNI on this CPU (or OCB_FORCE_SCALAR set)");
+	setenv("OCB_QGEMV", "r8-vnni", 1);
+	check_all_r8();
+	unsetenv("OCB_QGEMV");
+}
+
+/* A wrong answer must not pass the bound: swap two rows of one group in the packed bytes. */
+Test(qrepack, bound_catches_a_misplaced_row)
+{
+	if (!ocb_cpu_avx2())
+		cr_skip_test("no AVX2 on this CPU (or OCB_FORCE_SCALAR set)");
+	const struct qformat *f = qformat_find("q4_0");
+	struct rprob p;
+	rprob_init(&p, f, 8, 256, 77);
+	/* rows 0 and 1 swapped before packing: outputs 0 and 1 swap */
+	size_t rb = qformat_row_bytes(f, p.k);
+	char *sw = malloc(8 * rb), *wr = qrepack_alloc(8 * rb);
+	memcpy(sw, p.w + rb, rb), memcpy(sw + rb, p.w, rb), memcpy(sw + 2 * rb, p.w + 2 * rb, 6 * rb);
+	cr_assert_eq(qrepack_pack(f, sw, 8, p.k, wr, 1), OCB_OK);
+	float y0[8], y1[8];
+	cr_assert_eq(qgemv_ref(f, p.w, 8, p.k, p.xq, y0, 1), OCB_OK);
+	cr_assert_eq(qgemv_r8(f, wr, 8, p.k, p.xq, y1, 1), OCB_OK);
+	cr_assert_gt(fabs((double)y0[0] - y1[0]), order_bound(&p, 0));
+	free(sw);
+	qrepack_free(wr);
+	rprob_free(&p);
+}
+
+Test(qrepack, choice_and_overrides)
+{
+	const struct qformat *q40 = qformat_find("q4_0"), *tq1 = qformat_find("tq1_0");
+	cr_assert_str_eq(qgemv_kind_name(QGEMV_REF), "ref");
+	cr_assert_str_eq(qgemv_kind_name(QGEMV_AVX2), "avx2");
+	cr_assert_str_eq(qgemv_kind_name(QGEMV_AVX2_R8), "avx2-r8");
+	cr_assert_str_eq(qgemv_kind_name(QGEMV_VNNI_R8), "avxvnni-r8");
+	cr_assert(!qgemv_kind_r8(QGEMV_AVX2) && !qgemv_kind_r8(QGEMV_REF));
+	cr_assert_eq(qgemv_choose(NULL), QGEMV_REF);
+	if (ocb_cpu_avx2()) {
+		setenv("OCB_QGEMV", "plain", 1);
+		cr_assert_eq(qgemv_choose(q40), QGEMV_AVX2);
+		setenv("OCB_QGEMV", "r8", 1);
+		cr_assert_eq(qgemv_choose(q40), QGEMV_AVX2_R8);
+		cr_assert_eq(qgemv_kind_r8(qgemv_choose(tq1)), qrepack_supported(tq1));
+		setenv("OCB_QGEMV", "r8-vnni", 1);
+		cr_assert_eq(qgemv_choose(q40), ocb_cpu_id()->avx_vnni ? QGEMV_VNNI_R8 : QGEMV_AVX2_R8);
+		setenv("OCB_QGEMV", "ref", 1);
+		cr_assert_eq(qgemv_choose(q40), QGEMV_REF);
+		unsetenv("OCB_QGEMV");
+		enum qgemv_kind k = qgemv_choose(q40);
+		cr_assert(k == QGEMV_AVX2 || qgemv_kind_r8(k));
+	}
+	setenv("OCB_FORCE_SCALAR", "1", 1);
+	ocb_cpu_reset();
+	cr_assert_eq(qgemv_choose(q40), QGEMV_REF);
+	/* the r8 entry point falls back to its plain-C twin */
+	struct rprob p;
+	rprob_init(&p, q40, 11, 64, 3);
+	float y0[11], y1[11];
+	cr_assert_eq(qrepack_pack(q40, p.w, p.m, p.k, p.wr, 2), OCB_OK);
+	cr_assert_eq(qgemv_ref(q40, p.w, p.m, p.k, p.xq, y0, 1), OCB_OK);
+	cr_assert_eq(qgemv_r8(q40, p.wr, p.m, p.k, p.xq, y1, 2), OCB_OK);
+	cr_assert_eq(memcmp(y0, y1, sizeof y0), 0);
+	rprob_free(&p);
+	unsetenv("OCB_FORCE_SCALAR");
+	ocb_cpu_reset();
+}
+
+Test(qrepack, bad_arguments)
+{
+	const struct qformat *f = qformat_find("q4_0");
+	char w[18 * 16] = { 0 }, wr[18 * 16], xq[40 * 2] = { 0 };
+	float y[8];
+	cr_assert_eq(qrepack_pack(f, w, 8, 48, wr, 1), OCB_EINVAL); /* k not a multiple of 32 */
+	cr_assert(strstr(ocb_lasterr(), "q4_0") != NULL);
+	cr_assert_eq(qrepack_pack(f, NULL, 8, 32, wr, 1), OCB_EINVAL);
+	cr_assert_eq(qgemv_r8(f, wr, 0, 32, xq, y, 1), OCB_EINVAL);
+	cr_assert_eq(qgemv_r8_ref(f, wr, 8, 32, xq, NULL, 1), OCB_EINVAL);
+	cr_assert_eq(qrepack_bytes(NULL, 8, 32), 0);
+	cr_assert_eq(qrepack_pack(NULL, w, 8, 32, wr, 1), OCB_EINVAL);
+	cr_assert_eq(qrepack_supported(NULL), 0);
+}
+
+Test(qrepack, cpu_identification)
+{
+	const struct ocb_cpu_id *c = ocb_cpu_id();
+	cr_assert_not_null(c);
+	cr_assert_eq(c, ocb_cpu_id(), "cached");
+#if defined(__x86_64__) || defined(__i386__)
+	cr_assert_gt(strlen(c->vendor), 0);
+	cr_assert_gt(c->family, 0);
+	__builtin_cpu_init();
+	cr_assert_eq(c->avx2 != 0, __builtin_cpu_supports("avx2") != 0);
+	cr_assert_eq(c->fma != 0, __builtin_cpu_supports("fma") != 0);
+#endif
+	struct ocb_cpu_id z = { .vendor = "AuthenticAMD", .family = 0x19, .model = 0x01 };
+	cr_assert(ocb_cpu_is_zen3(&z));      /* Milan */
+	z.model = 0x11;
+	cr_assert_not(ocb_cpu_is_zen3(&z));  /* Genoa (Zen 4) */
+	z.model = 0x21;
+	cr_assert(ocb_cpu_is_zen3(&z));      /* Vermeer */
+	struct ocb_cpu_id i = { .vendor = "GenuineIntel", .family = 6, .model = 0x01 };
+	cr_assert_not(ocb_cpu_is_zen3(&i));
+}
