@@ -14,6 +14,7 @@ const struct ocb_suite_info ocb_suites[] = {
 		  "loss curves, throughput, memory, MLLOG, checkpoints"},
 	{"quant", "low-bit formats: GEMV/GEMM kernels at the memory/compute limits, accuracy "
 		  "vs bits"},
+	{"sparse", "block-sparse SpMM (BSR) vs OpenBLAS dense and librsb: density x block x n"},
 };
 const size_t ocb_nsuites = sizeof ocb_suites / sizeof ocb_suites[0];
 

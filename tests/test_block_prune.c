@@ -1,4 +1,4 @@
-/* Criterion suite `block_prune`: the BLaST-style pruning rules (reference/block_prune.h):
+/* Criterion suite `block_prune`: the BLaST-style pruning rules (workloads/block_prune.h):
  * the cubic schedule and its events, block Frobenius norms, deterministic top-k with ties,
  * a prune event with gradient regrowth, the recorded configuration, bad configurations. */
 #include <criterion/criterion.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "../common/ocb_error.h"
-#include "../reference/block_prune.h"
+#include "../workloads/block_prune.h"
 
 Test(block_prune, cubic_schedule_and_events)
 {

@@ -1,4 +1,4 @@
-/* Criterion suite `bsr_lm`: the block-sparse LM trainer (reference/trainer_bsr_lm.h) on a
+/* Criterion suite `bsr_lm`: the block-sparse LM trainer (workloads/trainer_bsr_lm.h) on a
  * tiny LM and synthetic text: unpruned it follows the dense LM trainer (same windows,
  * other kernels: close, not bit-equal); pruned to 75% its SwiGLU weights reach the
  * sparsity, training still lowers the loss, the checkpoint keeps the mask; bad block
@@ -12,7 +12,7 @@
 
 #include "../common/ocb_error.h"
 #include "../common/ocb_rng.h"
-#include "../reference/trainer_bsr_lm.h"
+#include "../workloads/trainer_bsr_lm.h"
 
 static uint8_t *text(size_t n, uint64_t seed)
 {

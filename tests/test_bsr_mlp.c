@@ -1,4 +1,4 @@
-/* Criterion suite `bsr_mlp`: the block-sparse MLP trainer (reference/trainer_bsr_mlp.h)
+/* Criterion suite `bsr_mlp`: the block-sparse MLP trainer (workloads/trainer_bsr_mlp.h)
  * on the synthetic 10-class set: without pruning it follows the dense trainer (same data
  * order and AdamW, products on other kernels: close, not bit-equal); pruned to 75% it
  * reaches the sparsity, keeps the pruned blocks zero in its checkpoint, still learns, and
@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "../common/ocb_error.h"
-#include "../reference/block_prune.h"
-#include "../reference/data_synth.h"
-#include "../reference/trainer_bsr_mlp.h"
+#include "../workloads/block_prune.h"
+#include "../workloads/data_synth.h"
+#include "../workloads/trainer_bsr_mlp.h"
 
 static char dir[64];
 static struct ocb_idx_set tr, te;

@@ -3,7 +3,7 @@
  * ocb_bsr_spmm, OpenBLAS sgemm on the dense equivalent and librsb (tuned; tuning timed
  * apart), same threads. Best of `reps` interleaved rounds (the machine is shared).
  *
- *   OPENBLAS_CORETYPE=Haswell build/bench/bsr_spmm [m k n B threads reps density%...]
+ *   OPENBLAS_CORETYPE=Haswell build/perf/bsr_spmm [m k n B threads reps density%...]
  *   defaults: 4096 4096 128 32 2 7 10 5; OCB_NO_RSB=1 leaves librsb out (its tuning
  *   takes 5-30 s at high density)
  * Prints one line per density: times (ms), GFLOP/s (useful), speedups, max error. */

@@ -1,8 +1,8 @@
-/* train_bsr_lm: the block-sparse LM trainer (reference/trainer_bsr_lm.h) against the dense
+/* train_bsr_lm: the block-sparse LM trainer (workloads/trainer_bsr_lm.h) against the dense
  * LM trainer on the fortunes corpus: validation perplexity at each target block sparsity
  * of the SwiGLU weights, and the mean step time. A design check of issue 11.
  *
- *   OPENBLAS_CORETYPE=Haswell build/bench/train_bsr_lm [steps block threads target%...]
+ *   OPENBLAS_CORETYPE=Haswell build/perf/train_bsr_lm [steps block threads target%...]
  *   defaults: 100 8 2 50 (as `make bench` runs it; the design run was 300 8 2 50 70 90 95)
  * The final evaluation scores final_windows = 64 validation windows (the protocol is
  * printed). Exit 2 without the corpus. */
@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "../common/ocb_error.h"
-#include "../reference/data_text.h"
-#include "../reference/trainer_bsr_lm.h"
+#include "../workloads/data_text.h"
+#include "../workloads/trainer_bsr_lm.h"
 
 static int run_one(const struct ocb_trainer *t, const void *spec, struct ocb_train_cfg *cfg,
 		   double *ppl, double *step_ms, struct ocb_bsr_train_stats *st)
@@ -38,7 +38,7 @@ static int run_one(const struct ocb_trainer *t, const void *spec, struct ocb_tra
 
 int main(int argc, char **argv)
 {
-	if (!getenv("OMP_WAIT_POLICY")) { /* see bench/bsr_spmm.c */
+	if (!getenv("OMP_WAIT_POLICY")) { /* see tests/perf/bsr_spmm.c */
 		setenv("OMP_WAIT_POLICY", "passive", 1);
 		execv("/proc/self/exe", argv);
 	}

@@ -1,7 +1,7 @@
-/* train_bsr_mlp: the block-sparse MLP trainer (reference/trainer_bsr_mlp.h) against the
+/* train_bsr_mlp: the block-sparse MLP trainer (workloads/trainer_bsr_mlp.h) against the
  * dense one on Fashion-MNIST, outside the runner: a design check of issue 11.
  *
- *   OPENBLAS_CORETYPE=Haswell build/bench/train_bsr_mlp [epochs block threads max_train
+ *   OPENBLAS_CORETYPE=Haswell build/perf/train_bsr_mlp [epochs block threads max_train
  *        hidden1 hidden2 target%...]
  *   defaults: 1 16 2 10000 512 256 90
  * Per target: test accuracy (dense run first, same seed and recipe), block sparsity
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "../common/ocb_error.h"
-#include "../reference/trainer_bsr_mlp.h"
+#include "../workloads/trainer_bsr_mlp.h"
 
 struct run { double acc, step_ms; struct ocb_bsr_train_stats st; };
 
