@@ -21,7 +21,8 @@
 	X(quant_gemv, "quant")          \
 	X(quant_gemm, "quant")          \
 	X(quant_accuracy, "quant")      \
-	X(bsr_spmm, "sparse")
+	X(bsr_spmm, "sparse")           \
+	X(sparse_mlp, "sparse")
 
 /* extern const struct ocb_bench ocb_bench_sgemm; ... : every bench, declared here only. */
 #define OCB_BENCH_EXTERN(sym, suite) extern const struct ocb_bench ocb_bench_##sym;

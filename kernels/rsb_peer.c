@@ -19,22 +19,33 @@ static int rsb_fail(rsb_err_t e, const char *what)
 	return ocb_seterr(OCB_ERUNTIME, "librsb %s: %s", what, msg);
 }
 
+/* librsb is initialised once per process and finalised at exit: a second rsb_lib_init
+ * after rsb_lib_exit ran its SpMM ~1000x slower here (2026-12, librsb 1.3.0.2). */
+static void rsb_at_exit(void)
+{
+	rsb_lib_exit(RSB_NULL_EXIT_OPTIONS);
+}
+
 int ocb_rsb_init(void)
 {
-	if (rsb_users++ > 0)
+	static int started;
+	rsb_users++;
+	if (started)
 		return OCB_OK;
 	rsb_err_t e = rsb_lib_init(RSB_NULL_INIT_OPTIONS);
 	if (e != RSB_ERR_NO_ERROR) {
 		rsb_users = 0;
 		return rsb_fail(e, "init");
 	}
+	started = 1;
+	atexit(rsb_at_exit);
 	return OCB_OK;
 }
 
 void ocb_rsb_finalize(void)
 {
-	if (rsb_users > 0 && --rsb_users == 0)
-		rsb_lib_exit(RSB_NULL_EXIT_OPTIONS);
+	if (rsb_users > 0)
+		rsb_users--;
 }
 
 static int set_threads(int threads)

@@ -2,8 +2,8 @@
  * sparse peer of the block-sparse kernels (bsr.h): the same matrix, its own autotuning
  * (timed apart from the products), its SpMM on the same row-major operands.
  *
- * The library is process-global: ocb_rsb_init() before anything else (idempotent;
- * reference counted with ocb_rsb_finalize(), which calls rsb_lib_exit at zero). Threads:
+ * The library is process-global: ocb_rsb_init() before anything else (idempotent,
+ * paired with ocb_rsb_finalize(); the library itself is finalised once, at exit). Threads:
  * librsb's own OpenMP team, set per call through RSB_IO_WANT_EXECUTING_THREADS.
  * Errors: OCB_ERUNTIME with librsb's message (rsb_strerror_r), OCB_EINVAL, OCB_ENOMEM. */
 #ifndef OCB_RSB_PEER_H
