@@ -20,6 +20,7 @@ const struct ocb_suite_info ocb_suites[] = {
 		 "training (LARS, overlapped all-reduce, MLLOG per rank); run --ranks 1,2,4"},
 	{"ternary", "training with low-bit weights: fp32 vs BitNet b1.58 STE vs DQT (8/4/3 bits, "
 		    "ternary; fp32/bf16/fp8 moments): accuracy, curves, bytes/param, TQ export"},
+	{"sparse", "block-sparse SpMM (BSR) vs OpenBLAS dense and librsb: density x block x n"},
 };
 const size_t ocb_nsuites = sizeof ocb_suites / sizeof ocb_suites[0];
 

@@ -155,7 +155,7 @@ Test(linear, impl_hook)
 {
 	enum { N = 3, IN = 8, OUT = 4 };
 	static const struct ocb_linear_impl dbl = {"double", dbl_forward, dbl_backward,
-						   dbl_bytes, NULL};
+						   dbl_bytes, NULL, NULL};
 	struct ocb_rng r;
 	ocb_rng_seed(&r, 3);
 	float x[N * IN], w[OUT * IN], b[OUT], y[N * OUT], y2[N * OUT], dy[N * OUT];

@@ -412,7 +412,8 @@ static void count_forward(const void *state, const struct ocb_linear *l, const f
 							       l->w + (size_t)o * l->in, l->in);
 }
 
-static const struct ocb_linear_impl count_impl = {"count", count_forward, NULL, NULL, NULL};
+static const struct ocb_linear_impl count_impl = {"count", count_forward, NULL, NULL, NULL,
+						  NULL};
 
 struct hook_state {
 	int calls[64];

@@ -46,7 +46,9 @@ void ocb_linear_backward(const struct ocb_linear *l, const float *x, const float
 	if (n <= 0)
 		return;
 	/* gW[out][in] += dy[n][out]^T * x[n][in] (skipped for frozen layers: gw == NULL) */
-	if (l->gw)
+	if (l->gw && l->impl && l->impl->backward_weight)
+		l->impl->backward_weight(l->impl_state, l, x, dy, n);
+	else if (l->gw)
 		cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, l->out, l->in, n, 1.0f, dy,
 			    l->out, x, l->in, 1.0f, l->gw, l->in);
 	if (l->gb && l->b)

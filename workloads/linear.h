@@ -35,6 +35,11 @@ struct ocb_linear_impl {
 	 * state is mutable here: it is the installer's. */
 	void (*update_weight)(const void *state, const struct ocb_linear *l, const float *x,
 			      const float *dy, int n);
+	/* gW += dy[n][out]^T x[n][in] computed by the impl (a block-sparse layer computes it
+	 * on its stored blocks only, into its own buffer); NULL: the dense fp32 product
+	 * into l->gw. Called only when l->gw is set, before backward_input. */
+	void (*backward_weight)(const void *state, const struct ocb_linear *l, const float *x,
+				const float *dy, int n);
 };
 
 struct ocb_linear {

@@ -1,0 +1,273 @@
+/* bsr_layer: a linear layer on the block-sparse kernels (see bsr_layer.h). */
+#include "bsr_layer.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/ocb_alloc.h"
+#include "../common/ocb_error.h"
+#include "block_prune.h"
+#include "optim.h"
+
+/* dst[c][r] = src[r][c] for src [rows][cols], in 32 x 32 tiles (both sides cache-friendly). */
+static void transpose(const float *restrict src, int rows, int cols, float *restrict dst)
+{
+	for (int r0 = 0; r0 < rows; r0 += 32)
+		for (int c0 = 0; c0 < cols; c0 += 32) {
+			int r1 = r0 + 32 < rows ? r0 + 32 : rows, c1 = c0 + 32 < cols ? c0 + 32 : cols;
+			for (int r = r0; r < r1; r++)
+				for (int c = c0; c < c1; c++)
+					dst[(size_t)c * rows + r] = src[(size_t)r * cols + c];
+		}
+}
+
+/* ---- the linear impl ---- */
+
+static void sp_forward(const void *st, const struct ocb_linear *l, const float *x, int n,
+		       float *y)
+{
+	struct ocb_bsr_layer *L = (struct ocb_bsr_layer *)st; /* scratch is ours to write */
+	transpose(x, n, l->in, L->xt);
+	L->last_x = x;
+	L->last_dy = NULL;
+	ocb_bsr_spmm(&L->s, L->xt, n, n, L->tmp, n, L->threads);
+	transpose(L->tmp, l->out, n, y);
+}
+
+/* dyt holds dy transposed (the weight and input gradients of one backward share it). */
+static void sp_dy(struct ocb_bsr_layer *L, const struct ocb_linear *l, const float *dy, int n)
+{
+	if (dy != L->last_dy) {
+		transpose(dy, n, l->out, L->dyt);
+		L->last_dy = dy;
+	}
+}
+
+static void sp_backward_weight(const void *st, const struct ocb_linear *l, const float *x,
+			       const float *dy, int n)
+{
+	struct ocb_bsr_layer *L = (struct ocb_bsr_layer *)st;
+	if (x != L->last_x) {
+		transpose(x, n, l->in, L->xt);
+		L->last_x = x;
+	}
+	sp_dy(L, l, dy, n);
+	ocb_bsr_sddmm(&L->s, L->dyt, n, L->xt, n, n, L->dw, 0, L->threads);
+	if (L->dense_grad) /* every block's gradient, for regrowth scores */
+		cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, l->out, l->in, n, 1.0f, dy,
+			    l->out, x, l->in, 1.0f, l->gw, l->in);
+}
+
+static void sp_backward_input(const void *st, const struct ocb_linear *l, const float *dy,
+			      int n, float *dx)
+{
+	struct ocb_bsr_layer *L = (struct ocb_bsr_layer *)st;
+	sp_dy(L, l, dy, n);
+	ocb_bsr_spmm_t(&L->s, L->dyt, n, n, L->tmp, n, L->threads);
+	transpose(L->tmp, l->in, n, dx);
+}
+
+static size_t sp_bytes(const void *st, const struct ocb_linear *l)
+{
+	(void)l;
+	return ocb_bsr_bytes(&((const struct ocb_bsr_layer *)st)->s);
+}
+
+static const struct ocb_linear_impl sp_impl = {
+	.name = "bsr",
+	.forward = sp_forward,
+	.backward_input = sp_backward_input,
+	.weight_bytes = sp_bytes,
+	.backward_weight = sp_backward_weight,
+};
+
+/* ---- lifecycle ---- */
+
+int ocb_bsr_layer_fits(const struct ocb_linear *l, int B)
+{
+	return ocb_bsr_shape_ok(l->out, l->in, B, B) && B % 4 == 0;
+}
+
+int ocb_bsr_layer_init(struct ocb_bsr_layer *L, struct ocb_linear *l, int B, int max_rows,
+		       int threads)
+{
+	memset(L, 0, sizeof *L);
+	if (!ocb_bsr_layer_fits(l, B) || max_rows < 1)
+		return ocb_seterr(OCB_EINVAL, "bsr layer: %dx%d weights do not tile into %dx%d "
+					      "blocks", l->out, l->in, B, B);
+	int big = l->in > l->out ? l->in : l->out;
+	L->B = B, L->mb = l->out / B, L->kb = l->in / B;
+	L->threads = threads, L->max_rows = max_rows;
+	size_t nb = (size_t)L->mb * L->kb;
+	L->mask = malloc(nb);
+	L->wscore = malloc(nb * sizeof(float));
+	L->gscore = malloc(nb * sizeof(float));
+	L->dw = ocb_alloc(nb * B * B * sizeof(float));
+	L->xt = ocb_alloc((size_t)l->in * max_rows * sizeof(float));
+	L->dyt = ocb_alloc((size_t)l->out * max_rows * sizeof(float));
+	L->tmp = ocb_alloc((size_t)big * max_rows * sizeof(float));
+	if (!L->mask || !L->wscore || !L->gscore || !L->dw || !L->xt || !L->dyt || !L->tmp)
+		return ocb_seterr(OCB_ENOMEM, "bsr layer: out of memory");
+	memset(L->mask, 1, nb);
+	int rc = ocb_bsr_from_mask(&L->s, L->mask, l->w, l->out, l->in, B, B);
+	if (rc)
+		return rc;
+	l->impl = &sp_impl;
+	l->impl_state = L;
+	return OCB_OK;
+}
+
+void ocb_bsr_layer_release(struct ocb_bsr_layer *L, struct ocb_linear *l)
+{
+	if (!L)
+		return;
+	if (l && l->impl == &sp_impl) {
+		l->impl = NULL;
+		l->impl_state = NULL;
+	}
+	ocb_bsr_release(&L->s);
+	free(L->mask), free(L->wscore), free(L->gscore);
+	ocb_free(L->dw), ocb_free(L->xt), ocb_free(L->dyt), ocb_free(L->tmp);
+	memset(L, 0, sizeof *L);
+}
+
+void ocb_bsr_layer_gather(struct ocb_bsr_layer *L, const struct ocb_linear *l)
+{
+	ocb_bsr_gather(&L->s, l->w);
+}
+
+/* ---- training ---- */
+
+/* Zeroes the dead blocks of l->w and of the moments om, ov (same layout). */
+static void zero_dead(const struct ocb_bsr_layer *L, struct ocb_linear *l, float *om, float *ov)
+{
+	int B = L->B;
+	for (int bi = 0; bi < L->mb; bi++)
+		for (int bj = 0; bj < L->kb; bj++) {
+			if (L->mask[(size_t)bi * L->kb + bj])
+				continue;
+			for (int r = 0; r < B; r++) {
+				size_t off = (size_t)(bi * B + r) * l->in + (size_t)bj * B;
+				memset(l->w + off, 0, B * sizeof(float));
+				if (om)
+					memset(om + off, 0, B * sizeof(float));
+				if (ov)
+					memset(ov + off, 0, B * sizeof(float));
+			}
+		}
+}
+
+int ocb_bsr_layer_prune(struct ocb_bsr_layer *L, struct ocb_linear *l, double sparsity,
+			double regrow, float *om, float *ov, long *revived)
+{
+	int nb = L->mb * L->kb, back = 0;
+	int keep = nb - (int)llround(sparsity * nb);
+	keep = keep < 1 ? 1 : keep;
+	int nswap = L->dense_grad && regrow > 0 ? (int)llround(regrow * keep) : 0;
+	ocb_block_norms(l->w, l->out, l->in, L->B, L->wscore);
+	if (nswap > 0)
+		ocb_block_norms(l->gw, l->out, l->in, L->B, L->gscore);
+	int rc = ocb_block_prune_event(L->wscore, nswap > 0 ? L->gscore : NULL, nb, keep, nswap,
+				       L->mask, &back);
+	if (rc)
+		return rc;
+	if (revived)
+		*revived += back;
+	zero_dead(L, l, om, ov);
+	ocb_bsr_release(&L->s);
+	return ocb_bsr_from_mask(&L->s, L->mask, l->w, l->out, l->in, L->B, L->B);
+}
+
+int ocb_bsr_layers_global(struct ocb_bsr_layer *const *L, struct ocb_linear *const *l, int n,
+			  double target, double *sp)
+{
+	long all = 0, pos = 0;
+	for (int i = 0; i < n; i++)
+		all += ocb_bsr_layer_blocks(L[i]);
+	if (n <= 0 || all <= 0)
+		return OCB_OK;
+	float *sc = calloc((size_t)all, sizeof *sc);
+	if (!sc)
+		return ocb_seterr(OCB_ENOMEM, "bsr layer: out of memory");
+	for (int i = 0; i < n; i++) {
+		ocb_block_norms(l[i]->w, l[i]->out, l[i]->in, L[i]->B, sc + pos);
+		pos += ocb_bsr_layer_blocks(L[i]);
+	}
+	long keep = all - llround(target * all), left = keep;
+	float thr = ocb_block_kth_score(sc, all, keep);
+	long *above = calloc((size_t)n, sizeof(long)), *ties = calloc((size_t)n, sizeof(long));
+	if (!above || !ties || isnan(thr)) {
+		free(sc), free(above), free(ties);
+		return ocb_seterr(OCB_ENOMEM, "bsr layer: out of memory");
+	}
+	pos = 0;
+	for (int i = 0; i < n; i++)
+		for (long j = 0; j < ocb_bsr_layer_blocks(L[i]); j++, pos++) {
+			above[i] += sc[pos] > thr;
+			ties[i] += sc[pos] == thr;
+		}
+	for (int i = 0; i < n; i++)
+		left -= above[i];
+	for (int i = 0; i < n; i++) {
+		long k = above[i] + (ties[i] < left ? ties[i] : left);
+		left -= k - above[i];
+		sp[i] = 1.0 - (double)k / ocb_bsr_layer_blocks(L[i]);
+	}
+	free(sc), free(above), free(ties);
+	return OCB_OK;
+}
+
+int ocb_bsr_layer_remask(struct ocb_bsr_layer *L, struct ocb_linear *l)
+{
+	ocb_block_norms(l->w, l->out, l->in, L->B, L->wscore);
+	for (int j = 0; j < L->mb * L->kb; j++)
+		L->mask[j] = L->wscore[j] > 0.0f;
+	ocb_bsr_release(&L->s);
+	return ocb_bsr_from_mask(&L->s, L->mask, l->w, l->out, l->in, L->B, L->B);
+}
+
+void ocb_bsr_layer_adamw(const struct ocb_bsr_layer *L, struct ocb_linear *l, float *om,
+			 float *ov, float lr, float wd, float b1, float b2, float eps, float c1,
+			 float c2)
+{
+	int B = L->B;
+	for (int bi = 0; bi < L->mb; bi++)
+		for (int q = L->s.row_ptr[bi]; q < L->s.row_ptr[bi + 1]; q++)
+			for (int r = 0; r < B; r++) {
+				size_t off = (size_t)(bi * B + r) * l->in + (size_t)L->s.col_idx[q] * B;
+				ocb_adamw_span(l->w + off, L->dw + ((size_t)q * B + r) * B, om + off,
+					       ov + off, (size_t)B, lr, wd, b1, b2, eps, c1, c2);
+			}
+}
+
+double ocb_bsr_layer_grad_ss(struct ocb_bsr_layer *L, float scale)
+{
+	double ss = 0.0;
+	size_t nv = (size_t)L->s.nnzb * L->B * L->B;
+	for (size_t j = 0; j < nv; j++) {
+		ss += (double)L->dw[j] * L->dw[j];
+		L->dw[j] *= scale;
+	}
+	return ss;
+}
+
+long ocb_bsr_layer_blocks(const struct ocb_bsr_layer *L)
+{
+	return (long)L->mb * L->kb;
+}
+
+void ocb_bsr_layer_stats_add(const struct ocb_bsr_layer *L, const struct ocb_linear *l,
+			     struct ocb_bsr_train_stats *st)
+{
+	st->sparse_layers++;
+	st->blocks += ocb_bsr_layer_blocks(L);
+	st->zero_blocks += ocb_bsr_layer_blocks(L) - L->s.nnzb;
+	st->sparsity = st->blocks ? (double)st->zero_blocks / st->blocks : 0.0;
+	st->bsr_bytes += ocb_bsr_bytes(&L->s);
+	st->dense_bytes += (size_t)l->in * l->out * sizeof(float);
+	/* ggml Q8_0: 34 bytes per 32 weights, Q4_0: 18 (REFERENCE.md section 2) */
+	st->bytes_q8_0 += ocb_bsr_bytes_quant(&L->s, 8.5);
+	st->bytes_q4_0 += ocb_bsr_bytes_quant(&L->s, 4.5);
+}

@@ -1,0 +1,85 @@
+/* bsr_layer: one linear layer (linear.h) on the block-sparse kernels (kernels/bsr.h), the
+ * piece every block-sparse trainer shares (trainer_bsr_mlp.h, trainer_bsr_lm.h).
+ *
+ * Installing it sets l->impl: forward Y = W X, backward dX = W^T dY and dW = dY X^T on the
+ * stored blocks only (into the layer's dw, not l->gw). The model's fp32 weights l->w stay
+ * the master copy: ocb_bsr_layer_gather copies the stored blocks into the BSR values
+ * before a forward; pruned blocks are zero in l->w. The kernels take feature-major
+ * operands (X [in][n]) and the models give row-major ones (x [n][in]), so the layer
+ * transposes into its own scratch (rows up to max_rows).
+ *
+ * Training with it: gather, forward/backward, then update only the stored blocks
+ * (ocb_bsr_layer_adamw), and at pruning events ocb_bsr_layer_prune. Set dense_grad = 1
+ * before a backward whose full gradient (into l->gw, for regrowth scores) is wanted. */
+#ifndef OCB_BSR_LAYER_H
+#define OCB_BSR_LAYER_H
+
+#include <stdint.h>
+
+#include "../kernels/bsr.h"
+#include "linear.h"
+
+struct ocb_bsr_layer {
+	struct ocb_bsr s;
+	int B, mb, kb, threads, max_rows;
+	uint8_t *mask;      /* [mb][kb] */
+	float *dw;          /* [mb*kb][B][B]: room for every block; the first nnzb used */
+	float *xt, *dyt;    /* [in][max_rows], [out][max_rows] */
+	float *tmp;         /* [max(in,out)][max_rows] */
+	float *wscore, *gscore; /* [mb*kb] */
+	const float *last_x, *last_dy; /* what xt / dyt hold */
+	int dense_grad;
+};
+
+/* 1 if l's shape tiles into B x B blocks. */
+int ocb_bsr_layer_fits(const struct ocb_linear *l, int B);
+/* All blocks stored (density 1); installs the impl on l. On failure release L. */
+int ocb_bsr_layer_init(struct ocb_bsr_layer *L, struct ocb_linear *l, int B, int max_rows,
+		       int threads);
+/* Frees L and removes the impl from l (l may be NULL). */
+void ocb_bsr_layer_release(struct ocb_bsr_layer *L, struct ocb_linear *l);
+void ocb_bsr_layer_gather(struct ocb_bsr_layer *L, const struct ocb_linear *l);
+
+/* A pruning event: keep the blocks of largest ||W_blk||_F so that `sparsity` of the blocks
+ * are zero (at least one kept); if dense_grad was set for the last backward and regrow >
+ * 0, swap round(regrow * kept) blocks by gradient (block_prune.h). Zeroes the dead blocks'
+ * weights and the optimizer moments om/ov (same layout as l->w; may be NULL) and rebuilds
+ * the BSR. *revived += blocks regrown. OCB_ENOMEM. */
+int ocb_bsr_layer_prune(struct ocb_bsr_layer *L, struct ocb_linear *l, double sparsity,
+			double regrow, float *om, float *ov, long *revived);
+/* Global scope (ocb_prune_cfg.global): per-layer sparsities sp[n] such that the n layers
+ * together keep the round((1 - target) * all) blocks of largest ||W_blk||_F. Ties at the
+ * threshold go to the earlier layers. OCB_ENOMEM. */
+int ocb_bsr_layers_global(struct ocb_bsr_layer *const *L, struct ocb_linear *const *l, int n,
+			  double target, double *sp);
+/* Mask from the non-zero blocks of l->w (after loading weights); rebuilds the BSR. */
+int ocb_bsr_layer_remask(struct ocb_bsr_layer *L, struct ocb_linear *l);
+
+/* AdamW (optim.h's ocb_adamw_span) on the stored blocks of l->w with gradients dw and
+ * moments om/ov laid out like l->w. */
+void ocb_bsr_layer_adamw(const struct ocb_bsr_layer *L, struct ocb_linear *l, float *om,
+			 float *ov, float lr, float wd, float b1, float b2, float eps, float c1,
+			 float c2);
+/* Sum of squares of the stored blocks' dw (before scaling), then dw *= scale (clipping:
+ * call with 1 for the norm, then with max_norm / norm). */
+double ocb_bsr_layer_grad_ss(struct ocb_bsr_layer *L, float scale);
+
+/* All blocks of the layer (stored: L->s.nnzb). */
+long ocb_bsr_layer_blocks(const struct ocb_bsr_layer *L);
+
+/* What a block-sparse trainer's sparse layers hold now. */
+struct ocb_bsr_train_stats {
+	int sparse_layers;      /* layers on the block-sparse kernels */
+	double sparsity;        /* zero blocks / all blocks, over the sparse layers */
+	size_t bsr_bytes;       /* their inference bytes: values + indices (ocb_bsr_bytes) */
+	size_t dense_bytes;     /* the same layers' fp32 weights */
+	double bytes_q8_0, bytes_q4_0; /* bsr bytes with Q8_0 / Q4_0 block values */
+	long events;            /* pruning events so far */
+	long revived;           /* blocks regrown so far */
+	long blocks, zero_blocks; /* over the sparse layers */
+};
+/* Adds L (the layer l) to st: sparse_layers, blocks, bytes; sparsity from the totals. */
+void ocb_bsr_layer_stats_add(const struct ocb_bsr_layer *L, const struct ocb_linear *l,
+			     struct ocb_bsr_train_stats *st);
+
+#endif
