@@ -8,10 +8,11 @@ PKGS     := sqlite3 libcjson openblas lapacke papi zlib librsb
 BUILD    := build
 
 # Debian packages the build, the tests and the data need (`make deps` installs the missing).
+# libstdc++-12-dev: librsb is C++ inside, its pkg-config links -lstdc++.
 DEB_PKGS := gcc libc6-dev make pkg-config git ca-certificates sqlite3 \
             libsqlite3-dev libcjson-dev libopenblas-dev liblapacke-dev libpapi-dev \
             libcriterion-dev libopenmpi-dev openmpi-bin gnuplot-nox zlib1g-dev \
-            librsb-dev dataset-fashion-mnist fortunes
+            librsb-dev libstdc++-12-dev dataset-fashion-mnist fortunes
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
