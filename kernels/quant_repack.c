@@ -273,7 +273,7 @@ int qgemv_r8_ref(const struct qformat *f, const void *wr, int64_t m, int64_t k,
 static int r8_vnni(void)
 {
 	const char *env = getenv("OCB_QGEMV");
-	return ocb_cpu_id()->avx_vnni && env && strcmp(env, "r8-vnni") == 0;
+	return ocb_cpu_avxvnni() && env && strcmp(env, "r8-vnni") == 0;
 }
 
 int qgemv_r8(const struct qformat *f, const void *wr, int64_t m, int64_t k, const void *xq,

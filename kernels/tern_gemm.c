@@ -251,14 +251,9 @@ AVX2 int tg_gemm_lowbit_avx2(const int8_t *xq, const float *xd, int n, const int
 
 int tg_have_vnni512(void)
 {
-	static int cached = -1;
-	if (cached < 0) {
-		const char *fa = getenv("OCB_FORCE_AVX2");
-		cached = ocb_cpu_avx2() && !(fa && *fa && *fa != '0') &&
-			 __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-			 __builtin_cpu_supports("avx512vnni");
-	}
-	return cached;
+	/* the one CPU check (common/ocb_cpu): AVX-512F/BW/VNNI, zmm state saved by the OS,
+	 * OCB_FORCE_AVX2 honoured, reset by ocb_cpu_reset() */
+	return ocb_cpu_avx512vnni();
 }
 
 /* 4 activation rows (u = x + 128) x 2 weight rows; per block of 256 the 8 int32 vectors are
