@@ -1,8 +1,9 @@
 /* bench_ternary_gemm: the forward product of low-bit training (kernels/tern_gemm.h),
  * Y[n][m] = Xq[n][k] Wq^T with int8 activations (per-token absmax, blocks of 256) and int8
  * weight codes, as a kernel case of suite `ternary`:
- *   impl "int8"    8-bit codes through tg_gemm (VNNI zmm / AVX2 int16 / _ref by CPU)
- *   impl "ternary" codes in {-1,0,1} through tg_gemm_lowbit (VNNI / AVX2 unsigned maddubs)
+ *   impl "int8"    8-bit codes through tg_gemm (blocked: AVX-512 VNNI / AVX-VNNI / AVX2
+ *                  int16 / _ref by CPU; the variant names the path)
+ *   impl "ternary" codes in {-1,0,1} through tg_gemm_lowbit (VNNI paths / AVX2 maddubs)
  *   impl "sgemm"   OpenBLAS sgemm on the same shape in fp32 (the reference point)
  * Work: 2 n m k (int8 multiply-adds x 2, the unit of the ops_int8 roof; sgemm: FLOPs on
  * flops_sgemm). Checked against tg_gemm_ref (int8 paths; exact integers, so the error is
@@ -168,11 +169,7 @@ static int work(const cJSON *p, struct ocb_work *w)
 static const char *variant(void *st)
 {
 	struct tstate *s = st;
-	if (s->impl == 2)
-		return "openblas";
-	if (tg_have_vnni512())
-		return "avx512vnni";
-	return ocb_cpu_avx2() ? "avx2" : "ref";
+	return s->impl == 2 ? "openblas" : tg_gemm_path(s->impl == 1);
 }
 
 static const struct ocb_param params[] = {

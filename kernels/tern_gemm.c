@@ -3,7 +3,6 @@
 #include "tern_gemm.h"
 
 #include <cblas.h>
-#include <immintrin.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -12,8 +11,7 @@
 #include "../common/ocb_alloc.h"
 #include "../common/ocb_cpu.h"
 #include "../common/ocb_error.h"
-
-#define AVX2 __attribute__((target("avx2,fma")))
+#include "tern_tile.h"
 
 static int nthreads(int threads) { return threads > 0 ? threads : omp_get_max_threads(); }
 
@@ -73,181 +71,7 @@ void tg_gemm_ref(const int8_t *xq, const float *xd, int n, const int8_t *w, floa
 						       w + (size_t)j * ldk, sw, ldk, nb);
 }
 
-/* 4 activation rows x 2 weight rows, int16 x int16 -> int32 with vpmaddwd (16 products
- * per instruction, as many as vpmaddubsw + vpmaddwd give per two, and no vpsignb needed
- * for signed x signed): the activation rows are widened once per row group (x16, from
- * L1 as memory operands), the weight rows on the fly (vpmovsxbw). Eight int32
- * accumulators per block of 256, reduced with a hadd tree, scaled and summed in fp32. */
-static AVX2 void kern16_4x2(const int16_t *x0, const float *xd, int nb, int ldk,
-			    const int8_t *w0, float sw, float out[4][2])
-{
-	const int8_t *w1 = w0 + ldk;
-	const int16_t *x1 = x0 + ldk, *x2 = x1 + ldk, *x3 = x2 + ldk;
-	__m128 f01 = _mm_setzero_ps(), f23 = _mm_setzero_ps();
-	for (int b = 0; b < nb; b++) {
-		int lo = b * TG_ABLK, hi = lo + TG_ABLK < ldk ? lo + TG_ABLK : ldk;
-		__m256i a00 = _mm256_setzero_si256(), a01 = a00, a10 = a00, a11 = a00;
-		__m256i a20 = a00, a21 = a00, a30 = a00, a31 = a00;
-		for (int t = lo; t < hi; t += 16) {
-			__m256i wa = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(w0 + t)));
-			__m256i wb = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(w1 + t)));
-			__m256i x = _mm256_loadu_si256((const __m256i *)(x0 + t));
-			a00 = _mm256_add_epi32(a00, _mm256_madd_epi16(wa, x));
-			a01 = _mm256_add_epi32(a01, _mm256_madd_epi16(wb, x));
-			x = _mm256_loadu_si256((const __m256i *)(x1 + t));
-			a10 = _mm256_add_epi32(a10, _mm256_madd_epi16(wa, x));
-			a11 = _mm256_add_epi32(a11, _mm256_madd_epi16(wb, x));
-			x = _mm256_loadu_si256((const __m256i *)(x2 + t));
-			a20 = _mm256_add_epi32(a20, _mm256_madd_epi16(wa, x));
-			a21 = _mm256_add_epi32(a21, _mm256_madd_epi16(wb, x));
-			x = _mm256_loadu_si256((const __m256i *)(x3 + t));
-			a30 = _mm256_add_epi32(a30, _mm256_madd_epi16(wa, x));
-			a31 = _mm256_add_epi32(a31, _mm256_madd_epi16(wb, x));
-		}
-		/* hadd tree: h01 = [d00 d01 d10 d11] per 128-bit half, halves summed */
-		__m256i h01 = _mm256_hadd_epi32(_mm256_hadd_epi32(a00, a01),
-						_mm256_hadd_epi32(a10, a11));
-		__m256i h23 = _mm256_hadd_epi32(_mm256_hadd_epi32(a20, a21),
-						_mm256_hadd_epi32(a30, a31));
-		__m128i s01 = _mm_add_epi32(_mm256_castsi256_si128(h01),
-					    _mm256_extracti128_si256(h01, 1));
-		__m128i s23 = _mm_add_epi32(_mm256_castsi256_si128(h23),
-					    _mm256_extracti128_si256(h23, 1));
-		__m128 d01 = _mm_setr_ps(sw * xd[b], sw * xd[b], sw * xd[nb + b], sw * xd[nb + b]);
-		__m128 d23 = _mm_setr_ps(sw * xd[2 * nb + b], sw * xd[2 * nb + b],
-					 sw * xd[3 * nb + b], sw * xd[3 * nb + b]);
-		f01 = _mm_add_ps(f01, _mm_mul_ps(d01, _mm_cvtepi32_ps(s01)));
-		f23 = _mm_add_ps(f23, _mm_mul_ps(d23, _mm_cvtepi32_ps(s23)));
-	}
-	float t[8];
-	_mm_storeu_ps(t, f01);
-	_mm_storeu_ps(t + 4, f23);
-	for (int i = 0; i < 4; i++)
-		for (int j = 0; j < 2; j++)
-			out[i][j] = t[2 * i + j];
-}
-
-/* Rows of 4 activations outer (widened to int16 once; their 4 x ldk x 2 bytes stay in L1
- * while the weight row pairs stream past from L2), weight pairs inner, so y is written
- * row-contiguously (the other order strided y by m floats: 4 KiB aliasing and a cache
- * miss per store). */
-AVX2 void tg_gemm_avx2(const int8_t *xq, const float *xd, int n, const int8_t *w, float sw,
-		       int m, int k, float *y, int threads)
-{
-	int ldk = tg_ldk(k), nb = tg_nblk(k), m2 = m & ~1, n4 = n & ~3;
-#pragma omp parallel num_threads(nthreads(threads))
-	{
-		int16_t *x16 = aligned_alloc(64, ocb_round_up((size_t)4 * ldk * 2, 64));
-#pragma omp for schedule(static)
-		for (int i = 0; i < n4; i += 4) {
-			if (x16)
-				for (int t = 0; t < 4 * ldk; t += 16)
-					_mm256_store_si256((__m256i *)(x16 + t), _mm256_cvtepi8_epi16(
-						_mm_loadu_si128((const __m128i *)(xq + (size_t)i * ldk + t))));
-			for (int j = 0; j < m2; j += 2) {
-				float o[4][2];
-				if (x16)
-					kern16_4x2(x16, xd + (size_t)i * nb, nb, ldk,
-						   w + (size_t)j * ldk, sw, o);
-				else
-					for (int a = 0; a < 4; a++)
-						for (int c = 0; c < 2; c++)
-							o[a][c] = dot_one(xq + (size_t)(i + a) * ldk,
-									  xd + (size_t)(i + a) * nb,
-									  w + (size_t)(j + c) * ldk,
-									  sw, ldk, nb);
-				for (int a = 0; a < 4; a++) {
-					y[(size_t)(i + a) * m + j] = o[a][0];
-					y[(size_t)(i + a) * m + j + 1] = o[a][1];
-				}
-			}
-			for (int a = 0; a < 4; a++)
-				for (int j = m2; j < m; j++)
-					y[(size_t)(i + a) * m + j] = dot_one(
-						xq + (size_t)(i + a) * ldk, xd + (size_t)(i + a) * nb,
-						w + (size_t)j * ldk, sw, ldk, nb);
-		}
-		free(x16);
-	}
-	for (int i = n4; i < n; i++)
-		for (int j = 0; j < m; j++)
-			y[(size_t)i * m + j] = dot_one(xq + (size_t)i * ldk, xd + (size_t)i * nb,
-						       w + (size_t)j * ldk, sw, ldk, nb);
-}
-
-/* Low-bit weights (|w| <= 7): the unsigned idiom of REFERENCE.md §2, the roof's own op
- * mix. u = x + 128 in [1, 255] as u8, vpmaddubsw(u, w) pairs stay below int16 saturation
- * (2 * 255 * 7 < 32767), vpmaddwd(., 1) + vpaddd; then per block
- * dot = sum(u w) - 128 sum(w), with the weight block sums precomputed per call. */
-static AVX2 void kernu_4x2(const uint8_t *u0, const float *xd, int nb, int ldk, const int8_t *w0,
-			   const int32_t *ws0, float sw, float out[4][2])
-{
-	const __m256i ones = _mm256_set1_epi16(1);
-	const int8_t *w1 = w0 + ldk;
-	const int32_t *ws1 = ws0 + nb;
-	const uint8_t *u1 = u0 + ldk, *u2 = u1 + ldk, *u3 = u2 + ldk;
-	__m128 f01 = _mm_setzero_ps(), f23 = _mm_setzero_ps();
-	for (int b = 0; b < nb; b++) {
-		int lo = b * TG_ABLK, hi = lo + TG_ABLK < ldk ? lo + TG_ABLK : ldk;
-		__m256i a00 = _mm256_setzero_si256(), a01 = a00, a10 = a00, a11 = a00;
-		__m256i a20 = a00, a21 = a00, a30 = a00, a31 = a00;
-		for (int t = lo; t < hi; t += 32) {
-			__m256i wa = _mm256_loadu_si256((const __m256i *)(w0 + t));
-			__m256i wb = _mm256_loadu_si256((const __m256i *)(w1 + t));
-#define TG_UMAC(acc, u, w) \
-	acc = _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, w), ones))
-			__m256i u = _mm256_loadu_si256((const __m256i *)(u0 + t));
-			TG_UMAC(a00, u, wa);
-			TG_UMAC(a01, u, wb);
-			u = _mm256_loadu_si256((const __m256i *)(u1 + t));
-			TG_UMAC(a10, u, wa);
-			TG_UMAC(a11, u, wb);
-			u = _mm256_loadu_si256((const __m256i *)(u2 + t));
-			TG_UMAC(a20, u, wa);
-			TG_UMAC(a21, u, wb);
-			u = _mm256_loadu_si256((const __m256i *)(u3 + t));
-			TG_UMAC(a30, u, wa);
-			TG_UMAC(a31, u, wb);
-#undef TG_UMAC
-		}
-		__m256i h01 = _mm256_hadd_epi32(_mm256_hadd_epi32(a00, a01),
-						_mm256_hadd_epi32(a10, a11));
-		__m256i h23 = _mm256_hadd_epi32(_mm256_hadd_epi32(a20, a21),
-						_mm256_hadd_epi32(a30, a31));
-		/* - 128 sum(w) of weight rows 0, 1 (the same for every activation row) */
-		__m128i corr = _mm_setr_epi32(ws0[b], ws1[b], ws0[b], ws1[b]);
-		corr = _mm_slli_epi32(corr, 7);
-		__m128i s01 = _mm_sub_epi32(_mm_add_epi32(_mm256_castsi256_si128(h01),
-							  _mm256_extracti128_si256(h01, 1)), corr);
-		__m128i s23 = _mm_sub_epi32(_mm_add_epi32(_mm256_castsi256_si128(h23),
-							  _mm256_extracti128_si256(h23, 1)), corr);
-		__m128 d01 = _mm_setr_ps(sw * xd[b], sw * xd[b], sw * xd[nb + b], sw * xd[nb + b]);
-		__m128 d23 = _mm_setr_ps(sw * xd[2 * nb + b], sw * xd[2 * nb + b],
-					 sw * xd[3 * nb + b], sw * xd[3 * nb + b]);
-		f01 = _mm_add_ps(f01, _mm_mul_ps(d01, _mm_cvtepi32_ps(s01)));
-		f23 = _mm_add_ps(f23, _mm_mul_ps(d23, _mm_cvtepi32_ps(s23)));
-	}
-	float t[8];
-	_mm_storeu_ps(t, f01);
-	_mm_storeu_ps(t + 4, f23);
-	for (int i = 0; i < 4; i++)
-		for (int j = 0; j < 2; j++)
-			out[i][j] = t[2 * i + j];
-}
-
-static int gemm_unsigned(const int8_t *xq, const float *xd, int n, const int8_t *w, float sw,
-			 int m, int k, float *y, int threads, int vnni);
-
-AVX2 int tg_gemm_lowbit_avx2(const int8_t *xq, const float *xd, int n, const int8_t *w,
-			     float sw, int m, int k, float *y, int threads)
-{
-	return gemm_unsigned(xq, xd, n, w, sw, m, k, y, threads, 0);
-}
-
-/* ---- AVX-512 VNNI (vpdpbusd zmm: 64 u8 x s8 products into 16 int32 per instruction, no
- * int16 intermediate, so any int8 weight works with the unsigned idiom) ---- */
-
-#define VNNI __attribute__((target("avx512f,avx512bw,avx512vnni")))
+/* ---- the blocked paths (tern_tile.h), chosen at run time ---- */
 
 int tg_have_vnni512(void)
 {
@@ -256,144 +80,67 @@ int tg_have_vnni512(void)
 	return ocb_cpu_avx512vnni();
 }
 
-/* 4 activation rows (u = x + 128) x 2 weight rows; per block of 256 the 8 int32 vectors are
- * reduced (ymm halves added, then the AVX2 hadd tree), corrected by 128 sum(w), scaled. */
-static VNNI void kernv_4x2(const uint8_t *u0, const float *xd, int nb, int ldk, const int8_t *w0,
-			   const int32_t *ws0, float sw, float out[4][2])
-{
-	const int8_t *w1 = w0 + ldk;
-	const int32_t *ws1 = ws0 + nb;
-	const uint8_t *u1 = u0 + ldk, *u2 = u1 + ldk, *u3 = u2 + ldk;
-	__m128 f01 = _mm_setzero_ps(), f23 = _mm_setzero_ps();
-	for (int b = 0; b < nb; b++) {
-		int lo = b * TG_ABLK, hi = lo + TG_ABLK < ldk ? lo + TG_ABLK : ldk;
-		__m512i a00 = _mm512_setzero_si512(), a01 = a00, a10 = a00, a11 = a00;
-		__m512i a20 = a00, a21 = a00, a30 = a00, a31 = a00;
-		for (int t = lo; t < hi; t += 64) {
-			__m512i wa = _mm512_loadu_si512((const void *)(w0 + t));
-			__m512i wb = _mm512_loadu_si512((const void *)(w1 + t));
-			__m512i u = _mm512_loadu_si512((const void *)(u0 + t));
-			a00 = _mm512_dpbusd_epi32(a00, u, wa);
-			a01 = _mm512_dpbusd_epi32(a01, u, wb);
-			u = _mm512_loadu_si512((const void *)(u1 + t));
-			a10 = _mm512_dpbusd_epi32(a10, u, wa);
-			a11 = _mm512_dpbusd_epi32(a11, u, wb);
-			u = _mm512_loadu_si512((const void *)(u2 + t));
-			a20 = _mm512_dpbusd_epi32(a20, u, wa);
-			a21 = _mm512_dpbusd_epi32(a21, u, wb);
-			u = _mm512_loadu_si512((const void *)(u3 + t));
-			a30 = _mm512_dpbusd_epi32(a30, u, wa);
-			a31 = _mm512_dpbusd_epi32(a31, u, wb);
-		}
-#define TG_HALF(z) _mm256_add_epi32(_mm512_castsi512_si256(z), _mm512_extracti64x4_epi64(z, 1))
-		__m256i h01 = _mm256_hadd_epi32(_mm256_hadd_epi32(TG_HALF(a00), TG_HALF(a01)),
-						_mm256_hadd_epi32(TG_HALF(a10), TG_HALF(a11)));
-		__m256i h23 = _mm256_hadd_epi32(_mm256_hadd_epi32(TG_HALF(a20), TG_HALF(a21)),
-						_mm256_hadd_epi32(TG_HALF(a30), TG_HALF(a31)));
-#undef TG_HALF
-		__m128i corr = _mm_slli_epi32(_mm_setr_epi32(ws0[b], ws1[b], ws0[b], ws1[b]), 7);
-		__m128i s01 = _mm_sub_epi32(_mm_add_epi32(_mm256_castsi256_si128(h01),
-							  _mm256_extracti128_si256(h01, 1)), corr);
-		__m128i s23 = _mm_sub_epi32(_mm_add_epi32(_mm256_castsi256_si128(h23),
-							  _mm256_extracti128_si256(h23, 1)), corr);
-		__m128 d01 = _mm_setr_ps(sw * xd[b], sw * xd[b], sw * xd[nb + b], sw * xd[nb + b]);
-		__m128 d23 = _mm_setr_ps(sw * xd[2 * nb + b], sw * xd[2 * nb + b],
-					 sw * xd[3 * nb + b], sw * xd[3 * nb + b]);
-		f01 = _mm_add_ps(f01, _mm_mul_ps(d01, _mm_cvtepi32_ps(s01)));
-		f23 = _mm_add_ps(f23, _mm_mul_ps(d23, _mm_cvtepi32_ps(s23)));
-	}
-	float t[8];
-	_mm_storeu_ps(t, f01);
-	_mm_storeu_ps(t + 4, f23);
-	for (int i = 0; i < 4; i++)
-		for (int j = 0; j < 2; j++)
-			out[i][j] = t[2 * i + j];
-}
-
-/* The driver of both unsigned-idiom kernels: weight block sums, u rows per group of 4,
- * weight pairs inner. vnni: kernv (needs ldk % 64 == 0), else kernu (|w| <= 7). */
-static AVX2 int gemm_unsigned(const int8_t *xq, const float *xd, int n, const int8_t *w,
-			      float sw, int m, int k, float *y, int threads, int vnni)
-{
-	int ldk = tg_ldk(k), nb = tg_nblk(k), m2 = m & ~1, n4 = n & ~3;
-	int32_t *ws = malloc((size_t)m * nb * sizeof(int32_t));
-	if (!ws)
-		return ocb_seterr(OCB_ENOMEM, "tern gemm: out of memory");
-	for (int j = 0; j < m; j++)
-		for (int b = 0; b < nb; b++) {
-			int32_t sum = 0;
-			for (int t = b * TG_ABLK; t < (b + 1) * TG_ABLK && t < ldk; t++)
-				sum += w[(size_t)j * ldk + t];
-			ws[(size_t)j * nb + b] = sum;
-		}
-	int fail = 0;
-#pragma omp parallel num_threads(nthreads(threads)) reduction(| : fail)
-	{
-		uint8_t *u = aligned_alloc(64, ocb_round_up((size_t)4 * ldk, 64));
-		fail = !u;
-#pragma omp for schedule(static)
-		for (int i = 0; i < n4; i += 4) {
-			if (!u)
-				continue;
-			const __m256i bias = _mm256_set1_epi8((char)0x80);
-			for (int t = 0; t < 4 * ldk; t += 32) /* x + 128 = x ^ 0x80 as u8 */
-				_mm256_store_si256((__m256i *)(u + t), _mm256_xor_si256(bias,
-					_mm256_loadu_si256((const __m256i *)(xq + (size_t)i * ldk + t))));
-			for (int j = 0; j < m2; j += 2) {
-				float o[4][2];
-				if (vnni)
-					kernv_4x2(u, xd + (size_t)i * nb, nb, ldk, w + (size_t)j * ldk,
-						  ws + (size_t)j * nb, sw, o);
-				else
-					kernu_4x2(u, xd + (size_t)i * nb, nb, ldk, w + (size_t)j * ldk,
-						  ws + (size_t)j * nb, sw, o);
-				for (int a = 0; a < 4; a++) {
-					y[(size_t)(i + a) * m + j] = o[a][0];
-					y[(size_t)(i + a) * m + j + 1] = o[a][1];
-				}
-			}
-			for (int a = 0; a < 4; a++)
-				for (int j = m2; j < m; j++)
-					y[(size_t)(i + a) * m + j] = dot_one(
-						xq + (size_t)(i + a) * ldk, xd + (size_t)(i + a) * nb,
-						w + (size_t)j * ldk, sw, ldk, nb);
-		}
-		free(u);
-	}
-	free(ws);
-	if (fail)
-		return ocb_seterr(OCB_ENOMEM, "tern gemm: out of memory");
-	for (int i = n4; i < n; i++)
-		for (int j = 0; j < m; j++)
-			y[(size_t)i * m + j] = dot_one(xq + (size_t)i * ldk, xd + (size_t)i * nb,
-						       w + (size_t)j * ldk, sw, ldk, nb);
-	return OCB_OK;
-}
-
 int tg_gemm_vnni512(const int8_t *xq, const float *xd, int n, const int8_t *w, float sw, int m,
 		    int k, float *y, int threads)
 {
-	return gemm_unsigned(xq, xd, n, w, sw, m, k, y, threads, 1);
+	return tg_gemm_tiled(&tg_tk_vnni512, xq, xd, n, w, sw, m, k, y, threads);
 }
 
-void tg_gemm_lowbit(const int8_t *xq, const float *xd, int n, const int8_t *w, float sw, int m,
+int tg_gemm_avxvnni(const int8_t *xq, const float *xd, int n, const int8_t *w, float sw, int m,
 		    int k, float *y, int threads)
 {
-	if (tg_have_vnni512() && !tg_gemm_vnni512(xq, xd, n, w, sw, m, k, y, threads))
-		return;
-	if (!ocb_cpu_avx2() || tg_gemm_lowbit_avx2(xq, xd, n, w, sw, m, k, y, threads))
-		tg_gemm(xq, xd, n, w, sw, m, k, y, threads); /* no AVX2, or no memory */
+	return tg_gemm_tiled(&tg_tk_avxvnni, xq, xd, n, w, sw, m, k, y, threads);
+}
+
+int tg_gemm_avx2(const int8_t *xq, const float *xd, int n, const int8_t *w, float sw, int m,
+		 int k, float *y, int threads)
+{
+	return tg_gemm_tiled(&tg_tk_avx2, xq, xd, n, w, sw, m, k, y, threads);
+}
+
+int tg_gemm_lowbit_avx2(const int8_t *xq, const float *xd, int n, const int8_t *w, float sw,
+			int m, int k, float *y, int threads)
+{
+	return tg_gemm_tiled(&tg_tk_lowbit_avx2, xq, xd, n, w, sw, m, k, y, threads);
+}
+
+/* The tile kernel tg_gemm (lowbit 0) or tg_gemm_lowbit (1) takes here, NULL: _ref. */
+static const struct tg_tile_kernel *path(int lowbit)
+{
+	if (tg_have_vnni512())
+		return &tg_tk_vnni512;
+	if (ocb_cpu_avxvnni())
+		return &tg_tk_avxvnni;
+	if (ocb_cpu_avx2())
+		return lowbit ? &tg_tk_lowbit_avx2 : &tg_tk_avx2;
+	return NULL;
+}
+
+const char *tg_gemm_path(int lowbit)
+{
+	const struct tg_tile_kernel *kk = path(lowbit);
+	return kk ? kk->name : "ref";
+}
+
+/* Out of memory for the packed copies: the unpacked _ref loops (same result up to fp32
+ * rounding). */
+static void gemm_with(const struct tg_tile_kernel *kk, const int8_t *xq, const float *xd, int n,
+		      const int8_t *w, float sw, int m, int k, float *y, int threads)
+{
+	if (!kk || tg_gemm_tiled(kk, xq, xd, n, w, sw, m, k, y, threads))
+		tg_gemm_ref(xq, xd, n, w, sw, m, k, y, threads);
 }
 
 void tg_gemm(const int8_t *xq, const float *xd, int n, const int8_t *w, float sw, int m, int k,
 	     float *y, int threads)
 {
-	if (tg_have_vnni512() && !tg_gemm_vnni512(xq, xd, n, w, sw, m, k, y, threads))
-		return;
-	if (ocb_cpu_avx2())
-		tg_gemm_avx2(xq, xd, n, w, sw, m, k, y, threads);
-	else
-		tg_gemm_ref(xq, xd, n, w, sw, m, k, y, threads);
+	gemm_with(path(0), xq, xd, n, w, sw, m, k, y, threads);
+}
+
+void tg_gemm_lowbit(const int8_t *xq, const float *xd, int n, const int8_t *w, float sw, int m,
+		    int k, float *y, int threads)
+{
+	gemm_with(path(1), xq, xd, n, w, sw, m, k, y, threads);
 }
 
 void tg_gemm_dx_ref(const float *dy, int n, const int8_t *w, float sw, int m, int k, float *dx)

@@ -14,11 +14,14 @@
  *   tg_gemm_dx: dX[n][k] = sw * dY[n][m] W[m][k]                     (backward, input)
  *   tg_gemm_dw: G[r][k]  = dY[n][j0:j0+r]^T X[n][k]         (backward, one weight tile)
  *
- * tg_gemm's AVX2 path (ocb_cpu_avx2) widens both int8 operands to int16 and multiplies
- * with vpmaddwd (16 products per instruction: what vpsignb + vpmaddubsw + vpmaddwd, the
- * signed idiom of REFERENCE.md §2, gives per three), 4 activation rows x 2 weight rows in
- * registers (each thread allocates 4 widened rows, 8 ldk bytes); integer dots are exact,
- * so _ref and AVX2 differ only by fp32 summation. dx and dw dequantize a tile of weight
+ * tg_gemm and tg_gemm_lowbit are blocked register-tile GEMMs (tern_tile.h: packed weight
+ * panels in the layout of the dot instruction, activation rows broadcast 4 bytes at a time,
+ * OpenMP over (panel, row chunk) tiles), chosen at run time: AVX-512 VNNI (vpdpbusd zmm),
+ * AVX-VNNI (vpdpbusd ymm), plain AVX2 (vpmaddwd on int16 pairs; tg_gemm_lowbit:
+ * vpmaddubsw for |w| <= 7), else _ref. Integer dots are exact, so every path equals _ref up
+ * to fp32 rounding of the dequantizing epilogue (exactly, when the scales are 1 and the
+ * sums below 2^24), and each y element is computed by one tile in one order whatever the
+ * thread count. dx and dw dequantize a tile of weight
  * rows and call OpenBLAS sgemm (fixed thread count -> deterministic). threads <= 0:
  * OpenMP's default. Everything is the caller's memory; dx allocates one tile buffer. */
 #ifndef OCB_TERN_GEMM_H
@@ -39,26 +42,29 @@ void tg_gemm(const int8_t *xq, const float *xd, int n, const int8_t *w, float sw
 	     float *y, int threads);
 void tg_gemm_ref(const int8_t *xq, const float *xd, int n, const int8_t *w, float sw, int m,
 		 int k, float *y, int threads);
-void tg_gemm_avx2(const int8_t *xq, const float *xd, int n, const int8_t *w, float sw, int m,
-		  int k, float *y, int threads);
 
-/* The same product for low-bit weights, |W| <= 7 (ternary, 3 and 4 bits): AVX2 path with
- * the unsigned idiom (x + 128 as u8, vpmaddubsw + vpmaddwd, minus 128 x the weight
- * block sums): the integer-dot roof's own instructions. Exact integers, so it equals
- * tg_gemm up to fp32 summation; falls back to tg_gemm without AVX2. _avx2: OCB_ENOMEM if
- * its per-call block sums / per-thread rows cannot be allocated. */
+/* The same product for low-bit weights, |W| <= 7 (ternary, 3 and 4 bits): the plain-AVX2
+ * path uses the unsigned idiom (x + 128 as u8, vpmaddubsw + vpmaddwd, minus 128 x the
+ * weight block sums), the integer-dot roof's own instructions; VNNI paths as tg_gemm. */
 void tg_gemm_lowbit(const int8_t *xq, const float *xd, int n, const int8_t *w, float sw, int m,
 		    int k, float *y, int threads);
-int tg_gemm_lowbit_avx2(const int8_t *xq, const float *xd, int n, const int8_t *w, float sw,
-			int m, int k, float *y, int threads);
 
-/* AVX-512 VNNI (vpdpbusd zmm) path of both products, any int8 weights (u8 x s8 sums of 4
- * go straight to int32: no saturation). tg_gemm and tg_gemm_lowbit take it when
- * tg_have_vnni512() (CPU has AVX-512 F/BW/VNNI, OCB_FORCE_AVX2 and OCB_FORCE_SCALAR unset).
- * OCB_ENOMEM as tg_gemm_lowbit_avx2. */
+/* The paths by name (tests and benches call each one the CPU has). OCB_ENOMEM if the
+ * packed copies (n x ldk activations, m x ldk weights, block sums) cannot be allocated.
+ * _vnni512 needs tg_have_vnni512() (AVX-512 F/BW/VNNI, OCB_FORCE_AVX2 unset), _avxvnni
+ * ocb_cpu_avxvnni(), _avx2 and _lowbit_avx2 (|w| <= 7 only) ocb_cpu_avx2(). */
 int tg_have_vnni512(void);
 int tg_gemm_vnni512(const int8_t *xq, const float *xd, int n, const int8_t *w, float sw, int m,
 		    int k, float *y, int threads);
+int tg_gemm_avxvnni(const int8_t *xq, const float *xd, int n, const int8_t *w, float sw, int m,
+		    int k, float *y, int threads);
+int tg_gemm_avx2(const int8_t *xq, const float *xd, int n, const int8_t *w, float sw, int m,
+		 int k, float *y, int threads);
+int tg_gemm_lowbit_avx2(const int8_t *xq, const float *xd, int n, const int8_t *w, float sw,
+			int m, int k, float *y, int threads);
+/* Name of the path tg_gemm (lowbit 0) / tg_gemm_lowbit (1) takes on this CPU:
+ * "avx512vnni", "avxvnni", "avx2", "avx2-lowbit" or "ref". */
+const char *tg_gemm_path(int lowbit);
 
 /* dx[n][k] = sw * dy[n][m] W. tg_gemm_dx: tiles of 64 weight rows dequantized to fp32 and
  * sgemm (OCB_ENOMEM if the tile cannot be allocated); _ref: plain loops. */

@@ -1,6 +1,7 @@
 /* ternary kernels: low-precision moment formats, the counter-based stochastic rounding,
  * the fused AdamW + SR update (_ref vs AVX2, thread independence) and the int8 training
- * GEMMs (_ref vs AVX2 vs exact integers, the activation format vs the quant suite's). */
+ * GEMMs (every blocked path vs _ref vs exact integers, the activation format vs the quant
+ * suite's). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <omp.h>
@@ -207,26 +208,90 @@ static void rand_i8(int8_t *a, size_t n, int lim, uint64_t seed)
 		a[i] = (int8_t)((int)ocb_rng_below(&r, 2 * lim + 1) - lim);
 }
 
-/* The forward GEMM: exact integer dots (checked in double), _ref == AVX2 up to fp32
- * summation, odd shapes exercising every edge path. */
+typedef int (*gemm_path_fn)(const int8_t *, const float *, int, const int8_t *, float, int, int,
+			    float *, int);
+
+/* Every blocked path this CPU has; lowbit: also the |w| <= 7 AVX2 one. */
+static int gemm_paths(gemm_path_fn *f, const char **name, int lowbit)
+{
+	int np = 0;
+	if (tg_have_vnni512())
+		f[np] = tg_gemm_vnni512, name[np++] = "avx512vnni";
+	if (ocb_cpu_avxvnni())
+		f[np] = tg_gemm_avxvnni, name[np++] = "avxvnni";
+	if (ocb_cpu_avx2())
+		f[np] = tg_gemm_avx2, name[np++] = "avx2";
+	if (ocb_cpu_avx2() && lowbit)
+		f[np] = tg_gemm_lowbit_avx2, name[np++] = "avx2-lowbit";
+	return np;
+}
+
+static const int gemm_shapes[][3] = {{7, 5, 300}, {8, 6, 256}, {13, 70, 784}, {4, 2, 32},
+				     {1, 3, 1},   {25, 130, 520}, {6, 64, 64}};
+
+/* Unit scales (sw = 1, every xd = 1): y is the integer dot itself (sums < 2^24 are exact
+ * in fp32), so every path at 1 and 2 threads must equal the int64 dot and _ref exactly;
+ * the paths' integer arithmetic (bias corrections, packing, edge tiles) is exact. */
+Test(ternary_kernels, gemm_paths_exact_integers)
+{
+	gemm_path_fn f[4];
+	const char *name[4];
+	for (int lowbit = 0; lowbit < 2; lowbit++) {
+		int np = gemm_paths(f, name, lowbit);
+		for (size_t s = 0; s < sizeof gemm_shapes / sizeof gemm_shapes[0]; s++) {
+			int n = gemm_shapes[s][0], m = gemm_shapes[s][1], k = gemm_shapes[s][2];
+			int ldk = tg_ldk(k), nb = tg_nblk(k), lim = lowbit ? 7 : 127;
+			float *x = malloc((size_t)n * k * 4), *xd = malloc((size_t)n * nb * 4);
+			int8_t *xq = malloc((size_t)n * ldk), *w = calloc((size_t)m, ldk);
+			float *yr = malloc((size_t)n * m * 4), *y = malloc((size_t)n * m * 4);
+			fill(x, (size_t)n * k, 5 + s, 1.0f);
+			tg_quant_act(x, n, k, xq, xd);
+			for (int i = 0; i < n * nb; i++)
+				xd[i] = 1.0f;
+			for (int j = 0; j < m; j++)
+				rand_i8(w + (size_t)j * ldk, (size_t)k, lim, 77 + j);
+			tg_gemm_ref(xq, xd, n, w, 1.0f, m, k, yr, 1);
+			for (int i = 0; i < n; i++)
+				for (int j = 0; j < m; j++) {
+					long e = 0;
+					for (int t = 0; t < k; t++)
+						e += (long)xq[(size_t)i * ldk + t] * w[(size_t)j * ldk + t];
+					cr_assert_eq(yr[(size_t)i * m + j], (float)e);
+				}
+			for (int p = 0; p < np; p++)
+				for (int th = 1; th <= 2; th++) {
+					if (!lowbit && !strcmp(name[p], "avx2-lowbit"))
+						continue;
+					cr_assert_eq(f[p](xq, xd, n, w, 1.0f, m, k, y, th), 0);
+					for (int i = 0; i < n * m; i++)
+						cr_assert_eq(y[i], yr[i], "%s %dx%dx%d t%d [%d]: %g vs %g",
+							     name[p], n, m, k, th, i, y[i], yr[i]);
+				}
+			free(x), free(xd), free(xq), free(w), free(yr), free(y);
+		}
+	}
+}
+
+/* Real scales: each path and the dispatching tg_gemm / tg_gemm_lowbit equal _ref up to
+ * fp32 rounding of the epilogue (and _ref equals the exact dot, in double); one path at 1
+ * and 2 threads gives the same bits (each y element is one tile's, in one order). */
 Test(ternary_kernels, gemm_matches_ref_and_integers)
 {
-	const int shapes[][3] = {{7, 5, 300}, {8, 6, 256}, {13, 9, 784}, {4, 2, 32}, {1, 3, 1}};
-	for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
-		int n = shapes[s][0], m = shapes[s][1], k = shapes[s][2];
+	gemm_path_fn f[4];
+	const char *name[4];
+	int np = gemm_paths(f, name, 0);
+	for (size_t s = 0; s < sizeof gemm_shapes / sizeof gemm_shapes[0]; s++) {
+		int n = gemm_shapes[s][0], m = gemm_shapes[s][1], k = gemm_shapes[s][2];
 		int ldk = tg_ldk(k), nb = tg_nblk(k);
 		float *x = malloc((size_t)n * k * 4), *xd = malloc((size_t)n * nb * 4);
 		int8_t *xq = malloc((size_t)n * ldk), *w = calloc((size_t)m, ldk);
 		float *y1 = malloc((size_t)n * m * 4), *y2 = malloc((size_t)n * m * 4);
+		float *y3 = malloc((size_t)n * m * 4);
 		fill(x, (size_t)n * k, 5 + s, 1.0f);
 		tg_quant_act(x, n, k, xq, xd);
 		for (int j = 0; j < m; j++)
 			rand_i8(w + (size_t)j * ldk, (size_t)k, 127, 77 + j);
 		tg_gemm_ref(xq, xd, n, w, 0.01f, m, k, y1, 1);
-		if (ocb_cpu_avx2())
-			tg_gemm_avx2(xq, xd, n, w, 0.01f, m, k, y2, 2);
-		else
-			tg_gemm_ref(xq, xd, n, w, 0.01f, m, k, y2, 2);
 		for (int i = 0; i < n; i++)
 			for (int j = 0; j < m; j++) {
 				double e = 0.0;
@@ -236,11 +301,22 @@ Test(ternary_kernels, gemm_matches_ref_and_integers)
 						is += (long)xq[(size_t)i * ldk + t] * w[(size_t)j * ldk + t];
 					e += 0.01 * xd[(size_t)i * nb + b] * (double)is;
 				}
-				float a = y1[(size_t)i * m + j], b = y2[(size_t)i * m + j];
+				float a = y1[(size_t)i * m + j];
 				cr_assert(fabs(a - e) <= 1e-5 * (fabs(e) + 1), "%g vs %g", a, e);
-				cr_assert(fabsf(a - b) <= 1e-5f * (fabsf(a) + 1), "%g vs %g", a, b);
 			}
-		free(x), free(xd), free(xq), free(w), free(y1), free(y2);
+		for (int p = 0; p <= np; p++) {
+			if (p < np) {
+				cr_assert_eq(f[p](xq, xd, n, w, 0.01f, m, k, y2, 1), 0);
+				cr_assert_eq(f[p](xq, xd, n, w, 0.01f, m, k, y3, 2), 0);
+				cr_assert(!memcmp(y2, y3, (size_t)n * m * 4), "%s: threads", name[p]);
+			} else {
+				tg_gemm(xq, xd, n, w, 0.01f, m, k, y2, 2);
+			}
+			for (int i = 0; i < n * m; i++)
+				cr_assert(fabsf(y1[i] - y2[i]) <= 1e-5f * (fabsf(y1[i]) + 1), "%s: %g vs %g",
+					  p < np ? name[p] : "tg_gemm", y1[i], y2[i]);
+		}
+		free(x), free(xd), free(xq), free(w), free(y1), free(y2), free(y3);
 	}
 }
 
