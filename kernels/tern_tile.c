@@ -72,6 +72,8 @@ static void prep_row(const struct tg_tile_kernel *kk, const int8_t *xr, int ldk,
 	}
 }
 
+#define TG_OPS_PER_THREAD 3.2e7 /* ~50 us of the VNNI path */
+
 struct plan {
 	const struct tg_tile_kernel *kk;
 	int n, m, nb, steps, bsteps, ntile, npan, nchunk;
@@ -117,6 +119,11 @@ int tg_gemm_tiled(const struct tg_tile_kernel *kk, const int8_t *xq, const float
 {
 	int ldk = tg_ldk(k), kg = kk->wpack == TG_W_S16 ? 2 : 4, rc_need = kk->wpack == TG_W_U8;
 	int nt = threads > 0 ? threads : omp_get_max_threads(), rc = OCB_ENOMEM;
+	/* a thread per TG_OPS_PER_THREAD int8 ops at most: a small product (the LM's 1024 x 64 x
+	 * 64) finishes before a woken team would (and a busy host deschedules team members at
+	 * every barrier); the result is the same at any team size */
+	double nmax = tg_gemm_ops(n, m, k) / TG_OPS_PER_THREAD;
+	nt = nmax < nt ? (nmax < 1.0 ? 1 : (int)nmax) : nt;
 	struct plan pl = {.kk = kk, .n = n, .m = m, .nb = tg_nblk(k), .steps = ldk / kg,
 			  .bsteps = TG_ABLK / kg, .ntile = (n + kk->mr - 1) / kk->mr,
 			  .npan = (m + kk->nr - 1) / kk->nr, .xd = xd, .sw = sw, .y = y};

@@ -227,7 +227,8 @@ static int gemm_paths(gemm_path_fn *f, const char **name, int lowbit)
 }
 
 static const int gemm_shapes[][3] = {{7, 5, 300}, {8, 6, 256}, {13, 70, 784}, {4, 2, 32},
-				     {1, 3, 1},   {25, 130, 520}, {6, 64, 64}};
+				     {1, 3, 1},   {25, 130, 520}, {6, 64, 64},
+				     {96, 160, 2100}}; /* the last: big enough for a team of 2 */
 
 /* Unit scales (sw = 1, every xd = 1): y is the integer dot itself (sums < 2^24 are exact
  * in fp32), so every path at 1 and 2 threads must equal the int64 dot and _ref exactly;
@@ -241,6 +242,8 @@ Test(ternary_kernels, gemm_paths_exact_integers)
 		for (size_t s = 0; s < sizeof gemm_shapes / sizeof gemm_shapes[0]; s++) {
 			int n = gemm_shapes[s][0], m = gemm_shapes[s][1], k = gemm_shapes[s][2];
 			int ldk = tg_ldk(k), nb = tg_nblk(k), lim = lowbit ? 7 : 127;
+			if ((long)k * 127 * lim >= 1L << 24) /* keep every sum exact in fp32 */
+				lim = (int)((1L << 24) / (127L * k));
 			float *x = malloc((size_t)n * k * 4), *xd = malloc((size_t)n * nb * 4);
 			int8_t *xq = malloc((size_t)n * ldk), *w = calloc((size_t)m, ldk);
 			float *yr = malloc((size_t)n * m * 4), *y = malloc((size_t)n * m * 4);
