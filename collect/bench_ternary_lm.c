@@ -17,25 +17,23 @@ struct lstate {
 	struct tt_job job;
 };
 
+/* steps and final_eval_windows of the (quick) recipe in every case */
+static void lm_keys(cJSON *c, void *arg)
+{
+	const int *q = arg; /* {steps, final_eval_windows} */
+	cJSON_AddNumberToObject(c, "steps", q[0]);
+	cJSON_AddNumberToObject(c, "final_eval_windows", q[1]);
+}
+
 static cJSON *cases(const struct ocb_ctx *ctx)
 {
-	int n, quick = ctx && ctx->quick;
+	int quick = ctx && ctx->quick;
 	struct lm_config mc;
 	struct lm_train_spec sp;
 	struct ocb_train_cfg t;
-	const struct qt_cfg *g = qt_suite_grid(quick, &n);
 	qt_lm_recipe(quick, &mc, &sp, &t);
-	cJSON *a = cJSON_CreateArray();
-	for (int i = 0; i < n && a; i++) {
-		cJSON *c = cJSON_CreateObject();
-		cJSON_AddStringToObject(c, "method", qt_method_name(g[i].method));
-		cJSON_AddNumberToObject(c, "bits", g[i].bits);
-		cJSON_AddStringToObject(c, "moments", dqt_mfmt_name(g[i].moments));
-		cJSON_AddNumberToObject(c, "steps", t.steps);
-		cJSON_AddNumberToObject(c, "final_eval_windows", sp.final_eval_windows);
-		cJSON_AddItemToArray(a, c);
-	}
-	return a;
+	int keys[2] = {(int)t.steps, sp.final_eval_windows};
+	return tt_grid_cases(quick, lm_keys, keys);
 }
 
 static void teardown(void *st)
@@ -57,19 +55,13 @@ static int setup(const cJSON *p, const struct ocb_ctx *ctx, void **out)
 	if (!s)
 		return ocb_seterr(OCB_ENOMEM, "ternary_lm: out of memory");
 	struct tt_job *j = &s->job;
-	j->model = "lm";
-	j->t = &ocb_trainer_qlm;
-	j->ctx = ctx;
-	if ((rc = tt_parse_q(p, &j->q)))
+	if ((rc = tt_job_init(j, p, ctx, "lm", &ocb_trainer_qlm)))
 		goto out;
 	qt_lm_recipe(0, &mc, &s->spec.lm, &j->cfg);
+	tt_job_params(j, p, ctx);
 	j->cfg.steps = ocb_pint(p, "steps");
 	j->cfg.warmup_steps = j->cfg.steps / 10;
-	j->cfg.lr = (float)ocb_pfloat(p, "lr");
-	j->cfg.seed = ctx->seed;
-	j->cfg.threads = ctx->threads;
 	j->cfg.eval_every = j->cfg.steps >= 200 ? 100 : 50;
-	j->mem_steps = ocb_pint(p, "mem_steps");
 	s->spec.lm.final_eval_windows = ocb_pint(p, "final_eval_windows");
 	s->spec.q = j->q;
 	const char *corpus = ocb_pstr(p, "corpus");
@@ -98,13 +90,11 @@ static int workload(void *st, const struct ocb_ctx *ctx)
 }
 
 static const struct ocb_param params[] = {
-	{"method", OCB_P_ENUM, "\"dqt\"", 0, 0, tt_methods, "", "fp32, BitNet b1.58 STE or DQT"},
-	{"bits", OCB_P_INT, "8", 2, 8, NULL, "bits", "DQT weight bits: 8, 4, 3 or 2 (= ternary); STE: 2"},
-	{"moments", OCB_P_ENUM, "\"fp32\"", 0, 0, tt_moments, "", "DQT AdamW moment storage"},
+	TT_PARAMS_METHOD,
 	{"steps", OCB_P_INT, "600", 1, 1e9, NULL, "steps", "optimizer steps (warm-up: 10%)"},
 	{"lr", OCB_P_FLOAT, "0.003", 1e-9, 10, NULL, "", "peak learning rate (AdamW)"},
 	{"final_eval_windows", OCB_P_INT, "128", 0, 1e9, NULL, "windows", "windows of 64 bytes in the final validation (0: the whole split)"},
-	{"mem_steps", OCB_P_INT, "3", 1, 1000, NULL, "steps", "steps of the forked memory measurement"},
+	TT_PARAM_MEM_STEPS,
 	{"corpus", OCB_P_STRING, "\"\"", 0, 0, NULL, "", "text file or fortunes-style directory (\"\": --data-dir or the fortunes package)"},
 	{0},
 };

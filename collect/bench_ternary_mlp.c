@@ -16,23 +16,21 @@ struct mstate {
 	struct tt_job job;
 };
 
+/* epochs and max_train of the (quick) recipe in every case */
+static void mlp_keys(cJSON *c, void *arg)
+{
+	const int *q = arg; /* {epochs, max_train} */
+	cJSON_AddNumberToObject(c, "epochs", q[0]);
+	cJSON_AddNumberToObject(c, "max_train", q[1]);
+}
+
 static cJSON *cases(const struct ocb_ctx *ctx)
 {
-	int n, quick = ctx && ctx->quick, max_train;
+	int quick = ctx && ctx->quick, keys[2];
 	struct ocb_train_cfg t;
-	const struct qt_cfg *g = qt_suite_grid(quick, &n);
-	qt_mlp_recipe(quick, &t, &max_train);
-	cJSON *a = cJSON_CreateArray();
-	for (int i = 0; i < n && a; i++) {
-		cJSON *c = cJSON_CreateObject();
-		cJSON_AddStringToObject(c, "method", qt_method_name(g[i].method));
-		cJSON_AddNumberToObject(c, "bits", g[i].bits);
-		cJSON_AddStringToObject(c, "moments", dqt_mfmt_name(g[i].moments));
-		cJSON_AddNumberToObject(c, "epochs", t.epochs);
-		cJSON_AddNumberToObject(c, "max_train", max_train);
-		cJSON_AddItemToArray(a, c);
-	}
-	return a;
+	qt_mlp_recipe(quick, &t, &keys[1]);
+	keys[0] = t.epochs;
+	return tt_grid_cases(quick, mlp_keys, keys);
 }
 
 static void teardown(void *st)
@@ -54,18 +52,12 @@ static int setup(const cJSON *p, const struct ocb_ctx *ctx, void **out)
 	if (!s)
 		return ocb_seterr(OCB_ENOMEM, "ternary_mlp: out of memory");
 	struct tt_job *j = &s->job;
-	j->model = "mlp";
-	j->t = &ocb_trainer_qmlp;
-	j->ctx = ctx;
-	if ((rc = tt_parse_q(p, &j->q)))
+	if ((rc = tt_job_init(j, p, ctx, "mlp", &ocb_trainer_qmlp)))
 		goto out;
 	qt_mlp_recipe(0, &j->cfg, &max_train);
+	tt_job_params(j, p, ctx);
 	j->cfg.epochs = (int)ocb_pint(p, "epochs");
 	j->cfg.batch = (int)ocb_pint(p, "batch");
-	j->cfg.lr = (float)ocb_pfloat(p, "lr");
-	j->cfg.seed = ctx->seed;
-	j->cfg.threads = ctx->threads;
-	j->mem_steps = ocb_pint(p, "mem_steps");
 	ocb_mlp_default_cfg(&s->spec.mlp.model);
 	s->spec.mlp.max_train = (int)ocb_pint(p, "max_train");
 	s->spec.q = j->q;
@@ -94,14 +86,12 @@ static int workload(void *st, const struct ocb_ctx *ctx)
 }
 
 static const struct ocb_param params[] = {
-	{"method", OCB_P_ENUM, "\"dqt\"", 0, 0, tt_methods, "", "fp32, BitNet b1.58 STE or DQT"},
-	{"bits", OCB_P_INT, "8", 2, 8, NULL, "bits", "DQT weight bits: 8, 4, 3 or 2 (= ternary); STE: 2"},
-	{"moments", OCB_P_ENUM, "\"fp32\"", 0, 0, tt_moments, "", "DQT AdamW moment storage"},
+	TT_PARAMS_METHOD,
 	{"epochs", OCB_P_INT, "3", 1, 1000, NULL, "epochs", "passes over the training set"},
 	{"max_train", OCB_P_INT, "0", 0, 1e9, NULL, "examples", "first N training examples (0: all)"},
 	{"batch", OCB_P_INT, "256", 1, 65536, NULL, "examples", "mini-batch size"},
 	{"lr", OCB_P_FLOAT, "0.001", 1e-9, 10, NULL, "", "peak learning rate (AdamW)"},
-	{"mem_steps", OCB_P_INT, "3", 1, 1000, NULL, "steps", "steps of the forked memory measurement"},
+	TT_PARAM_MEM_STEPS,
 	{0},
 };
 

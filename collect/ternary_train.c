@@ -12,6 +12,7 @@
 #include "../common/ocb_time.h"
 #include "../kernels/quant_formats.h"
 #include "../workloads/qt_export.h"
+#include "../workloads/qt_recipe.h"
 #include "../workloads/train_memory.h"
 #include "../workloads/trainer_ternary.h"
 
@@ -30,6 +31,39 @@ int tt_parse_q(const cJSON *p, struct qt_cfg *q)
 	if (q->method == QT_FP32)
 		q->bits = 2;
 	return qt_cfg_check(q);
+}
+
+cJSON *tt_grid_cases(int quick, void (*extra)(cJSON *c, void *arg), void *arg)
+{
+	int n;
+	const struct qt_cfg *g = qt_suite_grid(quick, &n);
+	cJSON *a = cJSON_CreateArray();
+	for (int i = 0; i < n && a; i++) {
+		cJSON *c = cJSON_CreateObject();
+		cJSON_AddStringToObject(c, "method", qt_method_name(g[i].method));
+		cJSON_AddNumberToObject(c, "bits", g[i].bits);
+		cJSON_AddStringToObject(c, "moments", dqt_mfmt_name(g[i].moments));
+		extra(c, arg);
+		cJSON_AddItemToArray(a, c);
+	}
+	return a;
+}
+
+int tt_job_init(struct tt_job *j, const cJSON *p, const struct ocb_ctx *ctx, const char *model,
+		const struct ocb_trainer *t)
+{
+	j->model = model;
+	j->t = t;
+	j->ctx = ctx;
+	return tt_parse_q(p, &j->q);
+}
+
+void tt_job_params(struct tt_job *j, const cJSON *p, const struct ocb_ctx *ctx)
+{
+	j->cfg.lr = (float)ocb_pfloat(p, "lr");
+	j->cfg.seed = ctx->seed;
+	j->cfg.threads = ctx->threads;
+	j->mem_steps = ocb_pint(p, "mem_steps");
 }
 
 static cJSON *meta_num(const char *k, double v)

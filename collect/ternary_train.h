@@ -56,6 +56,28 @@ void tt_end(struct tt_job *j);
  * combination: STE is ternary only, DQT bits 2/3/4/8). */
 int tt_parse_q(const cJSON *p, struct qt_cfg *q);
 
+/* The parameters both training benches declare, as struct ocb_param initializers: the
+ * method grid (method, bits, moments), then the memory measurement's steps. */
+#define TT_PARAMS_METHOD                                                                   \
+	{"method", OCB_P_ENUM, "\"dqt\"", 0, 0, tt_methods, "", "fp32, BitNet b1.58 STE or DQT"}, \
+	{"bits", OCB_P_INT, "8", 2, 8, NULL, "bits",                                        \
+	 "DQT weight bits: 8, 4, 3 or 2 (= ternary); STE: 2"},                              \
+	{"moments", OCB_P_ENUM, "\"fp32\"", 0, 0, tt_moments, "", "DQT AdamW moment storage"}
+#define TT_PARAM_MEM_STEPS                                                                 \
+	{"mem_steps", OCB_P_INT, "3", 1, 1000, NULL, "steps",                               \
+	 "steps of the forked memory measurement"}
+
+/* The suite's cases: one object per row of qt_suite_grid(quick) with method, bits and
+ * moments, then extra(c, arg) adds the bench's own keys. NULL when out of memory. */
+cJSON *tt_grid_cases(int quick, void (*extra)(cJSON *c, void *arg), void *arg);
+
+/* The job fields every training bench fills from its checked params: model, trainer,
+ * context, q (tt_parse_q); after the recipe has filled j->cfg, tt_job_params sets lr,
+ * seed, threads and mem_steps from p and ctx. */
+int tt_job_init(struct tt_job *j, const cJSON *p, const struct ocb_ctx *ctx, const char *model,
+		const struct ocb_trainer *t);
+void tt_job_params(struct tt_job *j, const cJSON *p, const struct ocb_ctx *ctx);
+
 extern const char *const tt_methods[];  /* "fp32", "ste", "dqt", NULL */
 extern const char *const tt_moments[];  /* "fp32", "bf16", "fp8", NULL */
 
