@@ -94,101 +94,53 @@ static inline AVX2 __attribute__((always_inline)) void store256(const struct tg_
 	_mm256_maskstore_ps(yr, mk, f);
 }
 
-/* AVX-VNNI (VEX vpdpbusd ymm, e.g. Alder Lake without AVX-512): 6 rows x 16 columns,
- * 12 accumulators + 2 weights + 1 broadcast of the 16 ymm registers. */
-static AVXVNNI void run_avxvnni(const struct tg_tile *t)
-{
-	enum { MR = 6 };
-	const uint8_t *a[MR], *b = t->b;
-	__m256i acc[MR][2];
-#pragma GCC unroll 6
-	for (int r = 0; r < MR; r++) {
-		a[r] = t->a[r];
-		acc[r][0] = acc[r][1] = _mm256_setzero_si256();
+/* MR rows x 2 ymm (16 columns); MAC(acc, w, x) is the ISA's multiply-accumulate of 4
+ * packed bytes per column (w) by the row's broadcast 4 bytes (x). */
+#define TG_YMM_KERNEL(fn, ATTR, MR, MAC)                                                   \
+	static ATTR void fn(const struct tg_tile *t)                                       \
+	{                                                                                  \
+		const uint8_t *a[MR], *b = t->b;                                           \
+		__m256i acc[MR][2];                                                        \
+		_Pragma("GCC unroll 6") for (int r = 0; r < MR; r++)                       \
+		{                                                                          \
+			a[r] = t->a[r];                                                    \
+			acc[r][0] = acc[r][1] = _mm256_setzero_si256();                    \
+		}                                                                          \
+		for (int s = 0; s < t->steps; s++, b += 64) {                              \
+			__m256i w0 = _mm256_load_si256((const __m256i *)b);                \
+			__m256i w1 = _mm256_load_si256((const __m256i *)(b + 32));         \
+			_Pragma("GCC unroll 6") for (int r = 0; r < MR; r++)               \
+			{                                                                  \
+				__m256i x = _mm256_set1_epi32(bytes4(a[r], s));            \
+				acc[r][0] = MAC(acc[r][0], w0, x);                         \
+				acc[r][1] = MAC(acc[r][1], w1, x);                         \
+			}                                                                  \
+		}                                                                          \
+		_Pragma("GCC unroll 6") for (int r = 0; r < MR; r++)                       \
+		{                                                                          \
+			store256(t, r, 0, acc[r][0]);                                      \
+			store256(t, r, 1, acc[r][1]);                                      \
+		}                                                                          \
 	}
-	for (int s = 0; s < t->steps; s++, b += 64) {
-		__m256i w0 = _mm256_load_si256((const __m256i *)b);
-		__m256i w1 = _mm256_load_si256((const __m256i *)(b + 32));
-#pragma GCC unroll 6
-		for (int r = 0; r < MR; r++) {
-			__m256i x = _mm256_set1_epi32(bytes4(a[r], s));
-			acc[r][0] = _mm256_dpbusd_avx_epi32(acc[r][0], w0, x);
-			acc[r][1] = _mm256_dpbusd_avx_epi32(acc[r][1], w1, x);
-		}
-	}
-#pragma GCC unroll 6
-	for (int r = 0; r < MR; r++) {
-		store256(t, r, 0, acc[r][0]);
-		store256(t, r, 1, acc[r][1]);
-	}
-}
 
+/* AVX-VNNI (VEX vpdpbusd ymm, e.g. Alder Lake without AVX-512): u8 w+128 x s8 x, 6 rows
+ * (12 accumulators + 2 weights + 1 broadcast of the 16 ymm registers). */
+#define TG_MAC_AVXVNNI(acc, w, x) _mm256_dpbusd_avx_epi32(acc, w, x)
+TG_YMM_KERNEL(run_avxvnni, AVXVNNI, 6, TG_MAC_AVXVNNI)
 const struct tg_tile_kernel tg_tk_avxvnni = {"avxvnni", 6, 16, TG_A_S8, TG_W_U8, run_avxvnni};
 
 /* Plain AVX2, any int8 weights: int16 pairs x int16 pairs with vpmaddwd (exact: a pair
- * sum is at most 2 * 127^2), 6 rows x 16 columns (the only int8 path on AMD Zen 3). */
-static AVX2 void run_avx2(const struct tg_tile *t)
-{
-	enum { MR = 6 };
-	const uint8_t *a[MR], *b = t->b;
-	__m256i acc[MR][2];
-#pragma GCC unroll 6
-	for (int r = 0; r < MR; r++) {
-		a[r] = t->a[r];
-		acc[r][0] = acc[r][1] = _mm256_setzero_si256();
-	}
-	for (int s = 0; s < t->steps; s++, b += 64) {
-		__m256i w0 = _mm256_load_si256((const __m256i *)b);
-		__m256i w1 = _mm256_load_si256((const __m256i *)(b + 32));
-#pragma GCC unroll 6
-		for (int r = 0; r < MR; r++) {
-			__m256i x = _mm256_set1_epi32(bytes4(a[r], s));
-			acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(x, w0));
-			acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(x, w1));
-		}
-	}
-#pragma GCC unroll 6
-	for (int r = 0; r < MR; r++) {
-		store256(t, r, 0, acc[r][0]);
-		store256(t, r, 1, acc[r][1]);
-	}
-}
-
+ * sum is at most 2 * 127^2), 6 rows (the only int8 path on AMD Zen 3). */
+#define TG_MAC_MADDWD(acc, w, x) _mm256_add_epi32(acc, _mm256_madd_epi16(x, w))
+TG_YMM_KERNEL(run_avx2, AVX2, 6, TG_MAC_MADDWD)
 const struct tg_tile_kernel tg_tk_avx2 = {"avx2", 6, 16, TG_A_S16, TG_W_S16, run_avx2};
 
 /* Plain AVX2, low-bit weights (|w| <= 7): u8 (x + 128) x s8 w with vpmaddubsw (pair sums
  * <= 2 * 255 * 7, no int16 saturation) + vpmaddwd by 1: 32 products per 3 instructions;
- * 4 rows x 16 columns (13 registers). */
-static AVX2 void run_lowbit_avx2(const struct tg_tile *t)
-{
-	enum { MR = 4 };
-	const __m256i ones = _mm256_set1_epi16(1);
-	const uint8_t *a[MR], *b = t->b;
-	__m256i acc[MR][2];
-#pragma GCC unroll 4
-	for (int r = 0; r < MR; r++) {
-		a[r] = t->a[r];
-		acc[r][0] = acc[r][1] = _mm256_setzero_si256();
-	}
-	for (int s = 0; s < t->steps; s++, b += 64) {
-		__m256i w0 = _mm256_load_si256((const __m256i *)b);
-		__m256i w1 = _mm256_load_si256((const __m256i *)(b + 32));
-#pragma GCC unroll 4
-		for (int r = 0; r < MR; r++) {
-			__m256i x = _mm256_set1_epi32(bytes4(a[r], s));
-			acc[r][0] = _mm256_add_epi32(
-				acc[r][0], _mm256_madd_epi16(_mm256_maddubs_epi16(x, w0), ones));
-			acc[r][1] = _mm256_add_epi32(
-				acc[r][1], _mm256_madd_epi16(_mm256_maddubs_epi16(x, w1), ones));
-		}
-	}
-#pragma GCC unroll 4
-	for (int r = 0; r < MR; r++) {
-		store256(t, r, 0, acc[r][0]);
-		store256(t, r, 1, acc[r][1]);
-	}
-}
-
+ * 4 rows (8 accumulators, 2 weights, broadcast, the ones, a temporary). */
+#define TG_MAC_MADDUBS(acc, w, x)                                                          \
+	_mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(x, w), _mm256_set1_epi16(1)))
+TG_YMM_KERNEL(run_lowbit_avx2, AVX2, 4, TG_MAC_MADDUBS)
 const struct tg_tile_kernel tg_tk_lowbit_avx2 = {"avx2-lowbit", 4, 16, TG_A_U8, TG_W_S8,
 						 run_lowbit_avx2};
 
