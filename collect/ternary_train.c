@@ -202,8 +202,10 @@ static int export_metrics(struct tt_job *j, double train_acc)
 	return rc;
 }
 
+/* state_meas: measured bytes of weights + gradients + optimizer (measure_state), NAN if
+ * not measured. */
 static int final_metrics(struct tt_job *j, const struct ocb_train_result *r,
-			 const struct ocb_train_mem *m)
+			 const struct ocb_train_mem *m, double state_meas)
 {
 	const struct ocb_metric_sink *ms = &j->ctx->metrics;
 	int lm = !strcmp(j->model, "lm");
@@ -234,6 +236,7 @@ static int final_metrics(struct tt_job *j, const struct ocb_train_result *r,
 		{"bytes_per_param_measured", (double)m->measured / np, "bytes/param"},
 		{"state_bytes_per_param", (double)(m->weights + m->grads + m->optimizer) / np,
 		 "bytes/param"},
+		{"state_bytes_per_param_measured", state_meas / np, "bytes/param"},
 		{"threads", (double)j->cfg.threads, "threads"},
 		{"global_batch_size", (double)j->cfg.batch, "samples"},
 		{"train_samples", (double)r->samples, lm ? "tokens" : "samples"},
@@ -242,6 +245,26 @@ static int final_metrics(struct tt_job *j, const struct ocb_train_result *r,
 	for (size_t i = 0; i < sizeof t / sizeof t[0] && rc == OCB_OK; i++)
 		if (!isnan(t[i].v))
 			rc = ocb_metric(ms, j->wl, -1, t[i].key, t[i].v, t[i].unit);
+	return rc;
+}
+
+/* The measured state (weights + gradients + optimizer): the footprint of a training is
+ * M(b) = S + b a (activations, batch buffers and scratch grow linearly with the batch b),
+ * so from the measurement at the job's batch B (*mb) and one more at batch 1,
+ * S = (B M(1) - M(B)) / (B - 1). At this size the LM's activations (~120 B/param at batch
+ * 16) hide what the methods hold per parameter; S is that part, measured. NAN at B = 1. */
+static int measure_state(struct tt_job *j, const struct ocb_train_mem *mb, double *state)
+{
+	struct ocb_train_cfg c1 = j->cfg;
+	struct ocb_train_mem m1;
+	double b = j->cfg.batch;
+	*state = NAN;
+	if (j->cfg.batch < 2)
+		return OCB_OK;
+	c1.batch = 1;
+	int rc = ocb_train_measure_memory(j->t, j->spec, &c1, j->mem_steps, &m1);
+	if (rc == OCB_OK)
+		*state = (b * (double)m1.measured - (double)mb->measured) / (b - 1.0);
 	return rc;
 }
 
@@ -267,9 +290,11 @@ int tt_run(struct tt_job *j)
 	if (rc)
 		return rc;
 	/* memory: a forked child creates the same trainer and takes mem_steps steps */
-	if ((rc = ocb_train_measure_memory(j->t, j->spec, &j->cfg, j->mem_steps, &mem)))
+	double state;
+	if ((rc = ocb_train_measure_memory(j->t, j->spec, &j->cfg, j->mem_steps, &mem)) ||
+	    (rc = measure_state(j, &mem, &state)))
 		return rc;
-	if ((rc = final_metrics(j, &r, &mem)))
+	if ((rc = final_metrics(j, &r, &mem, state)))
 		return rc;
 	if (!strcmp(j->model, "mlp") && j->q.method == QT_DQT && j->q.bits == 2 &&
 	    (rc = export_metrics(j, r.final_eval.accuracy)))

@@ -14,9 +14,11 @@
  * grad_bytes, optimizer_bytes, activation_bytes (computed), train_bytes_computed,
  * train_bytes_measured, bytes_per_param_computed, bytes_per_param_measured (bytes/param,
  * everything incl. activations), state_bytes_per_param (weights + gradients + optimizer,
- * computed); DQT-ternary MLP also tq2_0_accuracy, tq1_0_accuracy, tq2_0_loss, tq1_0_loss,
- * tq2_0_bytes, tq1_0_bytes, export_mismatched, export_equal (1 if both accuracies equal
- * the training-time test_accuracy). */
+ * computed), state_bytes_per_param_measured (the same, measured: from the footprints at
+ * the job's batch and at batch 1, extrapolated to no activations); DQT-ternary MLP also
+ * tq2_0_accuracy, tq1_0_accuracy, tq2_0_loss, tq1_0_loss, tq2_0_bytes, tq1_0_bytes,
+ * export_mismatched, export_equal (1 if both accuracies equal the training-time
+ * test_accuracy). */
 #ifndef OCB_TERNARY_TRAIN_H
 #define OCB_TERNARY_TRAIN_H
 

@@ -9,7 +9,9 @@
  *     (measured, peak RSS) and computed, accuracy (MLP) or validation loss + perplexity
  *     (LM), delta vs the fp32 row (points / %), step time, samples or tokens per second;
  *   table "ternary_<model>_bytes": where every byte goes (computed, per parameter:
- *     weights, gradients, optimizer state, activations) and the measured total;
+ *     weights, gradients, optimizer state, activations), the measured total, and the
+ *     state (weights + gradients + optimizer) computed and measured (extrapolated to no
+ *     activations from the footprints at the training batch and at batch 1);
  *   table "ternary_export": TQ2_0 / TQ1_0 accuracy of the DQT-ternary MLP vs training;
  *   plot "ternary_<model>_loss": training loss vs step of every method on one plot. */
 #define _GNU_SOURCE
@@ -28,7 +30,7 @@
 struct trow {
 	char wl[96], label[32], method[8], moments[8];
 	int bits;
-	double acc, loss, ppl, bpp_meas, bpp_comp, step, rate, wb, gb, ob, ab, np;
+	double acc, loss, ppl, bpp_meas, bpp_comp, step, rate, wb, gb, ob, ab, np, st_meas;
 	double tq2, tq1, train_acc_eq;
 };
 
@@ -36,7 +38,8 @@ static const char *const final_keys[] = {
 	"test_accuracy", "test_loss", "val_loss", "val_ppl", "bytes_per_param_measured",
 	"bytes_per_param_computed", "step_time", "samples_per_s", "tokens_per_s",
 	"weight_bytes", "grad_bytes", "optimizer_bytes", "activation_bytes", "nparams",
-	"tq2_0_accuracy", "tq1_0_accuracy", "export_equal", NULL};
+	"tq2_0_accuracy", "tq1_0_accuracy", "export_equal", "state_bytes_per_param_measured",
+	NULL};
 
 static double *slot(struct trow *r, const char *k)
 {
@@ -49,7 +52,8 @@ static double *slot(struct trow *r, const char *k)
 		{"weight_bytes", &r->wb}, {"grad_bytes", &r->gb}, {"optimizer_bytes", &r->ob},
 		{"activation_bytes", &r->ab}, {"nparams", &r->np},
 		{"tq2_0_accuracy", &r->tq2}, {"tq1_0_accuracy", &r->tq1},
-		{"export_equal", &r->train_acc_eq}};
+		{"export_equal", &r->train_acc_eq},
+		{"state_bytes_per_param_measured", &r->st_meas}};
 	for (size_t i = 0; i < sizeof m / sizeof *m; i++)
 		if (!strcmp(m[i].k, k))
 			return m[i].p;
@@ -181,7 +185,8 @@ static int paper_table(struct ocb_rctx *x, const char *model, struct trow *rows,
 static int bytes_table(struct ocb_rctx *x, const char *model, struct trow *rows, size_t n)
 {
 	const char *cols[] = {"method", "optimizer", "weights", "gradients", "optimizer state",
-			      "activations", "computed total", "measured total"};
+			      "activations", "computed total", "measured total", "state computed",
+			      "state measured"};
 	struct ocb_table *t;
 	char id[48], title[128];
 	int rc = ocb_rctx_table(x, &t);
@@ -190,7 +195,7 @@ static int bytes_table(struct ocb_rctx *x, const char *model, struct trow *rows,
 	snprintf(id, sizeof id, "ternary_%s_bytes", model);
 	snprintf(title, sizeof title, "Ternary suite: %s training bytes per parameter, by part",
 		 model);
-	if ((rc = ocb_table_init(t, id, title, 8, cols))) {
+	if ((rc = ocb_table_init(t, id, title, 10, cols))) {
 		ocb_rctx_table_drop(x);
 		return rc;
 	}
@@ -207,7 +212,14 @@ static int bytes_table(struct ocb_rctx *x, const char *model, struct trow *rows,
 		ocb_table_num(t, row, 5, r->ab / r->np, "%.2f");
 		ocb_table_num(t, row, 6, r->bpp_comp, "%.2f");
 		ocb_table_num(t, row, 7, r->bpp_meas, "%.2f");
+		ocb_table_num(t, row, 8, (r->wb + r->gb + r->ob) / r->np, "%.2f");
+		ocb_table_num(t, row, 9, r->st_meas, "%.2f");
 	}
+	if (rc == OCB_OK)
+		ocb_table_set_note(t, "bytes per parameter. state = weights + gradients + optimizer "
+				      "state; measured: S = (B M(1) - M(B)) / (B - 1) from the "
+				      "measured footprints M at the training batch B and at batch 1 "
+				      "(activations grow with the batch).");
 	return rc;
 }
 
