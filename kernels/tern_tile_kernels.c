@@ -50,7 +50,7 @@ store512(const struct tg_tile *t, int r, int z, __m512i acc)
 			_Pragma("GCC unroll 4") for (int z = 0; z < NZ; z++)               \
 				acc[r][z] = _mm512_setzero_si512();                        \
 		}                                                                          \
-		for (int s = 0; s < t->steps; s++, b += 64 * NZ) {                         \
+		_Pragma("GCC unroll 2") for (int s = 0; s < t->steps; s++, b += 64 * NZ) { \
 			_Pragma("GCC unroll 4") for (int z = 0; z < NZ; z++)               \
 				w[z] = _mm512_load_si512((const void *)(b + 64 * z));     \
 			_Pragma("GCC unroll 8") for (int r = 0; r < MR; r++)               \
