@@ -122,6 +122,14 @@ const char *tg_gemm_path(int lowbit)
 	return kk ? kk->name : "ref";
 }
 
+void tg_gemm_workspace(int lowbit, int n, int m, int k, size_t *wbytes, size_t *abytes)
+{
+	const struct tg_tile_kernel *kk = path(lowbit);
+	*wbytes = *abytes = 0;
+	if (kk)
+		tg_tiled_workspace(kk, n, m, k, wbytes, abytes);
+}
+
 /* Out of memory for the packed copies: the unpacked _ref loops (same result up to fp32
  * rounding). */
 static void gemm_with(const struct tg_tile_kernel *kk, const int8_t *xq, const float *xd, int n,

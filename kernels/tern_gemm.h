@@ -66,6 +66,11 @@ int tg_gemm_lowbit_avx2(const int8_t *xq, const float *xd, int n, const int8_t *
  * "avx512vnni", "avxvnni", "avx2", "avx2-lowbit" or "ref". */
 const char *tg_gemm_path(int lowbit);
 
+/* The transient bytes tg_gemm (lowbit 0) / tg_gemm_lowbit (1) allocates during a call on
+ * this CPU: *wbytes the packed weight panels (+ column sums), *abytes the prepared
+ * activation rows (+ row sums); 0 on the _ref path. */
+void tg_gemm_workspace(int lowbit, int n, int m, int k, size_t *wbytes, size_t *abytes);
+
 /* dx[n][k] = sw * dy[n][m] W. tg_gemm_dx: tiles of 64 weight rows dequantized to fp32 and
  * sgemm (OCB_ENOMEM if the tile cannot be allocated); _ref: plain loops. */
 int tg_gemm_dx(const float *dy, int n, const int8_t *w, float sw, int m, int k, float *dx);

@@ -114,6 +114,16 @@ static void run_item(const struct plan *pl, int p, int t0, int t1)
 	}
 }
 
+void tg_tiled_workspace(const struct tg_tile_kernel *kk, int n, int m, int k, size_t *wbytes,
+			size_t *abytes)
+{
+	size_t ldk = (size_t)tg_ldk(k), nb = (size_t)tg_nblk(k), nr = (size_t)kk->nr;
+	size_t npan = ((size_t)m + nr - 1) / nr, esz = kk->wpack == TG_W_S16 ? 2 : 1;
+	*wbytes = npan * nr * ldk * esz + (kk->arows == TG_A_U8 ? npan * nb * nr * 4 : 0);
+	*abytes = (kk->arows == TG_A_S8 ? 0 : (size_t)n * ldk * esz) +
+		  (kk->wpack == TG_W_U8 ? (size_t)n * nb * 4 : 0);
+}
+
 int tg_gemm_tiled(const struct tg_tile_kernel *kk, const int8_t *xq, const float *xd, int n,
 		  const int8_t *w, float sw, int m, int k, float *y, int threads)
 {
@@ -144,8 +154,9 @@ int tg_gemm_tiled(const struct tg_tile_kernel *kk, const int8_t *xq, const float
 	int per = (pl.ntile + pl.nchunk - 1) / pl.nchunk;
 #pragma omp parallel num_threads(nt)
 	{
-/* one pass (one barrier): rows i < n prepared, then panels packed */
-#pragma omp for schedule(static)
+/* one pass (one barrier): rows i < n prepared, then panels packed (a panel costs ~nr
+ * rows: dynamic chunks keep the team even) */
+#pragma omp for schedule(dynamic, 16)
 		for (int q = 0; q < n + pl.npan; q++) {
 			int i = q, p = q - n;
 			if (q < n)

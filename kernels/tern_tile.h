@@ -64,6 +64,11 @@ extern const struct tg_tile_kernel tg_tk_vnni512, tg_tk_avxvnni, tg_tk_avx2, tg_
 int tg_gemm_tiled(const struct tg_tile_kernel *kk, const int8_t *xq, const float *xd, int n,
 		  const int8_t *w, float sw, int m, int k, float *y, int threads);
 
+/* Bytes tg_gemm_tiled(kk, ...) allocates for the call: packed weights (+ column sums),
+ * and prepared activations (+ row sums). */
+void tg_tiled_workspace(const struct tg_tile_kernel *kk, int n, int m, int k, size_t *wbytes,
+			size_t *abytes);
+
 /* sums[b] = sum of v[b * 256 .. b * 256 + 255] (int8, len a multiple of 32). AVX2. */
 void tg_block_sums_avx2(const int8_t *v, int len, int32_t *sums);
 

@@ -386,11 +386,19 @@ void qt_set_bytes(const struct qt_set *s, struct qt_bytes *b)
 		if (s->cfg.method == QT_DQT)
 			b->optimizer += 2 * cnt * mb;
 	}
-	/* the transient fp32 tile of dx (tern_gemm.h: 64 dequantized weight rows) */
-	size_t maxin = 0;
-	for (int i = 0; i < s->nlayers; i++)
-		maxin = (size_t)s->layer[i].l->in > maxin ? (size_t)s->layer[i].l->in : maxin;
-	b->weights += 64 * maxin * sizeof(float);
+	/* transients, never live together: the fp32 tile of dx (tern_gemm.h: 64 dequantized
+	 * weight rows) or the forward GEMM's packed weights + prepared activations */
+	size_t tw = 0, ta = 0;
+	for (int i = 0; i < s->nlayers; i++) {
+		const struct ocb_linear *l = s->layer[i].l;
+		size_t w, a;
+		tg_gemm_workspace(s->layer[i].qmax <= 7, s->max_rows, l->out, l->in, &w, &a);
+		w = 64 * (size_t)l->in * sizeof(float) > w ? 64 * (size_t)l->in * sizeof(float) : w;
+		tw = w > tw ? w : tw;
+		ta = a > ta ? a : ta;
+	}
+	b->weights += tw;
+	b->activations += ta;
 	b->grads += s->gtile_cap * sizeof(float);
 	b->optimizer += 2 * s->aux_n * sizeof(float);
 	b->activations += s->xq_cap + s->xd_cap * sizeof(float);
