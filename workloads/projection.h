@@ -33,7 +33,7 @@
 #include "../kernels/coll_model.h"
 
 struct ocb_fabric {
-	char name[64];
+	char name[128];
 	char source[256];
 	double alpha;        /* s per message between nodes */
 	double beta;         /* s per byte between nodes */
