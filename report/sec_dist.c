@@ -558,7 +558,7 @@ static int scaling_plot(struct ocb_rctx *x, const struct dset *d)
 	FILE *f = gp.f;
 	fputs("set grid\nset key top left\nset logscale xy 2\nset title ", f);
 	ocb_esc_gnuplot(f, title);
-	fputs("\nset xlabel 'ranks'\nset ylabel 'samples/s'\n", f);
+	fputs("\nset xlabel 'ranks'\nset ylabel 'samples/s'\nset format y '%g'\n", f);
 	char *cmd = NULL;
 	size_t len = 0;
 	FILE *c = open_memstream(&cmd, &len);
@@ -574,7 +574,7 @@ static int scaling_plot(struct ocb_rctx *x, const struct dset *d)
 				fprintf(f, "%d %.9g\n", d->r[j].np, val(&d->r[j], "samples_per_s"));
 		fputs("EOD\n", f);
 		fprintf(c, "%s$M%d using 1:2 with linespoints title ", series++ ? ", " : "plot ", ds);
-		char t[64];
+		char t[96];
 		snprintf(t, sizeof t, "%s measured", r->sub);
 		ocb_esc_gnuplot(c, t);
 		if (!calibrate(d, r->sub, &in) && in.node.npoints >= 2) {
@@ -589,7 +589,8 @@ static int scaling_plot(struct ocb_rctx *x, const struct dset *d)
 							 in.opt_s));
 			fputs("EOD\n", f);
 			fprintf(c, ", $P%d using 1:2 with lines title ", ds);
-			snprintf(t, sizeof t, "%s projected (this node's links)", r->sub);
+			snprintf(t, sizeof t, "%s projected (a dedicated core per rank, this "
+				 "node's links)", r->sub);
 			ocb_esc_gnuplot(c, t);
 			fprintf(c, ", $P%d using 1:3 with lines dashtype 2 title ", ds);
 			snprintf(t, sizeof t, "%s ideal", r->sub);
