@@ -328,6 +328,7 @@ static int run_rank(const struct ocb_global *g, struct ocb_run_opts *o)
 	if (st)
 		return cli_fail("run", st);
 	o->passes = 1;
+	o->keep_ceilings = 1; /* no rank re-measures flagged ceilings (every rank would) */
 	if (rank) { /* rank 0 speaks for the job; the others' errors still reach stderr */
 		gr.db_path = tmp;
 		gr.quiet = 1;

@@ -1,6 +1,7 @@
 /* run_dist: `ocbench run` and MPI (issue 12). Outside a job, `--ranks 1,2,4` relaunches
  * this command under mpirun once per rank count (collect/mpi_launch.h), after making
- * sure the machine's ceilings are cached (so no rank measures them); inside a job
+ * sure the machine's ceilings are cached (measured once if the database has none the run
+ * would reuse, so no rank measures them); inside a job
  * (mpirun/srun detected, or OCB_DIST_JOB from the relaunch) every rank runs the same plan
  * in plan order (--passes 1: the ranks' collectives must pair up), rank 0 with the
  * database, every other rank with a private copy in /tmp that is deleted afterwards:
@@ -12,9 +13,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../collect/host.h"
 #include "../collect/mpi_launch.h"
 #include "../common/ocb_cpu.h"
 #include "../common/ocb_error.h"
+#include "../db/machine_get.h"
+#include "../db/store.h"
 #include "cli.h"
 #include "run_dist.h"
 
@@ -49,6 +53,31 @@ static int self_path(char *buf, size_t len)
 	return 0;
 }
 
+/* 1 when the database already holds ceilings of this machine that the run would reuse
+ * (the runner's rule: any for --quick, none from a quick sweep for a full run), so the
+ * launcher need not measure them again. */
+static int ceilings_cached(const char *db_path, int quick)
+{
+	struct ocb_store *s = NULL;
+	struct ocb_machine self, row;
+	struct ocb_ceiling *c = NULL;
+	size_t n = 0;
+	int64_t id;
+	int ok = 0;
+	if (access(db_path, R_OK) || ocb_store_open(db_path, OCB_STORE_READ, &s))
+		return 0;
+	ocb_host_probe(&self);
+	if (ocb_store_machine_get(s, 0, self.fingerprint, &row, &id) == OCB_OK &&
+	    ocb_store_ceilings_get(s, id, &c, &n) == OCB_OK) {
+		ok = n > 0;
+		for (size_t i = 0; ok && !quick && i < n; i++)
+			ok = strstr(c[i].method, "quick") == NULL;
+	}
+	free(c);
+	ocb_store_close(s);
+	return ok;
+}
+
 int run_dist_launch(const struct ocb_global *g, const int *ranks, int nranks, int quick,
 		    int argc, char **argv)
 {
@@ -57,10 +86,10 @@ int run_dist_launch(const struct ocb_global *g, const int *ranks, int nranks, in
 	int st[16];
 	if (self_path(self, sizeof self))
 		return cli_usage_error("run", "--ranks: cannot find this program's path");
-	/* the ceilings first, by the ceilings command: no rank measures them */
+	/* the ceilings first (unless cached), by the ceilings command: no rank measures them */
 	const char *ceil[] = {self, "--db", g->db_path, "--quiet", "ceilings", quick ? "--quick"
 										 : NULL, NULL};
-	int cst, rc = ocb_mpi_run(ceil, 3600, &cst);
+	int cst = 0, rc = ceilings_cached(g->db_path, quick) ? OCB_OK : ocb_mpi_run(ceil, 3600, &cst);
 	if (rc || cst != 0) {
 		fprintf(stderr, "ocbench: run: --ranks: measuring the ceilings failed (%d)\n", cst);
 		return 3;

@@ -4,7 +4,7 @@
  * out-of-place times, and the plain MPI_Allreduce loop at `plain_bytes` beside the core's
  * own allreduce of that size. Iterations per size shrink with the size so a sweep costs
  * about `budget_s` per op and mode. Collective over comm; results are the same on every
- * rank. The plain loop and the core alternate twice (best of each): the load drifts. */
+ * rank. The plain loop and the core alternate four times (best of each): the load drifts. */
 #ifndef OCB_DIST_SWEEP_H
 #define OCB_DIST_SWEEP_H
 

@@ -29,10 +29,13 @@ struct ocb_dist_train_cfg {
 	int max_train, max_test; /* 0: all */
 	int threads;             /* OpenBLAS threads per rank */
 	uint64_t seed;
+	int overlap_rounds;      /* after training, on more than one rank: rounds of
+				    ocb_dp_overlap_measure (0: none) */
 };
 
 /* LARS (eta 0.001, lr 10, momentum 0.9, wd 5e-4), global batch 8192, 20 epochs, 2 warm-up
- * epochs then polynomial decay (power 2), label smoothing 0.1, target 0.88, 1 thread. */
+ * epochs then polynomial decay (power 2), label smoothing 0.1, target 0.88, 1 thread,
+ * 32 overlap rounds. */
 void ocb_dist_train_defaults(struct ocb_dist_train_cfg *c);
 
 struct ocb_dist_train_result {
@@ -49,7 +52,13 @@ struct ocb_dist_train_result {
 	double step_rank_s;     /* the same on this rank */
 	double samples_per_s;   /* global samples / step time */
 	double compute_per_sample_s; /* rank compute / local samples (for the projection) */
+	double cpu_share;       /* CPU time / wall time of this job's ranks over run_start ..
+				   run_stop, the lowest over ranks: the share of a core the
+				   slowest rank got (below 1 when other processes or more ranks
+				   than cores share the CPUs; a dedicated node gives
+				   min(1, cores / ranks)) */
 	struct ocb_dp_stats dp; /* rank 0's */
+	struct ocb_dp_overlap overlap; /* time-based overlap (rounds 0: not measured) */
 	double step_flops;      /* all ranks */
 };
 

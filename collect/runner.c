@@ -447,7 +447,7 @@ static int run_ceilings(struct ocb_store *s, const struct ocb_run_opts *o,
 						o->quick, NULL, 0, NULL, 0, ceil, nceil, NULL);
 		if (rc != OCB_OK)
 			return rc;
-	} else if (!o->quick &&
+	} else if (!o->quick && !o->keep_ceilings &&
 		   (rc = verify_cached(s, machine_id, run_id, m, o->quick, ceil, nceil))) {
 		return rc; /* (a --quick run, CI, uses flagged values with their flag) */
 	}

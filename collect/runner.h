@@ -28,6 +28,8 @@ struct ocb_run_opts {
 	int nevents;
 	int no_papi;
 	int remeasure_ceilings;   /* measure ceilings even when cached */
+	int keep_ceilings;        /* use cached ceilings as they are, flagged ones too (the
+				     ranks of an MPI job: none measures, `run --ranks` did) */
 	const char *out_dir;      /* created if missing */
 	const char *data_dir;     /* NULL: Debian package paths */
 	const char *cmdline;

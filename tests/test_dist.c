@@ -104,6 +104,21 @@ static void dp_run(int np, const char *dir, const char *opt, char *final, size_t
 	cr_expect_gt(buckets, 3, "the 784x512 layer splits into several buckets");
 	char *e = strchr(f, '\n');
 	snprintf(final, len, "%.*s", e ? (int)(e - f) : (int)strlen(f), f);
+	/* the time-based overlap (more than one rank) */
+	char *o = strstr(out, "overlap bwd");
+	if (np == 1) {
+		cr_expect_null(o, "one rank: nothing to overlap");
+		return;
+	}
+	double bwd, bwc, alone, ex, exlo, exhi, h, hlo, hhi, hmin;
+	cr_assert_not_null(o, "%s", out);
+	cr_assert_eq(sscanf(o, "overlap bwd %lf bwd_comm %lf alone %lf exposed %lf [%lf, %lf] "
+			       "hidden %lf [%lf, %lf] hidden_min %lf", &bwd, &bwc, &alone, &ex,
+			    &exlo, &exhi, &h, &hlo, &hhi, &hmin), 10, "%s", o);
+	cr_expect(bwd > 0 && bwc > 0 && alone > 0, "%s", o);
+	cr_expect(exlo <= ex && ex <= exhi, "the median inside its CI: %s", o);
+	cr_expect(hlo <= h && h <= hhi && hlo >= 0 && hhi <= 1, "%s", o);
+	cr_expect(hmin >= 0 && hmin <= 1, "%s", o);
 }
 
 Test(dist, data_parallel_trainer_learns_and_is_deterministic, .timeout = 300)

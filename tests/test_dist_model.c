@@ -234,3 +234,58 @@ Test(projection, table_and_error)
 	cr_expect(isnan(ocb_project_error(&in, NULL, 2, 0)));
 	cr_expect_lt(ocb_project_table(&in, &fab, 0, 8, t, 16), 0);
 }
+
+/* A measured point made by the model itself (the inverse of calibration). */
+static struct ocb_proj_measured point_of(const struct ocb_proj_input *in, int p, double share,
+					 int cores)
+{
+	struct ocb_proj_input q = *in;
+	struct ocb_proj_point pt;
+	q.cpu_share = share;
+	q.cores = cores;
+	cr_assert_eq(ocb_project(&q, NULL, p, &pt), 0);
+	struct ocb_proj_measured m = {
+		.ranks = p, .cores = cores, .oversubscribed = p > cores, .step_s = pt.step_s,
+		.compute_per_sample = in->compute_per_sample / share, .cpu_share = share,
+		.opt_s = in->opt_s / share, .hidden = in->hidden_share,
+		.grad_bytes = in->grad_bytes, .nbuckets = in->nbuckets,
+		.global_batch = in->global_batch, .allreduce = in->node};
+	m.allreduce.npoints = 12;
+	return m;
+}
+
+Test(projection, calibrated_on_one_rank_reproduces_the_others)
+{
+	struct ocb_proj_input in = input(), cal;
+	struct ocb_proj_point pt;
+	/* one rank got 80% of a core, two ranks 60% each, four ranks on 2 cores 45% */
+	struct ocb_proj_measured m1 = point_of(&in, 1, 0.8, 2), m2 = point_of(&in, 2, 0.6, 2),
+				 m4 = point_of(&in, 4, 0.45, 2);
+	cr_assert_eq(ocb_proj_calibrate(&m1, &cal), 0);
+	cr_expect_float_eq(cal.compute_per_sample, in.compute_per_sample, 1e-15,
+			   "s per sample on a whole core");
+	cr_expect_float_eq(cal.opt_s, in.opt_s, 1e-15);
+	cal.hidden_share = m2.hidden;
+	cal.node = m2.allreduce;
+	const struct ocb_proj_measured *ms[] = {&m1, &m2, &m4};
+	for (int i = 0; i < 3; i++) {
+		cr_assert_eq(ocb_proj_reproduce(&cal, ms[i], &pt), 0);
+		cr_expect_float_eq(pt.step_s, ms[i]->step_s, 1e-9 * ms[i]->step_s, "%d ranks",
+				   ms[i]->ranks);
+		cr_expect_float_eq(pt.share, ms[i]->cpu_share, 1e-15);
+	}
+	/* four ranks on two cores: recorded as oversubscribed, nothing hidden */
+	cr_assert_eq(ocb_proj_reproduce(&cal, &m4, &pt), 0);
+	cr_expect_eq(pt.oversubscribed, 1);
+	cr_expect_float_eq(pt.exposed_s, pt.comm_s, 1e-15);
+	/* a dedicated node: the share of an oversubscribed rank is cores / ranks */
+	struct ocb_proj_input d = cal;
+	d.cores = 2;
+	d.cpu_share = 0;
+	cr_assert_eq(ocb_project(&d, NULL, 4, &pt), 0);
+	cr_expect_float_eq(pt.share, 0.5, 1e-15);
+	/* calibration needs a 1-rank point; a multi-rank point needs its fitted allreduce */
+	cr_expect_neq(ocb_proj_calibrate(&m2, &cal), 0);
+	m2.allreduce.npoints = 0;
+	cr_expect_neq(ocb_proj_reproduce(&cal, &m2, &pt), 0);
+}

@@ -3,6 +3,8 @@
  * against the MLPerf HPC 3.0 rules); then a rank killed mid-suite ends the run as failed
  * (exit 3) and leaves the database intact. Root is allowed through the OMPI variables. */
 #include <criterion/criterion.h>
+#include <criterion/logging.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,56 @@
 
 static const char *const mpi_env[] = {"OMPI_ALLOW_RUN_AS_ROOT=1",
 				      "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", NULL};
+
+/* The report of the run: the nccl-tests table verified, and the projection calibrated
+ * on the 1-rank point against the stored step times of the same run (the 1-rank row is
+ * the calibration itself; the 2-rank ratio is the model's, printed: its size depends on
+ * how the machine's load changed between the two jobs). */
+static void report_of_the_run(const char *db, const char *dir)
+{
+	static struct cli_out o;
+	char rep[300], path[400], line[512];
+	snprintf(rep, sizeof rep, "%s/rep", dir);
+	const char *argv[] = {"ocbench", "--db", db, "report", "--out", rep, "--format", "csv",
+			      NULL};
+	cr_assert_eq(cli_run(&o, argv, NULL), 0);
+	cr_assert_eq(o.status, 0, "stderr: %s", o.err);
+	snprintf(path, sizeof path, "%s/csv/dist_coll_allreduce.csv", rep);
+	FILE *f = fopen(path, "r");
+	cr_assert_not_null(f, "%s", path);
+	int rows = 0;
+	while (fgets(line, sizeof line, f)) {
+		int np;
+		long size, count;
+		double t, alg, bus, wrong;
+		if (sscanf(line, "%d,%ld,%ld,%lf,%lf,%lf,%lf", &np, &size, &count, &t, &alg, &bus,
+			   &wrong) == 7) {
+			rows++;
+			cr_expect_eq(wrong, 0, "%s", line);
+			cr_expect_eq(count * 4, size, "%s", line);
+		}
+	}
+	fclose(f);
+	cr_expect_gt(rows, 6, "sizes of 1 and 2 ranks");
+	snprintf(path, sizeof path, "%s/csv/dist_proj_check.csv", rep);
+	cr_assert_not_null(f = fopen(path, "r"), "%s", path);
+	int seen = 0;
+	while (fgets(line, sizeof line, f)) {
+		int np;
+		double meas, proj, ratio;
+		if (sscanf(line, "lars,%d,%lf,%lf,%lf", &np, &meas, &proj, &ratio) != 4)
+			continue;
+		seen |= 1 << np;
+		cr_expect(meas > 0 && proj > 0 && isfinite(ratio), "%s", line);
+		if (np == 1)
+			cr_expect_float_eq(ratio, 1.0, 1e-3, "calibration point: %s", line);
+		else
+			cr_log_info("projection at %d ranks: measured %.4f s, projected %.4f s, "
+				    "ratio %.3f", np, meas, proj, ratio);
+	}
+	fclose(f);
+	cr_expect_eq(seen, 6, "rows for 1 and 2 ranks");
+}
 
 Test(dist_run, ranks_1_2_quick_then_a_killed_rank, .timeout = 600)
 {
@@ -37,6 +89,14 @@ Test(dist_run, ranks_1_2_quick_then_a_killed_rank, .timeout = 600)
 				       "'dist_coll/allreduce/np2' and key = 'fit_rms'"), 1);
 	cr_expect_eq(cli_query_int(db, "select count(*) from run where suite = 'dist' and "
 				       "status = 'complete'"), 2, "one run per rank count");
+	/* the overlap by time is stored for 2 ranks: a share with its CI */
+	cr_expect_eq(cli_query_int(db, "select count(*) from metric where workload = "
+				       "'dist_train/lars/np2' and key = 'overlap_hidden' and value "
+				       "between 0 and 1"), 1);
+	cr_expect_eq(cli_query_int(db, "select count(*) from metric where workload = "
+				       "'dist_train/lars/np2' and key = 'allreduce_alone_time' and "
+				       "value > 0"), 1);
+	report_of_the_run(db, dir);
 	for (int r = 0; r < 2; r++) {
 		struct ocb_mllog_verdict v;
 		snprintf(path, sizeof path, "%s/mllog_dist_mlp_rank%d.txt", out, r);

@@ -45,19 +45,24 @@ int ocb_project(const struct ocb_proj_input *in, const struct ocb_fabric *fabric
 		m.alpha = fabric->alpha;
 		m.beta = fabric->beta;
 	}
-	int workers = in->cores > 0 && in->cores < p ? in->cores : p;
+	int over = in->cores > 0 && p > in->cores;
+	double share = in->cpu_share > 0 ? in->cpu_share : over ? (double)in->cores / p : 1.0;
 	double B = (double)in->global_batch;
 	out->ranks = p;
-	out->compute_s = in->compute_per_sample * B / workers;
+	out->oversubscribed = over;
+	out->share = share;
+	out->compute_s = in->compute_per_sample * (B / p) / share;
 	if (p > 1) {
 		struct ocb_coll_coef k;
 		ocb_coll_coef(OCB_COLL_ALLREDUCE, p, &k);
 		out->comm_s = in->nbuckets * k.a * m.alpha +
 			      in->grad_bytes * (k.b * m.beta + k.c * m.gamma);
 	}
-	double backward = out->compute_s * 2.0 / 3.0, hide = in->hidden_share * out->comm_s;
+	/* an oversubscribed rank does not poll during backward: nothing is hidden */
+	double h = over ? 0.0 : in->hidden_share;
+	double backward = out->compute_s * 2.0 / 3.0, hide = h * out->comm_s;
 	out->exposed_s = out->comm_s - (hide < backward ? hide : backward);
-	out->step_s = out->compute_s + out->exposed_s + in->opt_s;
+	out->step_s = out->compute_s + out->exposed_s + in->opt_s / share;
 	out->samples_per_s = B / out->step_s;
 	double step1 = in->compute_per_sample * B + in->opt_s;
 	out->efficiency = (B / step1) > 0 ? out->samples_per_s / (p * (B / step1)) : 0.0;
@@ -87,4 +92,38 @@ double ocb_project_error(const struct ocb_proj_input *in, const struct ocb_fabri
 	if (!(measured_step_s > 0) || ocb_project(in, fabric, p, &pt))
 		return NAN;
 	return (pt.step_s - measured_step_s) / measured_step_s;
+}
+
+int ocb_proj_calibrate(const struct ocb_proj_measured *one, struct ocb_proj_input *in)
+{
+	memset(in, 0, sizeof *in);
+	if (one->ranks != 1 || !(one->compute_per_sample > 0) || !(one->cpu_share > 0) ||
+	    one->nbuckets < 1 || one->global_batch < 1)
+		return ocb_seterr(OCB_EINVAL, "projection: calibration needs a measured 1-rank "
+					      "point (compute, CPU share, buckets, batch)");
+	double share = one->cpu_share > 1.0 ? 1.0 : one->cpu_share;
+	in->compute_per_sample = one->compute_per_sample * share;
+	in->opt_s = one->opt_s * share;
+	in->grad_bytes = one->grad_bytes;
+	in->nbuckets = one->nbuckets;
+	in->global_batch = one->global_batch;
+	in->cores = one->cores;
+	in->hidden_share = 0.0;
+	return OCB_OK;
+}
+
+int ocb_proj_reproduce(const struct ocb_proj_input *cal, const struct ocb_proj_measured *m,
+		       struct ocb_proj_point *out)
+{
+	struct ocb_proj_input in = *cal;
+	if (m->ranks > 1 && m->allreduce.npoints < 2)
+		return ocb_seterr(OCB_EINVAL, "projection: %d ranks without a fitted allreduce",
+				  m->ranks);
+	in.cpu_share = m->cpu_share > 1.0 ? 1.0 : m->cpu_share > 0 ? m->cpu_share : 0.0;
+	in.cores = m->cores > 0 ? m->cores : cal->cores;
+	if (m->ranks > 1)
+		in.node = m->allreduce;
+	if (isfinite(m->hidden))
+		in.hidden_share = m->hidden;
+	return ocb_project(&in, NULL, m->ranks, out);
 }

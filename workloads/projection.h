@@ -5,13 +5,18 @@
  * it predicts step time, throughput, scaling efficiency and time-to-train at p ranks,
  * at a fixed global batch (strong scaling, as the large-mini-batch papers do):
  *
- *   compute(p)  = c * B / min(p, cores)        c: s per sample on one rank's core;
- *                                              cores: 0 = one core/accelerator per rank
+ *   compute(p)  = c * (B / p) / share(p)       c: s per sample on a whole core;
+ *               share(p): the share of a core each rank gets: measured (cpu_share, the
+ *               suite stores CPU time / wall time of its slowest rank), else a dedicated
+ *               node's min(1, cores / p): more ranks than cores time-share them
+ *               (oversubscription, modelled explicitly: compute and the optimizer
+ *               stretch by p / cores, and no all-reduce is hidden, because an
+ *               oversubscribed rank does not poll MPI during backward)
  *   comm(p)     = sum over buckets of the ring all-reduce of coll_model.h
  *               = nb * 2(p-1) alpha + G (2(p-1)/p beta + (p-1)/p gamma)
  *   exposed(p)  = comm - min(h * comm, backward(p)),  backward = 2/3 of compute (the
  *                 backward pass does two of the three GEMMs of a linear layer)
- *   step(p)     = compute + exposed + opt       (opt: optimizer update, every rank does
+ *   step(p)     = compute + exposed + opt/share (opt: optimizer update, every rank does
  *                                                all of it: it does not shrink with p)
  *   throughput  = B / step;  efficiency = throughput(p) / (p * throughput(1))
  *   time_to_train = fixed + steps_to_target * step   (fixed: staging + init, measured)
@@ -28,7 +33,7 @@
 #include "../kernels/coll_model.h"
 
 struct ocb_fabric {
-	char name[64];
+	char name[128];
 	char source[256];
 	double alpha;        /* s per message between nodes */
 	double beta;         /* s per byte between nodes */
@@ -49,11 +54,14 @@ struct ocb_proj_input {
 	long steps_to_target;
 	double fixed_s;            /* staging + init */
 	int cores;                 /* 0: one per rank */
+	double cpu_share;          /* measured share of a core per rank; 0: dedicated node */
 	struct ocb_coll_model node; /* measured on this node (allreduce) */
 };
 
 struct ocb_proj_point {
 	int ranks;
+	int oversubscribed;        /* p > cores: ranks time-share the cores */
+	double share;              /* share of a core per rank used */
 	double compute_s, comm_s, exposed_s, step_s;
 	double samples_per_s, efficiency, time_to_train_s;
 };
@@ -72,5 +80,32 @@ int ocb_project_table(const struct ocb_proj_input *in, const struct ocb_fabric *
  * (predicted - measured) / measured; NaN if measured <= 0 or the projection fails. */
 double ocb_project_error(const struct ocb_proj_input *in, const struct ocb_fabric *fabric,
 			 int p, double measured_step_s);
+
+/* One rank count as the distributed suite measured it (metrics of dist_train and
+ * dist_coll of one job). */
+struct ocb_proj_measured {
+	int ranks, cores, oversubscribed;
+	double step_s;             /* measured mean step, slowest rank */
+	double compute_per_sample; /* wall s per local sample, slowest rank */
+	double cpu_share;          /* CPU / wall of the slowest rank over the run */
+	double opt_s;              /* wall s per step */
+	double hidden;             /* time-based hidden share (NaN: not measured) */
+	double grad_bytes;
+	int nbuckets;
+	long global_batch;
+	struct ocb_coll_model allreduce; /* the job's fitted allreduce; npoints 0: none */
+};
+
+/* Calibrates the model from the 1-rank point: c = compute_per_sample * cpu_share (s of a
+ * whole core per sample), opt = opt_s * cpu_share; gradient bytes, buckets, batch as
+ * measured. hidden (from a multi-rank point) and node are the caller's to set.
+ * OCB_EINVAL when one is not a measured 1-rank point. */
+int ocb_proj_calibrate(const struct ocb_proj_measured *one, struct ocb_proj_input *in);
+
+/* The model's step time of a measured point m from the calibrated input: m's own
+ * cpu_share and fitted allreduce (the communication the job measured), m's hidden share
+ * when measured, else cal's. OCB_EINVAL for a point without a fit on more than one rank. */
+int ocb_proj_reproduce(const struct ocb_proj_input *cal, const struct ocb_proj_measured *m,
+		       struct ocb_proj_point *out);
 
 #endif

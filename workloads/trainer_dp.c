@@ -382,6 +382,115 @@ void ocb_dp_stats(void *st, struct ocb_dp_stats *o)
 	o->hidden_work = s->bk.all_floats > 0 ? s->bk.done_floats / s->bk.all_floats : NAN;
 }
 
+/* The slowest rank's t (collective). */
+static double slowest_of(MPI_Comm comm, double t)
+{
+	MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
+	return t;
+}
+
+/* One timed backward of the micro-batch whose forward is in s (dlogits ready): with
+ * comm, the buckets start during backward (polls between GEMM slices) and what is still
+ * in flight once every rank has finished is waited for. This rank's time is its backward
+ * plus that final wait, without the barrier between them (the wait for a slower rank is
+ * load imbalance, not communication); *dt is the slowest rank's. */
+static int timed_backward(struct dp_state *s, int comm, double *dt)
+{
+	int rc;
+	memset(s->m.grads, 0, s->m.nparams * sizeof(float));
+	if (MPI_Barrier(s->comm) != MPI_SUCCESS)
+		return ocb_seterr(OCB_ERUNTIME, "dp overlap: MPI_Barrier failed");
+	double t0 = MPI_Wtime();
+	if ((rc = backward(s, s->micro, comm)))
+		return rc;
+	double t1 = MPI_Wtime();
+	if (MPI_Barrier(s->comm) != MPI_SUCCESS)
+		return ocb_seterr(OCB_ERUNTIME, "dp overlap: MPI_Barrier failed");
+	double t2 = MPI_Wtime();
+	if (comm && MPI_Waitall(s->bk.n, s->bk.req, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+		return ocb_seterr(OCB_ERUNTIME, "dp overlap: MPI_Waitall failed");
+	s->bk.started = 0;
+	*dt = slowest_of(s->comm, (t1 - t0) + (MPI_Wtime() - t2));
+	return OCB_OK;
+}
+
+/* The blocking all-reduce of every bucket of the gradient block, alone. */
+static int timed_alone(struct dp_state *s, double *dt)
+{
+	if (MPI_Barrier(s->comm) != MPI_SUCCESS)
+		return ocb_seterr(OCB_ERUNTIME, "dp overlap: MPI_Barrier failed");
+	double t0 = MPI_Wtime();
+	for (int i = 0; i < s->bk.n; i++)
+		if (MPI_Allreduce(MPI_IN_PLACE, s->m.grads + s->bk.b[i].off, (int)s->bk.b[i].len,
+				  MPI_FLOAT, MPI_SUM, s->comm) != MPI_SUCCESS)
+			return ocb_seterr(OCB_ERUNTIME, "dp overlap: MPI_Allreduce failed");
+	*dt = slowest_of(s->comm, MPI_Wtime() - t0);
+	return OCB_OK;
+}
+
+static double min_of(const double *x, int n)
+{
+	double m = x[0];
+	for (int i = 1; i < n; i++)
+		m = x[i] < m ? x[i] : m;
+	return m;
+}
+
+static double clamp01(double x)
+{
+	return x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x;
+}
+
+int ocb_dp_overlap_measure(void *st, int rounds, struct ocb_dp_overlap *o)
+{
+	struct dp_state *s = st;
+	struct ocb_dp_buckets saved = s->bk; /* the training's counters stay as they were */
+	double *t = NULL;
+	int rc = OCB_OK, k = s->m.cfg.dims[s->m.cfg.nlayers];
+	memset(o, 0, sizeof *o);
+	if (s->nranks < 2)
+		return ocb_seterr(OCB_EINVAL, "dp overlap: one rank has nothing to hide");
+	rounds = rounds < 3 ? 3 : rounds > 64 ? 64 : rounds;
+	if (!(t = malloc((size_t)rounds * 4 * sizeof *t)))
+		return ocb_seterr(OCB_ENOMEM, "dp overlap: out of memory");
+	double *bwd = t, *bwc = t + rounds, *alone = t + 2 * rounds, *diff = t + 3 * rounds;
+	/* this rank's first shard of the current order: forward once, backward many times */
+	ocb_idx_gather(s->train, s->perm + (long)s->rank * s->local, 0, s->micro, s->x, s->y);
+	const float *z = ocb_mlp_forward(&s->m, s->x, s->micro);
+	xent_smooth(z, s->y, s->micro, k, s->smooth, 1.0f / s->global,
+		    s->dlogits);
+	for (int r = 0; r < rounds && !rc; r++) {
+		int first = r & 1; /* alternate which mode goes first */
+		rc = timed_backward(s, first, first ? &bwc[r] : &bwd[r]);
+		if (!rc)
+			rc = timed_alone(s, &alone[r]);
+		if (!rc)
+			rc = timed_backward(s, !first, first ? &bwd[r] : &bwc[r]);
+		diff[r] = bwc[r] - bwd[r];
+	}
+	if (rc)
+		goto out;
+	struct ocb_stats ds;
+	if ((rc = ocb_stats_compute(diff, (size_t)rounds, &ds)))
+		goto out;
+	o->rounds = rounds;
+	o->bwd_s = ocb_median(bwd, (size_t)rounds);
+	o->bwd_comm_s = ocb_median(bwc, (size_t)rounds);
+	o->alone_s = ocb_median(alone, (size_t)rounds);
+	o->exposed_s = ds.median;
+	o->exposed_lo_s = ds.ci_low;
+	o->exposed_hi_s = ds.ci_high;
+	o->hidden = clamp01(1.0 - o->exposed_s / o->alone_s);
+	o->hidden_lo = clamp01(1.0 - o->exposed_hi_s / o->alone_s);
+	o->hidden_hi = clamp01(1.0 - o->exposed_lo_s / o->alone_s);
+	o->hidden_min = clamp01(1.0 - (min_of(bwc, rounds) - min_of(bwd, rounds)) /
+					  min_of(alone, rounds));
+out:
+	s->bk = saved;
+	free(t);
+	return rc;
+}
+
 /* Checkpoints: rank 0's model (every rank holds the same weights). */
 static int dp_save(void *st, const char *path)
 {

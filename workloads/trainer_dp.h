@@ -64,4 +64,34 @@ extern const struct ocb_trainer ocb_trainer_mlp_dp;
 /* Stats of a state made by ocb_trainer_mlp_dp.create. */
 void ocb_dp_stats(void *state, struct ocb_dp_stats *st);
 
+/* The overlap measured by time (issue 12): per round, on one micro-batch of the training
+ * set (forward once, untimed; the weights are not updated, the data order is untouched,
+ * so training stays deterministic), three timings after a barrier, slowest rank:
+ *   bwd      backward with no communication
+ *   alone    blocking MPI_Allreduce of the same buckets, nothing else
+ *   bwd_comm backward with MPI_Iallreduce started per bucket as it completes and
+ *            MPI_Testsome polls between GEMM slices (Open MPI progresses inside MPI
+ *            calls), plus the wait for what is still in flight once every rank has ended
+ *            backward (the barrier between is load imbalance and is not counted)
+ * The order of bwd and bwd_comm alternates between rounds (drift). The all-reduce's
+ * exposed time is the extra step time it adds: exposed = bwd_comm - bwd, per round
+ * (paired); hidden share = 1 - median(exposed) / median(alone), with the 95% CI of the
+ * median of exposed (order statistics) carried into a CI of the share. The minima over
+ * rounds give a second estimate (the noise of a shared machine mostly adds time). On an
+ * oversubscribed node the polls are off, as in training. */
+struct ocb_dp_overlap {
+	int rounds;
+	double bwd_s, bwd_comm_s, alone_s;  /* medians over rounds, slowest rank */
+	double exposed_s;                   /* median of the paired bwd_comm - bwd */
+	double exposed_lo_s, exposed_hi_s;  /* its 95% CI */
+	double hidden;                      /* 1 - exposed / alone, clamped to [0, 1] */
+	double hidden_lo, hidden_hi;        /* from the CI of exposed, clamped */
+	double hidden_min;                  /* 1 - (min bwd_comm - min bwd) / min alone */
+};
+
+/* Measures it (collective over the trainer's comm; rounds 3..64). OCB_EINVAL on one rank
+ * (nothing to hide), OCB_ERUNTIME (MPI), OCB_ENOMEM. The training's own counters
+ * (ocb_dp_stats) are left as they were. */
+int ocb_dp_overlap_measure(void *state, int rounds, struct ocb_dp_overlap *o);
+
 #endif

@@ -2,6 +2,7 @@
  *   eval EPOCH ACC LOSS            after every epoch
  *   dp ranks N accum A micro M buckets B hidden H exposed E blocking B compute C
  *   final ACC LOSS0 LOSS           (losses %.9g: determinism is compared textually)
+ *   overlap bwd .. hidden H ..     (more than one rank: trainer_dp.h's time-based overlap)
  * Args: DATA_DIR (fashion-mnist layout) OPT (lars|sgd) GBATCH EPOCHS [LR [MAX_TRAIN
  * [THREADS]]]. Warm-up 2 epochs (1 if EPOCHS < 4), polynomial decay power 2, label
  * smoothing 0.1, momentum 0.9, wd 5e-4 (LARS) / 1e-4 (SGD). */
@@ -35,7 +36,6 @@ int dist_check_dp(int rank, int nranks, int argc, char **argv)
 	struct ctx cx = {rank};
 	void *st = NULL;
 	int rc;
-	(void)nranks;
 	if (argc < 4)
 		return ocb_seterr(OCB_EINVAL, "dp: DATA_DIR OPT GBATCH EPOCHS [LR [MAX_TRAIN]]");
 	if ((rc = ocb_fmnist_load(argv[0], 1, &tr)) || (rc = ocb_fmnist_load(argv[0], 0, &te)))
@@ -83,6 +83,14 @@ int dist_check_dp(int rank, int nranks, int argc, char **argv)
 		printf("final %.4f %.9g %.9g\n", res.final_eval.accuracy, res.first_loss,
 		       res.final_train_loss);
 	}
+	struct ocb_dp_overlap ov;
+	if (nranks > 1 && (rc = ocb_dp_overlap_measure(st, 12, &ov)))
+		goto out;
+	if (nranks > 1 && rank == 0)
+		printf("overlap bwd %.6f bwd_comm %.6f alone %.6f exposed %.6f [%.6f, %.6f] "
+		       "hidden %.4f [%.4f, %.4f] hidden_min %.4f\n", ov.bwd_s, ov.bwd_comm_s,
+		       ov.alone_s, ov.exposed_s, ov.exposed_lo_s, ov.exposed_hi_s, ov.hidden,
+		       ov.hidden_lo, ov.hidden_hi, ov.hidden_min);
 out:
 	ocb_trainer_mlp_dp.free(st);
 	ocb_idx_release(&tr);
