@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../common/ocb_error.h"
-#include "../workloads/trainer_bsr_mlp.h"
+#include "../../common/ocb_error.h"
+#include "../../workloads/trainer_bsr_mlp.h"
 
 struct run { double acc, step_ms; struct ocb_bsr_train_stats st; };
 
