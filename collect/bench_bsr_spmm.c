@@ -4,7 +4,11 @@
  * autotuning, kernels/rsb_peer.h; tuning time printed and kept out of the timed region).
  * W: a random block mask of `density` percent of the block x block blocks (seeded), values
  * uniform in [-0.5, 0.5]; X likewise. Checked against a double-precision _ref on a few
- * rows. Work: the useful FLOPs (2 nnz n) for bsr and librsb, 2 m k n for openblas. */
+ * rows. Work: the useful FLOPs (2 nnz n) for bsr and librsb, 2 m k n for openblas.
+ * Set-up times (never timed) are stored as final metrics of the workload
+ * "bsr_spmm:<peer>:<m>x<k>x<n>:b<B>:d<density>:t<threads>", identity kind "bsr_spmm_setup"
+ * (peer, m, k, n, block, density, threads): convert_time (dense -> BSR, s), and for
+ * librsb librsb_build_time, librsb_tune_time (s) and librsb_tune_speedup (its estimate). */
 #include <cblas.h>
 #include <float.h>
 #include <math.h>
@@ -111,9 +115,34 @@ static long kept_blocks(double density, long nb)
 	return keep < 1 ? 1 : keep > nb ? nb : keep;
 }
 
+/* The set-up times of this case as final metrics (see the head of this file). */
+static int setup_metrics(const struct bsr_state *s, const struct ocb_ctx *ctx, int B,
+			 double density, double convert_s)
+{
+	char name[128], id[256];
+	const char *peer = peers[s->peer];
+	snprintf(name, sizeof name, "bsr_spmm:%s:%dx%dx%d:b%d:d%g:t%d", peer, s->m, s->k, s->n, B,
+		 density, s->threads);
+	snprintf(id, sizeof id, "{\"kind\":\"bsr_spmm_setup\",\"peer\":\"%s\",\"m\":%d,\"k\":%d,"
+		 "\"n\":%d,\"block\":%d,\"density\":%g,\"threads\":%d}", peer, s->m, s->k, s->n,
+		 B, density, s->threads);
+	const struct ocb_metric_sink *mk = &ctx->metrics;
+	int rc = ocb_metric_ident(mk, name, id);
+	if (!rc)
+		rc = ocb_metric(mk, name, -1, "convert_time", convert_s, "s");
+	if (!rc && s->have_rsb)
+		rc = ocb_metric(mk, name, -1, "librsb_build_time", s->r.build_time, "s");
+	if (!rc && s->have_rsb)
+		rc = ocb_metric(mk, name, -1, "librsb_tune_time", s->r.tune_time, "s");
+	if (!rc && s->have_rsb)
+		rc = ocb_metric(mk, name, -1, "librsb_tune_speedup", s->r.tune_speedup, "1");
+	return rc;
+}
+
 /* W with a seeded mask of exactly kept_blocks() blocks (a partial Fisher-Yates), X; the
- * BSR copy (conversion timed apart, logged) and, for librsb, its matrix tuned once here. */
-static int bsr_build(struct bsr_state *s, int B, double density)
+ * BSR copy (conversion timed apart, logged) and, for librsb, its matrix tuned once here.
+ * *convert_s: the dense -> BSR time. */
+static int bsr_build(struct bsr_state *s, int B, double density, double *convert_s)
 {
 	struct ocb_rng r;
 	ocb_rng_seed(&r, s->seed);
@@ -141,7 +170,8 @@ static int bsr_build(struct bsr_state *s, int B, double density)
 	double t0 = ocb_now_s();
 	if ((rc = ocb_bsr_from_dense(&s->s, s->w, s->m, s->k, B, B)))
 		return rc;
-	ocb_info("bsr_spmm: dense -> BSR %.3f s (%d of %d blocks)", ocb_now_s() - t0, s->s.nnzb,
+	*convert_s = ocb_now_s() - t0;
+	ocb_info("bsr_spmm: dense -> BSR %.3f s (%d of %d blocks)", *convert_s, s->s.nnzb,
 		 mb * kb);
 	if (strcmp(peers[s->peer], "librsb") != 0)
 		return OCB_OK;
@@ -189,7 +219,9 @@ static int bsr_setup(const cJSON *params, const struct ocb_ctx *ctx, void **stat
 	/* OpenBLAS only for the dense peer; one thread otherwise, so its pool does not spin
 	 * against the OpenMP teams (REFERENCE.md section 6) */
 	openblas_set_num_threads(s->peer == 1 ? s->threads : 1);
-	if ((rc = bsr_build(s, B, ocb_pfloat(params, "density"))))
+	double density = ocb_pfloat(params, "density"), convert_s = 0.0;
+	if ((rc = bsr_build(s, B, density, &convert_s)) ||
+	    (rc = setup_metrics(s, ctx, B, density, convert_s)))
 		goto out;
 	*state = s;
 	s = NULL;

@@ -29,7 +29,8 @@
 	X(ternary_mlp, "ternary")       \
 	X(ternary_lm, "ternary")        \
 	X(bsr_spmm, "sparse")           \
-	X(sparse_mlp, "sparse")
+	X(sparse_mlp, "sparse")         \
+	X(sparse_lm, "sparse")
 
 /* extern const struct ocb_bench ocb_bench_sgemm; ... : every bench, declared here only. */
 #define OCB_BENCH_EXTERN(sym, suite) extern const struct ocb_bench ocb_bench_##sym;

@@ -53,5 +53,6 @@ int ocb_rsec_curves(struct ocb_rctx *x);
 int ocb_rsec_mlperf(struct ocb_rctx *x);
 int ocb_rsec_roofline(struct ocb_rctx *x);
 int ocb_rsec_ternary(struct ocb_rctx *x);
+int ocb_rsec_sparse(struct ocb_rctx *x);
 
 #endif

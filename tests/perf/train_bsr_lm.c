@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../common/ocb_error.h"
-#include "../workloads/data_text.h"
-#include "../workloads/trainer_bsr_lm.h"
+#include "../../common/ocb_error.h"
+#include "../../workloads/data_text.h"
+#include "../../workloads/trainer_bsr_lm.h"
 
 static int run_one(const struct ocb_trainer *t, const void *spec, struct ocb_train_cfg *cfg,
 		   double *ppl, double *step_ms, struct ocb_bsr_train_stats *st)

@@ -8,14 +8,14 @@
  * reached, sparse layers' bytes (BSR values + indices) vs dense fp32, and the mean step
  * time of a run at that sparsity from the first step (schedule t0 = t1 = 0) against the
  * dense trainer's. Exit 2 on bad data. Knobs in the environment: OCB_REGROW, OCB_T1,
- * OCB_GLOBAL, OCB_DENSE_ACC (see main). */
+ * OCB_GLOBAL, OCB_DENSE_ACC, OCB_DENSE_ONLY (see main). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../common/ocb_error.h"
-#include "../workloads/trainer_bsr_mlp.h"
+#include "../../common/ocb_error.h"
+#include "../../workloads/trainer_bsr_mlp.h"
 
 struct run { double acc, step_ms; struct ocb_bsr_train_stats st; };
 
@@ -70,7 +70,7 @@ int main(int argc, char **argv)
 	struct run dense = {0}, sparse, fixed, dstep;
 	/* design knobs: OCB_REGROW (fraction), OCB_T1 (ramp end, fraction of training),
 	 * OCB_GLOBAL (set: one ranking over both layers),
-	 * OCB_DENSE_ACC (skip the dense run, use this accuracy) */
+	 * OCB_DENSE_ACC (skip the dense run, use this accuracy), OCB_DENSE_ONLY (stop after it) */
 	double regrow = getenv("OCB_REGROW") ? atof(getenv("OCB_REGROW")) : 0.0;
 	double t1 = getenv("OCB_T1") ? atof(getenv("OCB_T1")) : 0.4;
 	if (getenv("OCB_DENSE_ACC"))
@@ -81,6 +81,8 @@ int main(int argc, char **argv)
 	       epochs, steps, block, block, threads);
 	printf("# target  acc  d_acc_pts  sparsity  bsr_KiB  dense_KiB  x_mem  step_ms(fixed)  "
 	       "dense_step_ms  x_step  (dense acc %.4f)\n", dense.acc);
+	if (getenv("OCB_DENSE_ONLY")) /* the dense reference of a recipe alone */
+		return 0;
 	for (int a = 7; a < argc || a == 7; a++) {
 		double target = (argc > 7 ? atof(argv[a]) : 90.0) / 100.0;
 		ocb_bsr_mlp_default_prune(&sp.prune, steps, block, target);
