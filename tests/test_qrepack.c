@@ -173,38 +173,38 @@ static void check_all_r8(void)
 	}
 }
 
-/* The AVX2 r8 kernels (OCB_QGEMV=r8; the default where the CPU has no VNNI) */
+/* Every format's r8 kernels of one instruction set (OCB_QGEMV=env picks them) against
+ * the plain-C reference. */
+static void check_kind(const char *env, enum qgemv_kind want)
+{
+	setenv("OCB_QGEMV", env, 1);
+	cr_assert_eq(qgemv_choose(qformat_find("tq2_0")), want, "%s", env);
+	check_all_r8();
+	unsetenv("OCB_QGEMV");
+}
+
+/* AVX2 (the default where the CPU has no VNNI) */
 Test(qrepack, avx2_r8_vs_plain_ref_odd_shapes_threads)
 {
 	if (!ocb_cpu_avx2())
 		cr_skip_test("no AVX2 on this CPU (or OCB_FORCE_SCALAR set)");
-	setenv("OCB_QGEMV", "r8", 1);
-	cr_assert_eq(qgemv_choose(qformat_find("tq2_0")), QGEMV_AVX2_R8);
-	check_all_r8();
-	unsetenv("OCB_QGEMV");
+	check_kind("r8", QGEMV_AVX2_R8);
 }
 
-/* The AVX-VNNI r8 kernels (OCB_QGEMV=r8-vnni; the default where the CPU has AVX-VNNI) */
+/* AVX-VNNI (the default where the CPU has it) */
 Test(qrepack, vnni_r8_kernels)
 {
 	if (!ocb_cpu_avxvnni())
 		cr_skip_test("no AVX-VNNI on this CPU (or OCB_FORCE_SCALAR / OCB_FORCE_AVX2 set)");
-	setenv("OCB_QGEMV", "r8-vnni", 1);
-	cr_assert_eq(qgemv_choose(qformat_find("tq2_0")), QGEMV_VNNI_R8);
-	check_all_r8();
-	unsetenv("OCB_QGEMV");
+	check_kind("r8-vnni", QGEMV_VNNI_R8);
 }
 
-/* The AVX-512 VNNI (EVEX vpdpbusd ymm) r8 kernels, the default on AVX-512 VNNI CPUs
- * without AVX-VNNI */
+/* AVX-512 VNNI, EVEX vpdpbusd on ymm (the default on AVX-512 VNNI CPUs without AVX-VNNI) */
 Test(qrepack, vnni512_r8_kernels)
 {
 	if (!ocb_cpu_avx512vnni())
 		cr_skip_test("no AVX-512 VNNI on this CPU (or OCB_FORCE_SCALAR / OCB_FORCE_AVX2 set)");
-	setenv("OCB_QGEMV", "r8-vnni512", 1);
-	cr_assert_eq(qgemv_choose(qformat_find("tq2_0")), QGEMV_VNNI512_R8);
-	check_all_r8();
-	unsetenv("OCB_QGEMV");
+	check_kind("r8-vnni512", QGEMV_VNNI512_R8);
 }
 
 /* TQ2_0 codes are 0..2 from any quantizer, but a byte may hold 3 (ggml decodes it as +2):
