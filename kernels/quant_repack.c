@@ -268,10 +268,13 @@ int qgemv_r8_ref(const struct qformat *f, const void *wr, int64_t m, int64_t k,
 	return OCB_OK;
 }
 
-/* The best VNNI this CPU offers (QR_AVX2: none; OCB_FORCE_AVX2 counts as none). */
+/* The best VNNI this CPU offers (QR_AVX2: none; OCB_FORCE_AVX2 counts as none): AVX-512
+ * VNNI first (its EVEX vpdpbusd takes the activation broadcast as a memory operand,
+ * {1to8}: TQ2_0 hot 30-32 vs 27-30 GB/s with the VEX form on the Xeon, three pairs of
+ * runs at load ~38), then AVX-VNNI (Intel client cores without AVX-512). */
 static enum qr_isa cpu_vnni(void)
 {
-	return ocb_cpu_avxvnni() ? QR_AVXVNNI : ocb_cpu_avx512vnni() ? QR_AVX512VNNI : QR_AVX2;
+	return ocb_cpu_avx512vnni() ? QR_AVX512VNNI : ocb_cpu_avxvnni() ? QR_AVXVNNI : QR_AVX2;
 }
 
 static enum qgemv_kind r8_kind_of(enum qr_isa isa)
@@ -401,6 +404,15 @@ __attribute__((constructor)) static void qk_prefetch_init(void)
  * below the 85% (TQ2_0) target: see the report. For TQ2_0 the model rates r8 and plain
  * alike on Zen 3 (7.4 vs 7.5), so AMD Zen cores keep the plain TQ2_0 loop (no repacking
  * for no gain); on the Xeon r8 measured 1.38x faster hot and is chosen.
+ * Zen 3, rechecked on the current loops (llvm-mca 14 -mcpu=znver3, 200 iterations): the
+ * AVX2 r8 TQ2_0 loop takes 73 cycles per 512-byte block (7.0 B/cycle), bound by the four
+ * FP pipes (each ~71 cycles busy per block with 64 maddubs, 64 and, 61 int16 add, 16
+ * shifts and the 65 activation broadcasts, which LLVM's Zen 3 model also puts on FP
+ * pipes), below Q8_0 plain's 9.6 B/cycle that reached 85-88% there: TQ2_0 (and TQ1_0 as
+ * TQ2_0) on Zen 3 is expected near the user's 74-75% / ~60%, short of the targets. What
+ * lifts them on Intel is VNNI (below), which Zen 3 does not have; Zen 4 has AVX-512 VNNI
+ * and takes the EVEX kernels (46 cycles per block under the znver3 model, the nearest
+ * LLVM 14 has; 52 under icelake-server, against 76 for AVX2).
  * VNNI (vpdpbusd: multiply, pair-add and int32 accumulate in one instruction; AVX-VNNI's
  * VEX form, or AVX-512 VNNI's EVEX form on ymm): an earlier note here had the VNNI r8
  * kernels 1.5-2.5x slower on the Xeon, but that timing was of the plain-layout loop
@@ -409,7 +421,7 @@ __attribute__((constructor)) static void qk_prefetch_init(void)
  * at least as fast for every format, and for TQ2_0, with its own shift-free form of 8
  * independent sums (quant_repack_kern.h), 38.5 vs 27 GB/s at 2048^2; llvm-mca
  * -mcpu=icelake-server: 52 instead of 76 cycles per 512-byte block. So a CPU with either
- * VNNI runs the VNNI r8 kernels for every format (AVX-VNNI first: no zmm state needed). */
+ * VNNI runs the VNNI r8 kernels for every format (which VNNI first: cpu_vnni). */
 enum qgemv_kind qr_default_kind(const struct qformat *f, const struct ocb_cpu_id *cpu,
 				enum qr_isa vnni)
 {

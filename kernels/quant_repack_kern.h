@@ -1,14 +1,17 @@
-/* quant_repack_kern: the body of the r8 group kernels, included twice by
+/* quant_repack_kern: the body of the r8 group kernels, included three times by
  * quant_repack_avx2.c (no include guard, on purpose): once for plain AVX2, where a code x
  * activation product goes through maddubs into int16 partial sums reduced by one
- * madd(., 1) per block (the bounds below keep those sums from wrapping), and once for
- * AVX-VNNI, where vpdpbusd does multiply, pair-add and int32 accumulation in one
- * instruction (no int16 stage; the bounds then hold trivially). The includer defines
+ * madd(., 1) per block (the bounds below keep those sums from wrapping), and for AVX-VNNI
+ * and AVX-512 VNNI (EVEX on ymm), where vpdpbusd does multiply, pair-add and int32
+ * accumulation in one instruction (no int16 stage; the bounds then hold trivially). The
+ * includer defines
  *   QRK(name)    the function name with its variant suffix
  *   QRK_ATTR     the target attribute
  *   QRK_DOT(s, u, a)  s + the products of unsigned codes u and int8 activations a
  *   QRK_SUM4(a, b, c, d)  the sum of four such accumulators as 8 int32 row sums
  *   QRK_DOT32(s, u, a)  int32 s + the products of u and a (no int16 stage)
+ *   QRK_VNNI, QRK_DOTB(s, u, p)  (VNNI variants) QRK_DOT with a = the 4 bytes at p
+ *                broadcast
  * and ld(), bcast4(), enum b32_kind. */
 
 /* ---- blocks of 32 (Q8_0, Q4_0, Q4_1, Q3_G, Q2_G) ----
@@ -212,10 +215,10 @@ static inline QRK_ATTR __attribute__((always_inline)) __m256i QRK(tq2_isum)(cons
 		const __m256i x = ld(q + 32 * j);
 		const int8_t *ab = aq + 128 * (j / 8) + 4 * (j % 8);
 		const int p = j & 1;
-		s[0 + p] = QRK_DOT(s[0 + p], _mm256_and_si256(x, _mm256_set1_epi8(0x03)), bcast4(ab));
-		s[2 + p] = QRK_DOT(s[2 + p], _mm256_and_si256(x, _mm256_set1_epi8(0x0c)), bcast4(ab + 32));
-		s[4 + p] = QRK_DOT(s[4 + p], _mm256_and_si256(x, _mm256_set1_epi8(0x30)), bcast4(ab + 64));
-		s[6 + p] = QRK_DOT(s[6 + p], _mm256_and_si256(x, _mm256_set1_epi8((char)0xc0)), bcast4(ab + 96));
+		s[0 + p] = QRK_DOTB(s[0 + p], _mm256_and_si256(x, _mm256_set1_epi8(0x03)), ab);
+		s[2 + p] = QRK_DOTB(s[2 + p], _mm256_and_si256(x, _mm256_set1_epi8(0x0c)), ab + 32);
+		s[4 + p] = QRK_DOTB(s[4 + p], _mm256_and_si256(x, _mm256_set1_epi8(0x30)), ab + 64);
+		s[6 + p] = QRK_DOTB(s[6 + p], _mm256_and_si256(x, _mm256_set1_epi8((char)0xc0)), ab + 96);
 	}
 	__m256i t0 = _mm256_add_epi32(s[0], s[1]), t1 = _mm256_add_epi32(s[2], s[3]);
 	__m256i t2 = _mm256_add_epi32(s[4], s[5]), t3 = _mm256_add_epi32(s[6], s[7]);
