@@ -14,12 +14,12 @@
 #include <unistd.h>
 #include <string.h>
 
-#include "../common/ocb_alloc.h"
-#include "../common/ocb_error.h"
-#include "../common/ocb_rng.h"
-#include "../common/ocb_time.h"
-#include "../kernels/bsr.h"
-#include "../kernels/rsb_peer.h"
+#include "../../common/ocb_alloc.h"
+#include "../../common/ocb_error.h"
+#include "../../common/ocb_rng.h"
+#include "../../common/ocb_time.h"
+#include "../../kernels/bsr.h"
+#include "../../kernels/rsb_peer.h"
 
 static double max_abs_diff(const float *a, const float *b, size_t n)
 {
