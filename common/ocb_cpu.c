@@ -42,8 +42,6 @@ static void fill_id(struct ocb_cpu_id *c)
 	if (max >= 7) {
 		__cpuid_count(7, 0, a, b, cx, d);
 		c->avx2 = ymm_ok && ((b >> 5) & 1);
-		__cpuid_count(7, 1, a, b, cx, d);
-		c->avx_vnni = c->avx2 && ((a >> 4) & 1);
 	}
 	unsigned ext = 0;
 	__get_cpuid(0x80000000, &ext, &b, &cx, &d);
@@ -131,7 +129,7 @@ int ocb_cpu_avxvnni(void)
 int ocb_cpu_avx512vnni(void)
 {
 	return ocb_cpu_avx512f() && __builtin_cpu_supports("avx512bw") &&
-	       __builtin_cpu_supports("avx512vnni");
+	       __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
 }
 
 void ocb_cpu_reset(void)

@@ -17,7 +17,8 @@ struct ocb_cpu_id {
 	int model;        /* display model: extended model << 4 | base model */
 	int stepping;
 	int avx2, fma, f16c; /* usable (OS saves the ymm state) */
-	int avx_vnni;     /* AVX-VNNI (VEX vpdpbusd on ymm), leaf 7 sub-leaf 1 eax bit 4 */
+	/* (instruction-set extensions beyond these: ask ocb_cpu_avx512f(), ocb_cpu_avxvnni(),
+	 * ocb_cpu_avx512vnni(), which also apply the OCB_FORCE_* overrides) */
 };
 
 /* The cached identification of the CPU this process runs on (never NULL). */
@@ -33,7 +34,8 @@ int ocb_cpu_avx512f(void);
 /* 1 if ocb_cpu_avx2(), the CPU has AVX-VNNI (VEX vpdpbusd ymm) and OCB_FORCE_AVX2 is not
  * set (forced AVX2 is the plain AVX2+FMA baseline). */
 int ocb_cpu_avxvnni(void);
-/* 1 if ocb_cpu_avx512f() and the CPU has AVX-512BW and AVX-512 VNNI (vpdpbusd zmm). */
+/* 1 if ocb_cpu_avx512f() and the CPU has AVX-512BW, AVX-512VL and AVX-512 VNNI (vpdpbusd
+ * zmm, and its EVEX form on ymm). */
 int ocb_cpu_avx512vnni(void);
 /* The AVX-512 decision from raw bits (pure; tests feed it CPUs we do not have):
  * has_avx512f = CPUID.(7,0):EBX bit 16, osxsave = CPUID.1:ECX bit 27, xcr0 = XGETBV(0)

@@ -41,11 +41,12 @@ enum ocb_level ocb_roof_level(const struct ocb_roof_caches *m, double ws, int th
 	/* t threads on min(t, cores) cores: SMT siblings split one core's L1d and L2. */
 	double cores = m && m->cores > 0 && m->cores < t ? (double)m->cores : (double)t;
 	double per = ws / t, share = cores / t;
+	double priv = l1 + l2; /* distinct bytes one core's private caches can hold */
 	if (!(ws > 0) || per <= l1 * share)
 		return OCB_LEVEL_L1;
-	if (per <= l2 * share)
+	if (per <= priv * share)
 		return OCB_LEVEL_L2;
-	if (ws <= l3)
+	if (l3 > 0 && ws <= l3 + cores * priv)
 		return OCB_LEVEL_L3;
 	return OCB_LEVEL_DRAM;
 }

@@ -53,14 +53,26 @@ const struct ocb_roof_ceil *ocb_roof_find(const struct ocb_roof_ceil *c, size_t 
 					  const char *kind, int threads);
 
 /* The memory level a working set of `ws` bytes, spread over `threads` threads, is served
- * from: the fastest level that can hold it, so that its bandwidth is a true roof:
- *   L1  ws / threads <= l1d per thread     (private; SMT siblings share one core's)
- *   L2  ws / threads <= l2 per thread      (private, likewise)
- *   L3  ws <= l3                           (shared: one thread may fill all of it)
+ * from: the fastest level that can hold it, so that its bandwidth is a true roof. A level
+ * holds what it and the faster levels can keep without duplicates (c = the cores the
+ * threads run on, min(threads, cores)):
+ *   L1  ws / threads <= l1d per thread          (private; SMT siblings share one core's)
+ *   L2  ws / threads <= (l1d + l2) per thread   (private, likewise)
+ *   L3  ws <= l3 + c (l1d + l2)                 (shared: one thread may fill all of it)
  *   DRAM otherwise, and for ws > 0 when l3 is unknown and the set exceeds L2.
- * Unknown l1d/l2: 32 KiB / 256 KiB. The ceilings' plateau bands (collect/ceilings.h)
- * lie inside these levels: L1 <= 3/4 l1d, L2 in [2 l1d, l2 / 2], L3 up to half a
- * thread's share, DRAM from 4 shares. */
+ * Why the sums: a roof must be an upper bound, and a working set a little above one
+ * cache is still served from it. Seen on the Xeon VM (48 KiB L1d, 2 MiB L2 per core):
+ * sgemv and the f32 GEMV at 1024 x 1024, 2 threads, ws = 4 MiB + 8 KiB (A and x, y), are
+ * 2 MiB + 4 KiB per thread, 0.2% over L2 by L2 alone, so they were given the L3 roof
+ * (bw_l3, 2 threads ~55 GB/s) and came out at ~230% of it (~126 GB/s): they ran from
+ * L2 (bw_l2 ~315 GB/s at 2 threads: 40% of it). The lines a core holds in L1d need not
+ * be in its L2 (Intel's L2 is not inclusive of L1d; AMD's is, which makes the L2 level
+ * at most l1d / l2 = 6% too generous there: the safe side for a roof), last-level caches
+ * of both vendors are non-inclusive / victim caches of the L2s, and their replacement is
+ * not LRU, so a cyclic sweep slightly over a capacity still mostly hits. Unknown
+ * l1d/l2: 32 KiB / 256 KiB. The ceilings' plateau bands (collect/ceilings.h) lie inside
+ * these levels: L1 <= 3/4 l1d, L2 in [2 l1d, l2 / 2], L3 up to half a thread's share,
+ * DRAM from 4 shares. */
 enum ocb_level ocb_roof_level(const struct ocb_roof_caches *m, double ws, int threads);
 
 /* result.bound of a case, written to out (len >= 32), from its work model:

@@ -158,44 +158,49 @@ __attribute__((target("avx2"))) static __m256i load_b(int k)
 
 /* One chain step: acc += madd(maddubs(a, b), 1). */
 #define STEP(acc, a, b) \
-	acc = _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(a, b), ones))
+	acc = _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(a, b), _mm256_set1_epi16(1)))
 
-/* Named registers (8 accumulators + 4 + 2 operands + ones = 15 ymm) so that GCC keeps
- * every value in a register. The empty asm tells the compiler the operands may change
- * each step (so it cannot hoist the loop-invariant products) without emitting an
- * instruction: the CPU sees only the three-instruction chains. */
+/* The body of the 8-chain ymm variants (AVX2 and AVX-VNNI), `step` their chain step, in a
+ * function taking (iters, threads, sink). Named registers (8 accumulators + 4 + 2
+ * operands, and the AVX2 step's constant 1s = 15 ymm) so that GCC keeps every value in a
+ * register. The empty asm tells the compiler the operands may change each step (so it
+ * cannot hoist the loop-invariant products) without emitting an instruction: the CPU
+ * sees only the chains. */
+#define CHAIN8_BODY(step)                                                                  \
+	int nt = team(threads);                                                            \
+	uint64_t total = 0;                                                                \
+	if (iters < 0)                                                                     \
+		iters = 0;                                                                 \
+	_Pragma("omp parallel num_threads(nt) reduction(+ : total)")                      \
+	{                                                                                  \
+		__m256i a0 = load_a(0), a1 = load_a(1), a2 = load_a(2), a3 = load_a(3);    \
+		__m256i b0 = load_b(0), b1 = load_b(1);                                    \
+		__m256i c0 = load_acc(0), c1 = load_acc(1), c2 = load_acc(2);              \
+		__m256i c3 = load_acc(3), c4 = load_acc(4), c5 = load_acc(5);              \
+		__m256i c6 = load_acc(6), c7 = load_acc(7);                                \
+		for (long it = 0; it < iters; it++) {                                      \
+			__asm__ volatile("" : "+x"(a0), "+x"(a1), "+x"(a2), "+x"(a3),      \
+					 "+x"(b0), "+x"(b1));                              \
+			step(c0, a0, b0);                                                  \
+			step(c1, a1, b0);                                                  \
+			step(c2, a2, b0);                                                  \
+			step(c3, a3, b0);                                                  \
+			step(c4, a0, b1);                                                  \
+			step(c5, a1, b1);                                                  \
+			step(c6, a2, b1);                                                  \
+			step(c7, a3, b1);                                                  \
+		}                                                                          \
+		total += hsum8u(c0) + hsum8u(c1) + hsum8u(c2) + hsum8u(c3) + hsum8u(c4) +  \
+			 hsum8u(c5) + hsum8u(c6) + hsum8u(c7);                             \
+	}                                                                                  \
+	if (sink)                                                                          \
+		*sink = total;                                                             \
+	return (double)nt * (double)iters * OCB_INT8_OPS_PER_ITER
+
 __attribute__((target("avx2"))) double ocb_peak_int8_avx2(long iters, int threads,
 							  uint64_t *sink)
 {
-	int nt = team(threads);
-	uint64_t total = 0;
-	if (iters < 0)
-		iters = 0;
-#pragma omp parallel num_threads(nt) reduction(+ : total)
-	{
-		const __m256i ones = _mm256_set1_epi16(1);
-		__m256i a0 = load_a(0), a1 = load_a(1), a2 = load_a(2), a3 = load_a(3);
-		__m256i b0 = load_b(0), b1 = load_b(1);
-		__m256i c0 = load_acc(0), c1 = load_acc(1), c2 = load_acc(2), c3 = load_acc(3);
-		__m256i c4 = load_acc(4), c5 = load_acc(5), c6 = load_acc(6), c7 = load_acc(7);
-		for (long it = 0; it < iters; it++) {
-			__asm__ volatile("" : "+x"(a0), "+x"(a1), "+x"(a2), "+x"(a3), "+x"(b0),
-					 "+x"(b1));
-			STEP(c0, a0, b0);
-			STEP(c1, a1, b0);
-			STEP(c2, a2, b0);
-			STEP(c3, a3, b0);
-			STEP(c4, a0, b1);
-			STEP(c5, a1, b1);
-			STEP(c6, a2, b1);
-			STEP(c7, a3, b1);
-		}
-		total += hsum8u(c0) + hsum8u(c1) + hsum8u(c2) + hsum8u(c3) + hsum8u(c4) +
-			 hsum8u(c5) + hsum8u(c6) + hsum8u(c7);
-	}
-	if (sink)
-		*sink = total;
-	return (double)nt * (double)iters * OCB_INT8_OPS_PER_ITER;
+	CHAIN8_BODY(STEP);
 }
 
 #define VNNI __attribute__((target("avx512f,avx512bw,avx512vnni")))
@@ -277,34 +282,7 @@ VNNI double ocb_peak_int8_vnni512(long iters, int threads, uint64_t *sink)
 __attribute__((target("avx2,avxvnni"))) double ocb_peak_int8_avxvnni(long iters, int threads,
 								     uint64_t *sink)
 {
-	int nt = team(threads);
-	uint64_t total = 0;
-	if (iters < 0)
-		iters = 0;
-#pragma omp parallel num_threads(nt) reduction(+ : total)
-	{
-		__m256i a0 = load_a(0), a1 = load_a(1), a2 = load_a(2), a3 = load_a(3);
-		__m256i b0 = load_b(0), b1 = load_b(1);
-		__m256i c0 = load_acc(0), c1 = load_acc(1), c2 = load_acc(2), c3 = load_acc(3);
-		__m256i c4 = load_acc(4), c5 = load_acc(5), c6 = load_acc(6), c7 = load_acc(7);
-		for (long it = 0; it < iters; it++) {
-			__asm__ volatile("" : "+x"(a0), "+x"(a1), "+x"(a2), "+x"(a3), "+x"(b0),
-					 "+x"(b1));
-			STEPV(c0, a0, b0);
-			STEPV(c1, a1, b0);
-			STEPV(c2, a2, b0);
-			STEPV(c3, a3, b0);
-			STEPV(c4, a0, b1);
-			STEPV(c5, a1, b1);
-			STEPV(c6, a2, b1);
-			STEPV(c7, a3, b1);
-		}
-		total += hsum8u(c0) + hsum8u(c1) + hsum8u(c2) + hsum8u(c3) + hsum8u(c4) +
-			 hsum8u(c5) + hsum8u(c6) + hsum8u(c7);
-	}
-	if (sink)
-		*sink = total;
-	return (double)nt * (double)iters * OCB_INT8_OPS_PER_ITER;
+	CHAIN8_BODY(STEPV);
 }
 
 double ocb_peak_int8(long iters, int threads, uint64_t *sink)

@@ -52,7 +52,7 @@ static const struct qformat *r8_fmt(const struct qformat *f)
 
 int qrepack_supported(const struct qformat *f)
 {
-	return f && qr_avx2_kernel(r8_fmt(f)->type, 0) != NULL;
+	return f && qr_avx2_kernel(r8_fmt(f)->type, QR_AVX2) != NULL;
 }
 
 size_t qrepack_bytes(const struct qformat *f, int64_t m, int64_t k)
@@ -268,12 +268,19 @@ int qgemv_r8_ref(const struct qformat *f, const void *wr, int64_t m, int64_t k,
 	return OCB_OK;
 }
 
-/* AVX-VNNI r8 kernels only when asked for (OCB_QGEMV=r8-vnni) on a CPU that has them:
- * on the Xeon they measured slower than the AVX2 ones (see qr_default_kind). */
-static int r8_vnni(void)
+/* The best VNNI this CPU offers (QR_AVX2: none; OCB_FORCE_AVX2 counts as none): AVX-512
+ * VNNI first (its EVEX vpdpbusd takes the activation broadcast as a memory operand,
+ * {1to8}: TQ2_0 hot 30-32 vs 27-30 GB/s with the VEX form on the Xeon, three pairs of
+ * runs at load ~38), then AVX-VNNI (Intel client cores without AVX-512). */
+static enum qr_isa cpu_vnni(void)
 {
-	const char *env = getenv("OCB_QGEMV");
-	return ocb_cpu_avxvnni() && env && strcmp(env, "r8-vnni") == 0;
+	return ocb_cpu_avx512vnni() ? QR_AVX512VNNI : ocb_cpu_avxvnni() ? QR_AVXVNNI : QR_AVX2;
+}
+
+static enum qgemv_kind r8_kind_of(enum qr_isa isa)
+{
+	return isa == QR_AVXVNNI ? QGEMV_VNNI_R8 : isa == QR_AVX512VNNI ? QGEMV_VNNI512_R8
+									: QGEMV_AVX2_R8;
 }
 
 int qgemv_r8(const struct qformat *f, const void *wr, int64_t m, int64_t k, const void *xq,
@@ -286,7 +293,10 @@ int qgemv_r8(const struct qformat *f, const void *wr, int64_t m, int64_t k, cons
 		return rc;
 	if (!y)
 		return ocb_seterr(OCB_EINVAL, "qgemv_r8: NULL output");
-	const qr_group_fn kern = qr_avx2_kernel(r8_fmt(f)->type, r8_vnni());
+	const enum qgemv_kind kind = qgemv_choose(f);
+	const qr_group_fn kern = qr_avx2_kernel(r8_fmt(f)->type, kind == QGEMV_VNNI_R8 ? QR_AVXVNNI
+								 : kind == QGEMV_VNNI512_R8 ? QR_AVX512VNNI
+											    : QR_AVX2);
 	const size_t rb = qformat_row_bytes(f, k), gb = QR_ROWS * qformat_row_bytes(r8_fmt(f), k);
 	const int64_t ng = m / QR_ROWS;
 	const char *w = wr;
@@ -309,6 +319,8 @@ const char *qgemv_kind_name(enum qgemv_kind kind)
 		return "avx2-r8";
 	case QGEMV_VNNI_R8:
 		return "avxvnni-r8";
+	case QGEMV_VNNI512_R8:
+		return "avx512vnni-r8";
 	default:
 		return "ref";
 	}
@@ -324,11 +336,16 @@ enum qgemv_kind qgemv_choose(const struct qformat *f)
 			return QGEMV_REF;
 		if (strcmp(env, "plain") == 0)
 			return QGEMV_AVX2;
-		if (strcmp(env, "r8") == 0 || strcmp(env, "r8-vnni") == 0)
-			return !qrepack_supported(f) ? QGEMV_AVX2
-			       : r8_vnni() ? QGEMV_VNNI_R8 : QGEMV_AVX2_R8;
+		enum qr_isa want = strcmp(env, "r8-vnni") == 0      ? QR_AVXVNNI
+				   : strcmp(env, "r8-vnni512") == 0 ? QR_AVX512VNNI
+								    : QR_AVX2;
+		if (want != QR_AVX2 || strcmp(env, "r8") == 0) {
+			int have = want == QR_AVX2 || (want == QR_AVXVNNI ? ocb_cpu_avxvnni()
+									   : ocb_cpu_avx512vnni());
+			return !qrepack_supported(f) ? QGEMV_AVX2 : r8_kind_of(have ? want : QR_AVX2);
+		}
 	}
-	return qr_default_kind(f, ocb_cpu_id());
+	return qr_default_kind(f, ocb_cpu_id(), cpu_vnni());
 }
 
 /* Software prefetch distance of every GEMV kernel (quant_impl.h). 2048 bytes on every CPU
@@ -387,16 +404,31 @@ __attribute__((constructor)) static void qk_prefetch_init(void)
  * below the 85% (TQ2_0) target: see the report. For TQ2_0 the model rates r8 and plain
  * alike on Zen 3 (7.4 vs 7.5), so AMD Zen cores keep the plain TQ2_0 loop (no repacking
  * for no gain); on the Xeon r8 measured 1.38x faster hot and is chosen.
- * AVX-VNNI (vpdpbusd: multiply, pair-add and int32 accumulate in one instruction) looked
- * like the next step on Intel, but on the Xeon the VNNI r8 kernels (with 2-4 independent
- * sums against vpdpbusd's 5-cycle latency) measured 1.5-2.5x slower hot than the AVX2
- * ones (Q4_0 20 vs 29.6 GB/s, Q2_G 9 vs 24 GB/s at 2048^2), although a vpdpbusd loop
- * alone runs at maddubs' rate (2 per cycle); they stay available as OCB_QGEMV=r8-vnni,
- * never by default. */
-enum qgemv_kind qr_default_kind(const struct qformat *f, const struct ocb_cpu_id *cpu)
+ * Zen 3, rechecked on the current loops (llvm-mca 14 -mcpu=znver3, 200 iterations): the
+ * AVX2 r8 TQ2_0 loop takes 73 cycles per 512-byte block (7.0 B/cycle), bound by the four
+ * FP pipes (each ~71 cycles busy per block with 64 maddubs, 64 and, 61 int16 add, 16
+ * shifts and the 65 activation broadcasts, which LLVM's Zen 3 model also puts on FP
+ * pipes), below Q8_0 plain's 9.6 B/cycle that reached 85-88% there: TQ2_0 (and TQ1_0 as
+ * TQ2_0) on Zen 3 is expected near the user's 74-75% / ~60%, short of the targets. What
+ * lifts them on Intel is VNNI (below), which Zen 3 does not have; Zen 4 has AVX-512 VNNI
+ * and takes the EVEX kernels (46 cycles per block under the znver3 model, the nearest
+ * LLVM 14 has; 52 under icelake-server, against 76 for AVX2).
+ * VNNI (vpdpbusd: multiply, pair-add and int32 accumulate in one instruction; AVX-VNNI's
+ * VEX form, or AVX-512 VNNI's EVEX form on ymm): an earlier note here had the VNNI r8
+ * kernels 1.5-2.5x slower on the Xeon, but that timing was of the plain-layout loop
+ * (quant_gemv_bw repacked only for "avx2-r8", so under OCB_QGEMV=r8-vnni it ran qgemv on
+ * plain blocks). Timed on the r8 layout (1 thread, hot, best of 300, load ~8), VNNI is
+ * at least as fast for every format, and for TQ2_0, with its own shift-free form of 8
+ * independent sums (quant_repack_kern.h), 38.5 vs 27 GB/s at 2048^2; llvm-mca
+ * -mcpu=icelake-server: 52 instead of 76 cycles per 512-byte block. So a CPU with either
+ * VNNI runs the VNNI r8 kernels for every format (which VNNI first: cpu_vnni). */
+enum qgemv_kind qr_default_kind(const struct qformat *f, const struct ocb_cpu_id *cpu,
+				enum qr_isa vnni)
 {
 	if (!qrepack_supported(f))
 		return QGEMV_AVX2;
+	if (vnni != QR_AVX2)
+		return r8_kind_of(vnni);
 	const int amd_zen = strcmp(cpu->vendor, "AuthenticAMD") == 0 && cpu->family >= 0x17;
 	if (f->type == QF_TQ2_0 && (amd_zen || ocb_cpu_is_zen3(cpu)))
 		return QGEMV_AVX2;

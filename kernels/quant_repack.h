@@ -61,9 +61,11 @@ int qrepack_unpack(const struct qformat *f, const void *wr, int64_t m, int64_t k
 void *qrepack_alloc(size_t bytes);
 void qrepack_free(void *p);
 
-/* y[m] = W xq with W in the r8 layout (xq as for qgemv). qgemv_r8 takes the AVX2 kernel
- * when ocb_cpu_avx2(), qgemv_r8_ref is plain C on the same layout. Rows are split over
- * threads in whole groups. OCB_EINVAL (bad shape, unsupported format). */
+/* y[m] = W xq with W in the r8 layout (xq as for qgemv). qgemv_r8 runs the r8 kernels of
+ * the instruction set qgemv_choose(f) picks (VNNI ones where the CPU has them, else AVX2;
+ * AVX2 also when the choice is the plain layout), qgemv_r8_ref is plain C on the same
+ * layout (the only path without AVX2). Rows are split over threads in whole groups.
+ * OCB_EINVAL (bad shape, unsupported format). */
 int qgemv_r8(const struct qformat *f, const void *wr, int64_t m, int64_t k, const void *xq,
 	     float *y, int threads);
 int qgemv_r8_ref(const struct qformat *f, const void *wr, int64_t m, int64_t k,
@@ -75,24 +77,27 @@ enum qgemv_kind {
 	QGEMV_REF = 0, /* plain C, plain layout */
 	QGEMV_AVX2,    /* AVX2, plain layout (quant_avx2.c) */
 	QGEMV_AVX2_R8, /* AVX2, r8 layout (quant_repack_avx2.c) */
-	QGEMV_VNNI_R8, /* AVX-VNNI (vpdpbusd), r8 layout (quant_repack_avx2.c) */
+	QGEMV_VNNI_R8, /* AVX-VNNI (VEX vpdpbusd ymm), r8 layout (quant_repack_avx2.c) */
+	QGEMV_VNNI512_R8, /* AVX-512 VNNI + VL (EVEX vpdpbusd ymm), r8 layout (same kernels) */
 };
 
 /* 1 if kind runs on the r8 layout (call qgemv_r8 on qrepack_pack'ed weights). */
 static inline int qgemv_kind_r8(enum qgemv_kind kind)
 {
-	return kind == QGEMV_AVX2_R8 || kind == QGEMV_VNNI_R8;
+	return kind == QGEMV_AVX2_R8 || kind == QGEMV_VNNI_R8 || kind == QGEMV_VNNI512_R8;
 }
 
-/* The GEMV this CPU should run for format f: decided from ocb_cpu_avx2(), the format and
- * the CPU's vendor/family/model/features (see qr_default_kind in quant_repack.c). The
- * environment variable OCB_QGEMV overrides it: ref | plain | r8 (AVX2 r8) | r8-vnni
- * (the AVX-VNNI r8 kernels, if the CPU has AVX-VNNI; slower on the Xeon measured); r8
- * only where supported, OCB_FORCE_SCALAR=1 still means ref. qgemv_r8 runs the VNNI
- * kernels only under OCB_QGEMV=r8-vnni. OCB_QGEMV_PF=<bytes> sets the software prefetch distance of every
- * GEMV kernel (default: per CPU, see quant_repack.c). */
+/* The GEMV this CPU should run for format f: decided from ocb_cpu_avx2(),
+ * ocb_cpu_avxvnni(), ocb_cpu_avx512vnni(), the format and the CPU's vendor/family/model
+ * (see qr_default_kind in quant_repack.c). The environment variable OCB_QGEMV overrides
+ * it: ref | plain | r8 (AVX2 r8 kernels) | r8-vnni (AVX-VNNI r8 kernels) | r8-vnni512
+ * (AVX-512 VNNI r8 kernels), each VNNI one only if the CPU has it (else AVX2 r8), r8 only
+ * where supported; OCB_FORCE_SCALAR=1 still means ref, OCB_FORCE_AVX2=1 no VNNI.
+ * OCB_QGEMV_PF=<bytes> sets the software prefetch distance of every GEMV kernel (default:
+ * per CPU, see quant_repack.c). */
 enum qgemv_kind qgemv_choose(const struct qformat *f);
-/* "ref", "avx2", "avx2-r8", "avxvnni-r8": the name stored as a result's variant. */
+/* "ref", "avx2", "avx2-r8", "avxvnni-r8", "avx512vnni-r8": the name stored as a result's
+ * variant. */
 const char *qgemv_kind_name(enum qgemv_kind kind);
 
 #endif

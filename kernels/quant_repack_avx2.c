@@ -50,27 +50,57 @@ enum b32_kind { B32_Q8_0, B32_Q4_0, B32_Q4_1, B32_Q3_G, B32_Q2_G };
 #undef QRK_DOT32
 
 #define QRK(name) name##_vnni
+#define QRK_VNNI 1
+#define QRK_DOTB(s, u, p) QRK_DOT(s, u, bcast4(p))
 #define QRK_ATTR VNNI
 #define QRK_DOT(s, u, a) _mm256_dpbusd_avx_epi32((s), (u), (a))
 #define QRK_DOT32(s, u, a) _mm256_dpbusd_avx_epi32((s), (u), (a))
 #define QRK_SUM4(a, b, c, d) _mm256_add_epi32(_mm256_add_epi32((a), (b)), _mm256_add_epi32((c), (d)))
 #include "quant_repack_kern.h"
+#undef QRK
+#undef QRK_ATTR
+#undef QRK_DOT
+#undef QRK_SUM4
+#undef QRK_DOT32
 
-qr_group_fn qr_avx2_kernel(enum qformat_type type, int vnni)
+/* s + the products of u and the 4 bytes at p broadcast: EVEX vpdpbusd with its memory
+ * operand broadcast {1to8}, one fused uop where the VEX form needs a separate broadcast
+ * load (gcc does not fold the broadcast by itself) */
+static inline __attribute__((target("avx2,avx512vl,avx512vnni"), always_inline)) __m256i
+dpbusd_bcast(__m256i s, __m256i u, const int8_t *p)
+{
+	__asm__("vpdpbusd %2%{1to8%}, %1, %0" : "+v"(s) : "v"(u), "m"(*(const int32_t *)(const void *)p));
+	return s;
+}
+
+/* AVX-512 VNNI CPUs without AVX-VNNI (Ice Lake / Cascade Lake servers, AMD Zen 4): the
+ * EVEX form of vpdpbusd on ymm (AVX512VL), the same code and results as the AVX-VNNI one */
+#define QRK(name) name##_vnni512
+#define QRK_ATTR __attribute__((target("avx2,fma,f16c,avx512vl,avx512vnni")))
+#define QRK_DOT(s, u, a) _mm256_dpbusd_epi32((s), (u), (a))
+#define QRK_DOT32(s, u, a) _mm256_dpbusd_epi32((s), (u), (a))
+#define QRK_SUM4(a, b, c, d) _mm256_add_epi32(_mm256_add_epi32((a), (b)), _mm256_add_epi32((c), (d)))
+#undef QRK_DOTB
+#define QRK_DOTB(s, u, p) dpbusd_bcast((s), (u), (p))
+#include "quant_repack_kern.h"
+
+#define PICK(name) (isa == QR_AVX512VNNI ? name##_vnni512 : isa == QR_AVXVNNI ? name##_vnni : name##_avx2)
+
+qr_group_fn qr_avx2_kernel(enum qformat_type type, enum qr_isa isa)
 {
 	switch (type) {
 	case QF_Q8_0:
-		return vnni ? q8_0_r8_vnni : q8_0_r8_avx2;
+		return PICK(q8_0_r8);
 	case QF_Q4_0:
-		return vnni ? q4_0_r8_vnni : q4_0_r8_avx2;
+		return PICK(q4_0_r8);
 	case QF_Q4_1:
-		return vnni ? q4_1_r8_vnni : q4_1_r8_avx2;
+		return PICK(q4_1_r8);
 	case QF_Q3_G:
-		return vnni ? q3_g_r8_vnni : q3_g_r8_avx2;
+		return PICK(q3_g_r8);
 	case QF_Q2_G:
-		return vnni ? q2_g_r8_vnni : q2_g_r8_avx2;
+		return PICK(q2_g_r8);
 	case QF_TQ2_0:
-		return vnni ? tq2_0_r8_vnni : tq2_0_r8_avx2;
+		return PICK(tq2_0_r8);
 	default:
 		return NULL;
 	}

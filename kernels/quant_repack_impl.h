@@ -26,11 +26,18 @@ int qr_layout(const struct qformat *f, struct qr_layout *l);
 /* y[0..8) = the 8 rows of one r8 group (nb = k / block blocks) times xq. */
 typedef void (*qr_group_fn)(int64_t k, const void *group, const void *xq, float *y);
 
-/* The AVX2 (vnni = 0) or AVX-VNNI (vnni = 1) group kernel of a format, or NULL if it has
- * none (quant_repack_avx2.c). */
-qr_group_fn qr_avx2_kernel(enum qformat_type type, int vnni);
+/* The instruction set of an r8 group kernel: the same code (quant_repack_kern.h) with the
+ * int8 dot product done by maddubs + adds, by VEX vpdpbusd or by EVEX vpdpbusd. */
+enum qr_isa { QR_AVX2, QR_AVXVNNI, QR_AVX512VNNI };
 
-/* The default GEMV kind on this CPU for f, AVX2 available (quant_repack.c). */
-enum qgemv_kind qr_default_kind(const struct qformat *f, const struct ocb_cpu_id *cpu);
+/* The group kernel of a format for an instruction set, or NULL if the format has none
+ * (quant_repack_avx2.c). Call only on a CPU that has that instruction set. */
+qr_group_fn qr_avx2_kernel(enum qformat_type type, enum qr_isa isa);
+
+/* The default GEMV kind for f on a CPU with AVX2 and the given identification, whose best
+ * VNNI is `vnni` (QR_AVX2: none) (quant_repack.c). Pure: tests feed it CPUs we do not
+ * have. */
+enum qgemv_kind qr_default_kind(const struct qformat *f, const struct ocb_cpu_id *cpu,
+				enum qr_isa vnni);
 
 #endif

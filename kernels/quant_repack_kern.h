@@ -1,14 +1,17 @@
-/* quant_repack_kern: the body of the r8 group kernels, included twice by
+/* quant_repack_kern: the body of the r8 group kernels, included three times by
  * quant_repack_avx2.c (no include guard, on purpose): once for plain AVX2, where a code x
  * activation product goes through maddubs into int16 partial sums reduced by one
- * madd(., 1) per block (the bounds below keep those sums from wrapping), and once for
- * AVX-VNNI, where vpdpbusd does multiply, pair-add and int32 accumulation in one
- * instruction (no int16 stage; the bounds then hold trivially). The includer defines
+ * madd(., 1) per block (the bounds below keep those sums from wrapping), and for AVX-VNNI
+ * and AVX-512 VNNI (EVEX on ymm), where vpdpbusd does multiply, pair-add and int32
+ * accumulation in one instruction (no int16 stage; the bounds then hold trivially). The
+ * includer defines
  *   QRK(name)    the function name with its variant suffix
  *   QRK_ATTR     the target attribute
  *   QRK_DOT(s, u, a)  s + the products of unsigned codes u and int8 activations a
  *   QRK_SUM4(a, b, c, d)  the sum of four such accumulators as 8 int32 row sums
  *   QRK_DOT32(s, u, a)  int32 s + the products of u and a (no int16 stage)
+ *   QRK_VNNI, QRK_DOTB(s, u, p)  (VNNI variants) QRK_DOT with a = the 4 bytes at p
+ *                broadcast
  * and ld(), bcast4(), enum b32_kind. */
 
 /* ---- blocks of 32 (Q8_0, Q4_0, Q4_1, Q3_G, Q2_G) ----
@@ -193,12 +196,51 @@ static inline QRK_ATTR __m256i QRK(tq2_isum4)(const uint8_t *q, const int8_t *aq
 	return _mm256_add_epi32(_mm256_slli_epi32(QRK_SUM4(su0, su1, z, z), 2), s4w);
 }
 
+#ifdef QRK_VNNI
+/* The VNNI form: vpdpbusd adds its four u8 x s8 products straight into int32, so nothing
+ * bounds the code values: the four 2-bit codes of a byte are taken in place with the masks
+ * 0x03, 0x0c, 0x30, 0xc0 (t, 4t, 16t, 64t: no shift at all, 4 ands + 4 vpdpbusd per 32
+ * bytes instead of the AVX2 form's 1 shift + 4 ands + 4 maddubs + 4 adds), into 8
+ * independent sums (vpdpbusd latency 5 x 2 per cycle = 10 in flight wanted; 8 chains of 8
+ * per block, and the next block's chains overlap). Result: 64 sum(t a) per row (exact:
+ * |64 t a| <= 192 * 128 per product, 64 products). */
+#define TQ2_SHIFT 6
+static inline QRK_ATTR __attribute__((always_inline)) __m256i QRK(tq2_isum)(const uint8_t *q,
+									  const int8_t *aq)
+{
+	const __m256i z = _mm256_setzero_si256();
+	__m256i s[8] = { z, z, z, z, z, z, z, z };
+#pragma GCC unroll 16
+	for (int j = 0; j < 16; j++) { /* vector j: plane h = j / 8, bytes 4 (j % 8) .. + 3 */
+		const __m256i x = ld(q + 32 * j);
+		const int8_t *ab = aq + 128 * (j / 8) + 4 * (j % 8);
+		const int p = j & 1;
+		s[0 + p] = QRK_DOTB(s[0 + p], _mm256_and_si256(x, _mm256_set1_epi8(0x03)), ab);
+		s[2 + p] = QRK_DOTB(s[2 + p], _mm256_and_si256(x, _mm256_set1_epi8(0x0c)), ab + 32);
+		s[4 + p] = QRK_DOTB(s[4 + p], _mm256_and_si256(x, _mm256_set1_epi8(0x30)), ab + 64);
+		s[6 + p] = QRK_DOTB(s[6 + p], _mm256_and_si256(x, _mm256_set1_epi8((char)0xc0)), ab + 96);
+	}
+	__m256i t0 = _mm256_add_epi32(s[0], s[1]), t1 = _mm256_add_epi32(s[2], s[3]);
+	__m256i t2 = _mm256_add_epi32(s[4], s[5]), t3 = _mm256_add_epi32(s[6], s[7]);
+	t0 = _mm256_add_epi32(_mm256_slli_epi32(t0, 6), _mm256_slli_epi32(t1, 4));
+	t2 = _mm256_add_epi32(_mm256_slli_epi32(t2, 2), t3);
+	return _mm256_add_epi32(t0, t2);
+}
+#else
+#define TQ2_SHIFT 2 /* tq2_isum4 returns 4 sum(t a) */
+static inline QRK_ATTR __attribute__((always_inline)) __m256i QRK(tq2_isum)(const uint8_t *q,
+									  const int8_t *aq)
+{
+	return QRK(tq2_isum4)(q, aq);
+}
+#endif
+
 #define TQ2_BLOCK(bb, acc)                                                                  \
 	do {                                                                                \
 		__m256 wd = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(sc + 8 * (bb)))); \
-		__m256i is = _mm256_sub_epi32(QRK(tq2_isum4)(q + 512 * (bb), a[bb].qs),          \
-					      _mm256_set1_epi32(4 * a[bb].s));              \
-		acc = _mm256_fmadd_ps(_mm256_mul_ps(wd, _mm256_set1_ps(0.25f * a[bb].d)),   \
+		__m256i is = _mm256_sub_epi32(QRK(tq2_isum)(q + 512 * (bb), a[bb].qs),           \
+					      _mm256_set1_epi32(a[bb].s * (1 << TQ2_SHIFT))); \
+		acc = _mm256_fmadd_ps(_mm256_mul_ps(wd, _mm256_set1_ps(a[bb].d / (1 << TQ2_SHIFT))), \
 				      _mm256_cvtepi32_ps(is), acc);                         \
 	} while (0)
 
@@ -223,4 +265,5 @@ static QRK_ATTR void QRK(tq2_0_r8)(int64_t k, const void *grp, const void *xq, f
 	_mm256_storeu_ps(y, acc);
 }
 #undef TQ2_BLOCK
+#undef TQ2_SHIFT
 

@@ -14,6 +14,7 @@
 #include "../common/ocb_rng.h"
 #include "../kernels/quant_gemv.h"
 #include "../kernels/quant_repack.h"
+#include "../kernels/quant_repack_impl.h" /* qr_default_kind: the per-CPU rule, pure */
 
 static const char *const all_fmts[] = { "q8_0", "q4_0", "q4_1", "q3_g", "q2_g", "tq2_0", "tq1_0" };
 #define NALL (sizeof all_fmts / sizeof all_fmts[0])
@@ -172,22 +173,83 @@ static void check_all_r8(void)
 	}
 }
 
-/* The kernels qgemv_r8 takes by default (AVX2) */
+/* Every format's r8 kernels of one instruction set (OCB_QGEMV=env picks them) against
+ * the plain-C reference. */
+static void check_kind(const char *env, enum qgemv_kind want)
+{
+	setenv("OCB_QGEMV", env, 1);
+	cr_assert_eq(qgemv_choose(qformat_find("tq2_0")), want, "%s", env);
+	check_all_r8();
+	unsetenv("OCB_QGEMV");
+}
+
+/* AVX2 (the default where the CPU has no VNNI) */
 Test(qrepack, avx2_r8_vs_plain_ref_odd_shapes_threads)
 {
 	if (!ocb_cpu_avx2())
 		cr_skip_test("no AVX2 on this CPU (or OCB_FORCE_SCALAR set)");
-	check_all_r8();
+	check_kind("r8", QGEMV_AVX2_R8);
 }
 
-/* The AVX-VNNI r8 kernels (OCB_QGEMV=r8-vnni) where the CPU has AVX-VNNI */
+/* AVX-VNNI (the default where the CPU has it) */
 Test(qrepack, vnni_r8_kernels)
 {
-	if (!ocb_cpu_avx2() || !ocb_cpu_id()->avx_vnni)
-		cr_skip_test("no AVX-VNNI on this CPU (or OCB_FORCE_SCALAR set)");
-	setenv("OCB_QGEMV", "r8-vnni", 1);
-	check_all_r8();
+	if (!ocb_cpu_avxvnni())
+		cr_skip_test("no AVX-VNNI on this CPU (or OCB_FORCE_SCALAR / OCB_FORCE_AVX2 set)");
+	check_kind("r8-vnni", QGEMV_VNNI_R8);
+}
+
+/* AVX-512 VNNI, EVEX vpdpbusd on ymm (the default on AVX-512 VNNI CPUs without AVX-VNNI) */
+Test(qrepack, vnni512_r8_kernels)
+{
+	if (!ocb_cpu_avx512vnni())
+		cr_skip_test("no AVX-512 VNNI on this CPU (or OCB_FORCE_SCALAR / OCB_FORCE_AVX2 set)");
+	check_kind("r8-vnni512", QGEMV_VNNI512_R8);
+}
+
+/* TQ2_0 codes are 0..2 from any quantizer, but a byte may hold 3 (ggml decodes it as +2):
+ * every kernel must still agree with the reference (the VNNI form takes a code as 64t,
+ * the AVX2 form as 4t through int16 sums: both within their bounds for t = 3). */
+Test(qrepack, tq2_code_3_every_kernel)
+{
+	if (!ocb_cpu_avx2())
+		cr_skip_test("no AVX2 on this CPU (or OCB_FORCE_SCALAR set)");
+	const struct qformat *f = qformat_find("tq2_0");
+	const char *kinds[] = { "r8", "r8-vnni", "r8-vnni512" };
+	struct rprob p;
+	rprob_init(&p, f, 16, 512, 41);
+	size_t rb = qformat_row_bytes(f, p.k);
+	for (int64_t r = 0; r < p.m; r += 3) /* every code of some rows is 3 */
+		memset(p.w + (size_t)r * rb, 0xff, 64), memset(p.w + (size_t)r * rb + 66, 0xff, 64);
+	cr_assert_eq(qrepack_pack(f, p.w, p.m, p.k, p.wr, 1), OCB_OK);
+	float y0[16], y1[16];
+	cr_assert_eq(qgemv_ref(f, p.w, p.m, p.k, p.xq, y0, 1), OCB_OK);
+	for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
+		setenv("OCB_QGEMV", kinds[i], 1);
+		cr_assert_eq(qgemv_r8(f, p.wr, p.m, p.k, p.xq, y1, 2), OCB_OK);
+		for (int r = 0; r < 16; r++)
+			cr_assert_leq(fabs((double)y0[r] - y1[r]), order_bound(&p, r), "%s row %d: %g vs %g",
+				      kinds[i], r, y0[r], y1[r]);
+	}
 	unsetenv("OCB_QGEMV");
+	rprob_free(&p);
+}
+
+/* The per-CPU default, from identifications we do not have (pure function) */
+Test(qrepack, default_kind_per_cpu)
+{
+	const struct ocb_cpu_id zen3 = { .vendor = "AuthenticAMD", .family = 0x19, .model = 0x01 };
+	const struct ocb_cpu_id zen4 = { .vendor = "AuthenticAMD", .family = 0x19, .model = 0x11 };
+	const struct ocb_cpu_id spr = { .vendor = "GenuineIntel", .family = 6, .model = 0x8f };
+	for (size_t i = 0; i < NALL; i++) {
+		const struct qformat *f = qformat_find(all_fmts[i]);
+		cr_assert_eq(qr_default_kind(f, &spr, QR_AVXVNNI), QGEMV_VNNI_R8, "%s", f->name);
+		cr_assert_eq(qr_default_kind(f, &zen4, QR_AVX512VNNI), QGEMV_VNNI512_R8, "%s", f->name);
+		cr_assert_eq(qr_default_kind(f, &spr, QR_AVX2), QGEMV_AVX2_R8, "%s", f->name);
+		/* Zen 3 keeps the plain TQ2_0 loop (quant_repack.c: the model rates both alike) */
+		cr_assert_eq(qr_default_kind(f, &zen3, QR_AVX2),
+			     f->type == QF_TQ2_0 ? QGEMV_AVX2 : QGEMV_AVX2_R8, "%s", f->name);
+	}
 }
 
 /* A wrong answer must not pass the bound: swap two rows of one group in the packed bytes. */
@@ -219,6 +281,8 @@ Test(qrepack, choice_and_overrides)
 	cr_assert_str_eq(qgemv_kind_name(QGEMV_AVX2), "avx2");
 	cr_assert_str_eq(qgemv_kind_name(QGEMV_AVX2_R8), "avx2-r8");
 	cr_assert_str_eq(qgemv_kind_name(QGEMV_VNNI_R8), "avxvnni-r8");
+	cr_assert_str_eq(qgemv_kind_name(QGEMV_VNNI512_R8), "avx512vnni-r8");
+	cr_assert(qgemv_kind_r8(QGEMV_VNNI512_R8));
 	cr_assert(!qgemv_kind_r8(QGEMV_AVX2) && !qgemv_kind_r8(QGEMV_REF));
 	cr_assert_eq(qgemv_choose(NULL), QGEMV_REF);
 	if (ocb_cpu_avx2()) {
@@ -228,7 +292,9 @@ Test(qrepack, choice_and_overrides)
 		cr_assert_eq(qgemv_choose(q40), QGEMV_AVX2_R8);
 		cr_assert_eq(qgemv_kind_r8(qgemv_choose(tq1)), qrepack_supported(tq1));
 		setenv("OCB_QGEMV", "r8-vnni", 1);
-		cr_assert_eq(qgemv_choose(q40), ocb_cpu_id()->avx_vnni ? QGEMV_VNNI_R8 : QGEMV_AVX2_R8);
+		cr_assert_eq(qgemv_choose(q40), ocb_cpu_avxvnni() ? QGEMV_VNNI_R8 : QGEMV_AVX2_R8);
+		setenv("OCB_QGEMV", "r8-vnni512", 1);
+		cr_assert_eq(qgemv_choose(q40), ocb_cpu_avx512vnni() ? QGEMV_VNNI512_R8 : QGEMV_AVX2_R8);
 		setenv("OCB_QGEMV", "ref", 1);
 		cr_assert_eq(qgemv_choose(q40), QGEMV_REF);
 		unsetenv("OCB_QGEMV");

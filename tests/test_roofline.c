@@ -40,8 +40,9 @@ Test(roofline, thread_rule_exact_then_next_up_then_largest_below)
 	cr_expect_null(ocb_roof_find(NULL, 0, "bw_dram", 1));
 }
 
-/* Working sets just below / above each cache size, 1 and 2 threads, on a Zen 3 VM
- * (32 KiB L1d, 512 KiB L2, 32 MiB L3) and on this Xeon VM (48 KiB, 2 MiB, 480 MiB). */
+/* Working sets just below / above each level's capacity (L1d; L1d + L2 per core; L3 plus
+ * the private caches of the cores in use), 1 and 2 threads, on a Zen 3 VM (32 KiB L1d,
+ * 512 KiB L2, 32 MiB L3) and on this Xeon VM (48 KiB, 2 MiB, 480 MiB). */
 Test(roofline, level_from_the_working_set_and_the_caches)
 {
 	const struct ocb_roof_caches zen3 = {32 * KIB, 512 * KIB, 32 * MIB, 2, 2};
@@ -54,17 +55,25 @@ Test(roofline, level_from_the_working_set_and_the_caches)
 	} tab[] = {
 		{0, 32 * KIB - 1, 1, OCB_LEVEL_L1},   {0, 32 * KIB + 1, 1, OCB_LEVEL_L2},
 		{0, 64 * KIB - 2, 2, OCB_LEVEL_L1},   {0, 64 * KIB + 2, 2, OCB_LEVEL_L2},
-		{0, 512 * KIB - 1, 1, OCB_LEVEL_L2},  {0, 512 * KIB + 1, 1, OCB_LEVEL_L3},
-		{0, 1 * MIB - 2, 2, OCB_LEVEL_L2},    {0, 1 * MIB + 2, 2, OCB_LEVEL_L3},
-		{0, 32 * MIB - 1, 1, OCB_LEVEL_L3},   {0, 32 * MIB + 1, 1, OCB_LEVEL_DRAM},
-		{0, 32 * MIB - 1, 2, OCB_LEVEL_L3},   {0, 32 * MIB + 1, 2, OCB_LEVEL_DRAM},
+		{0, 544 * KIB - 1, 1, OCB_LEVEL_L2},  {0, 544 * KIB + 1, 1, OCB_LEVEL_L3},
+		{0, 1088 * KIB - 2, 2, OCB_LEVEL_L2}, {0, 1088 * KIB + 2, 2, OCB_LEVEL_L3},
+		{0, 32 * MIB + 544 * KIB - 1, 1, OCB_LEVEL_L3},
+		{0, 32 * MIB + 544 * KIB + 1, 1, OCB_LEVEL_DRAM},
+		{0, 32 * MIB + 1088 * KIB - 1, 2, OCB_LEVEL_L3},
+		{0, 32 * MIB + 1088 * KIB + 1, 2, OCB_LEVEL_DRAM},
 		/* TQ1_0 16384 x 16384: 56.6 MB of weights, "bw_l3" before on this machine */
 		{0, 56.6e6, 1, OCB_LEVEL_DRAM},       {0, 56.6e6, 2, OCB_LEVEL_DRAM},
 		{1, 48 * KIB - 1, 1, OCB_LEVEL_L1},   {1, 48 * KIB + 1, 1, OCB_LEVEL_L2},
-		{1, 2 * MIB - 1, 1, OCB_LEVEL_L2},    {1, 2 * MIB + 1, 1, OCB_LEVEL_L3},
-		{1, 4 * MIB - 2, 2, OCB_LEVEL_L2},    {1, 4 * MIB + 2, 2, OCB_LEVEL_L3},
+		{1, 2 * MIB + 48 * KIB - 1, 1, OCB_LEVEL_L2},
+		{1, 2 * MIB + 48 * KIB + 1, 1, OCB_LEVEL_L3},
+		{1, 4 * MIB + 96 * KIB - 2, 2, OCB_LEVEL_L2},
+		{1, 4 * MIB + 96 * KIB + 2, 2, OCB_LEVEL_L3},
+		/* sgemv / f32 GEMV 1024 x 1024 (A 4 MiB, x and y 4 KiB each), 2 threads: ran from
+		 * L2 at ~230% of the L3 roof while the rule compared 2 MiB + 4 KiB with L2 alone */
+		{1, 4 * MIB + 8 * KIB, 2, OCB_LEVEL_L2}, {1, 4 * MIB + 8 * KIB, 1, OCB_LEVEL_L3},
 		{1, 56.6e6, 1, OCB_LEVEL_L3},         {1, 480 * MIB - 1, 2, OCB_LEVEL_L3},
-		{1, 480 * MIB + 1, 1, OCB_LEVEL_DRAM}, {1, 768 * MIB, 2, OCB_LEVEL_DRAM},
+		{1, 480 * MIB + 2 * MIB + 48 * KIB + 1, 1, OCB_LEVEL_DRAM},
+		{1, 768 * MIB, 2, OCB_LEVEL_DRAM},
 	};
 	for (size_t i = 0; i < sizeof tab / sizeof *tab; i++) {
 		const struct ocb_roof_caches *m = tab[i].m ? &xeon : &zen3;
