@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../common/ocb_error.h"
+#include "busy.h"
 #include "merge_check.h"
 #include "result_row.h"
 #include "store_int.h"
@@ -40,7 +41,7 @@ static char *ro_uri(const char *path)
 static int exec(sqlite3 *db, const char *sql, long *changes)
 {
 	char *err = NULL;
-	if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK) {
+	if (ocb_db_exec_retry(db, sql, &err) != SQLITE_OK) {
 		int code = sqlite3_errcode(db) & 0xff;
 		int bad_input = code == SQLITE_CONSTRAINT || code == SQLITE_MISMATCH ||
 				code == SQLITE_CORRUPT || code == SQLITE_NOTADB ||

@@ -19,6 +19,7 @@
 #include "../common/ocb_log.h"
 #include "../common/ocb_natcmp.h"
 #include "../common/ocb_time.h"
+#include "busy.h"
 #include "column.h"
 #include "run_live.h"
 
@@ -29,7 +30,6 @@
 /* db/schema.sql, embedded by db/schema_blob.S: always the newest schema. */
 extern const char ocb_schema_sql[];
 
-#define BUSY_TIMEOUT_MS 10000
 
 /* Forward migrations: migrations[v] upgrades a file at user_version v to v + 1.
  * Version 0 is a fresh (empty) file: its step runs db/schema.sql, which describes the
@@ -182,7 +182,7 @@ static sqlite3_stmt *stmt(struct ocb_store *s, enum stmt_id id)
 /* Runs a statement that returns no rows; OCB_OK or the mapped error. */
 static int step_done(struct ocb_store *s, sqlite3_stmt *st, const char *what)
 {
-	int rc = sqlite3_step(st);
+	int rc = ocb_db_step_retry(st);
 	int status = rc == SQLITE_DONE ? OCB_OK : s_err(s, what);
 	sqlite3_reset(st);
 	return status;
@@ -318,7 +318,7 @@ out:
 static int exec_sql(struct ocb_store *s, const char *sql, const char *what)
 {
 	char *msg = NULL;
-	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+	if (ocb_db_exec_retry(s->db, sql, &msg) != SQLITE_OK) {
 		int rc = ocb_seterr(db_status(s->db), "%s: %s: %s", s->path, what,
 				    msg ? msg : sqlite3_errmsg(s->db));
 		sqlite3_free(msg);
@@ -477,7 +477,7 @@ static int db_connect(const char *path, int flags, sqlite3 **db)
 		return status;
 	}
 	sqlite3_extended_result_codes(*db, 0);
-	sqlite3_busy_timeout(*db, BUSY_TIMEOUT_MS);
+	sqlite3_busy_timeout(*db, OCB_BUSY_TIMEOUT_MS);
 	return OCB_OK;
 }
 
@@ -536,6 +536,10 @@ int ocb_store_open(const char *path, enum ocb_store_mode mode, struct ocb_store 
 		if ((rc = exec_sql(s, "PRAGMA query_only = ON; PRAGMA foreign_keys = ON",
 				   "configure")))
 			goto out;
+		/* One read transaction for the store's life: every query of a report sees
+		 * the same snapshot while other processes write (WAL readers never wait for
+		 * them); it starts at the first read, ends at ocb_store_close. */
+		rc = exec_sql(s, "BEGIN DEFERRED", "begin read snapshot");
 		goto out;
 	}
 	sqlite3_close(probe);
@@ -560,7 +564,7 @@ int ocb_store_open(const char *path, enum ocb_store_mode mode, struct ocb_store 
 		const unsigned char *jm = NULL;
 		if (sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1, &st, NULL) ==
 			    SQLITE_OK &&
-		    sqlite3_step(st) == SQLITE_ROW)
+		    ocb_db_step_retry(st) == SQLITE_ROW)
 			jm = sqlite3_column_text(st, 0);
 		if (!jm || strcmp((const char *)jm, "wal") != 0) {
 			rc = jm ? ocb_seterr(OCB_EDB, "%s: cannot use WAL (journal mode stays '%s')",
