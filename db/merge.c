@@ -9,31 +9,8 @@
 #include "busy.h"
 #include "merge_check.h"
 #include "result_row.h"
+#include "uri.h"
 #include "store_int.h"
-
-/* "file:" URI of an absolute path, percent-encoding all but unreserved chars and '/'
- * (RFC 3986; SQLite "URI filenames"), with mode=ro. Caller frees. */
-static char *ro_uri(const char *path)
-{
-	char *abs = realpath(path, NULL), *out = NULL;
-	if (!abs)
-		return NULL;
-	size_t len = strlen(abs);
-	out = malloc(len * 3 + 32);
-	if (out) {
-		size_t o = (size_t)sprintf(out, "file:");
-		for (const unsigned char *p = (const unsigned char *)abs; *p; p++) {
-			if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-			    (*p >= '0' && *p <= '9') || strchr("-._~/", *p))
-				out[o++] = (char)*p;
-			else
-				o += (size_t)sprintf(out + o, "%%%02X", *p);
-		}
-		strcpy(out + o, "?mode=ro");
-	}
-	free(abs);
-	return out;
-}
 
 /* Runs one statement; *changes += rows it changed (if changes). Main is consistent and
  * merge only inserts, so a constraint, type or corruption error comes from the other
@@ -207,7 +184,7 @@ int ocb_merge_db(struct ocb_store *s, const char *other_path, struct ocb_merge_s
 		return rc == OCB_EDB ? ocb_seterr(OCB_EFORMAT, "%s", why) : rc;
 	}
 	ocb_store_close(probe);
-	if (!(uri = ro_uri(other_path)))
+	if (!(uri = ocb_db_uri(other_path, "mode=ro")))
 		return ocb_seterr(OCB_ENOENT, "%s: cannot resolve the path", other_path);
 	if ((rc = attach_other(db, other_path, uri, &attached)) ||
 	    (rc = ocb_merge_check_other(db, "ocb_other", other_path)))

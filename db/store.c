@@ -22,6 +22,7 @@
 #include "busy.h"
 #include "column.h"
 #include "run_live.h"
+#include "uri.h"
 
 #ifndef OCB_VERSION
 #define OCB_VERSION "unknown"
@@ -153,7 +154,10 @@ static int db_status(sqlite3 *db)
 
 static int dberr(sqlite3 *db, const char *path, const char *what)
 {
-	return ocb_seterr(db_status(db), "%s: %s: %s", path, what, sqlite3_errmsg(db));
+	/* a full disk or the file size limit surfaces as SQLite's "disk I/O error": say so */
+	int e = sqlite3_system_errno(db), space = e == ENOSPC || e == EFBIG || e == EDQUOT;
+	return ocb_seterr(db_status(db), "%s: %s: %s%s%s%s", path, what, sqlite3_errmsg(db),
+			  space ? " (" : "", space ? strerror(e) : "", space ? ")" : "");
 }
 
 static int s_err(struct ocb_store *s, const char *what)
@@ -481,6 +485,38 @@ static int db_connect(const char *path, int flags, sqlite3 **db)
 	return OCB_OK;
 }
 
+/* A WAL database SQLite cannot read through its shared-memory index: the -shm file is
+ * missing and neither the file nor its folder is ours to write (another user's
+ * database, a read-only mount). When no -wal file holds frames either, the database
+ * file alone is the whole committed state and no one can change it under us, so it is
+ * opened as immutable (SQLite "URI filenames": no locks, no -shm). Replaces *probe. */
+static int open_unwritable(const char *path, sqlite3 **probe)
+{
+	char wal[4096], dir[4096];
+	struct stat ws;
+	snprintf(wal, sizeof wal, "%s-wal", path);
+	snprintf(dir, sizeof dir, "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		slash[slash == dir ? 1 : 0] = '\0';
+	else
+		snprintf(dir, sizeof dir, ".");
+	if (access(path, W_OK) == 0 || access(dir, W_OK) == 0)
+		return OCB_EPERM; /* writable: the failure is something else */
+	if (stat(wal, &ws) == 0 && ws.st_size > 0)
+		return ocb_seterr(OCB_EPERM, "%s: read-only, and its -wal file holds changes "
+					     "only a writer can fold in (open it once as its owner)",
+				  path);
+	char *uri = ocb_db_uri(path, "immutable=1");
+	if (!uri)
+		return ocb_seterr(OCB_ENOMEM, "%s: cannot build its URI", path);
+	sqlite3_close(*probe);
+	*probe = NULL;
+	int rc = db_connect(uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, probe);
+	free(uri);
+	return rc;
+}
+
 /* Over 80 lines: the open sequence (classify the file, open, pragmas, migrate, mark
  * stale runs) must run in this order with one cleanup; each step is a call. */
 int ocb_store_open(const char *path, enum ocb_store_mode mode, struct ocb_store **out)
@@ -510,7 +546,10 @@ int ocb_store_open(const char *path, enum ocb_store_mode mode, struct ocb_store 
 			goto out;
 		if ((rc = db_connect(path, SQLITE_OPEN_READONLY, &probe)))
 			goto out;
-		if ((rc = classify(probe, path, &version)))
+		rc = classify(probe, path, &version);
+		if (rc == OCB_EPERM && (rc = open_unwritable(path, &probe)) == OCB_OK)
+			rc = classify(probe, path, &version);
+		if (rc)
 			goto out;
 		if (mode == OCB_STORE_READ && version < OCB_SCHEMA_VERSION) {
 			rc = ocb_seterr(OCB_EINVAL,
@@ -704,6 +743,29 @@ int ocb_store_run_begin(struct ocb_store *s, const struct ocb_run_info *ri, int6
 	return OCB_OK;
 }
 
+/* The connection's last error was a full disk or a write the file size limit refused
+ * (SQLITE_FULL; SQLITE_IOERR when write() failed with EFBIG / ENOSPC). */
+static int out_of_space(struct ocb_store *s)
+{
+	int code = sqlite3_errcode(s->db) & 0xff;
+	return code == SQLITE_FULL || code == SQLITE_IOERR;
+}
+
+/* After a write failed for space: ends whatever transaction is open (SQLite may already
+ * have rolled it back), then checkpoints the WAL into the database file and truncates
+ * it, so that a small final write (a run's status) can start the WAL afresh from its
+ * first byte. The committed runs are untouched either way. */
+static int make_room(struct ocb_store *s)
+{
+	if (!sqlite3_get_autocommit(s->db))
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	s->in_group = 0;
+	if (sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL) !=
+	    SQLITE_OK)
+		return s_err(s, "checkpoint to make room");
+	return OCB_OK;
+}
+
 int ocb_store_run_finish(struct ocb_store *s, int64_t run_id, const char *status)
 {
 	char now[32];
@@ -720,7 +782,22 @@ int ocb_store_run_finish(struct ocb_store *s, int64_t run_id, const char *status
 	bind_text(st, 1, status);
 	bind_text(st, 2, ocb_utc_now(now, sizeof now));
 	sqlite3_bind_int64(st, 3, run_id);
-	if ((rc = step_done(s, st, "finish run")))
+	rc = step_done(s, st, "finish run");
+	if (rc && out_of_space(s)) {
+		/* The disk (or the file size limit) is full: give the status one more
+		 * chance in the WAL space a checkpoint frees (store_int.h). */
+		char why[512];
+		snprintf(why, sizeof why, "%s", ocb_lasterr());
+		if (make_room(s) == OCB_OK && (st = stmt(s, ST_RUN_FINISH))) {
+			bind_text(st, 1, status);
+			bind_text(st, 2, now);
+			sqlite3_bind_int64(st, 3, run_id);
+			rc = step_done(s, st, "finish run");
+		}
+		if (rc)
+			ocb_seterr(rc, "%s", why);
+	}
+	if (rc)
 		return rc;
 	if (sqlite3_changes(s->db) == 0)
 		return ocb_seterr(OCB_ENOENT, "%s: no run %lld", s->path, (long long)run_id);

@@ -13,7 +13,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../collect/host.h"
 #include "../common/ocb_error.h"
 #include "../db/rows.h"
 #include "../db/store.h"
@@ -27,26 +26,6 @@ static const char suite_json[] =
 	"{\"name\":\"conc\",\"threads\":[1],\"budget\":0.02,\"passes\":1,\"min_reps\":3,"
 	"\"max_reps\":20,\"benches\":[{\"bench\":\"sgemv\",\"cases\":[{\"m\":64,\"n\":64},"
 	"{\"m\":128,\"n\":64},{\"m\":64,\"n\":128}]}]}";
-
-/* This machine with one stand-in ceiling, as a quick run accepts from its cache. */
-static void seed_machine(const char *db)
-{
-	struct ocb_store *s = NULL;
-	struct ocb_machine m;
-	struct ocb_ceiling c;
-	memset(&c, 0, sizeof c);
-	strcpy(c.kind, "flops_fp32");
-	c.threads = 1;
-	c.value = 10.0;
-	strcpy(c.unit, "GFLOP/s");
-	strcpy(c.method, "test stand-in (quick)");
-	int64_t mid;
-	ocb_host_probe(&m);
-	cr_assert_eq(ocb_store_open(db, OCB_STORE_WRITE, &s), OCB_OK, "%s", ocb_lasterr());
-	cr_assert_eq(ocb_store_machine(s, &m, &mid), OCB_OK, "%s", ocb_lasterr());
-	cr_assert_eq(ocb_store_ceiling(s, mid, 0, &c), OCB_OK, "%s", ocb_lasterr());
-	ocb_store_close(s);
-}
 
 static int said_busy(const char *err)
 {
@@ -122,7 +101,7 @@ Test(concurrency, four_writers_three_rounds_and_a_reader, .timeout = 900)
 	cr_assert(f);
 	fputs(suite_json, f);
 	fclose(f);
-	seed_machine(db);
+	cli_seed_machine(db);
 
 	/* one run first, so that the reader has a complete run to report */
 	int st;
