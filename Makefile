@@ -48,7 +48,7 @@ FUZZ_SECONDS ?= 60
 # -dev packages the fuzzer and libomp archives), valgrind for `make valgrind`.
 HARDEN_PKGS := clang libclang-rt-14-dev libomp-14-dev valgrind
 
-.PHONY: all deps run check sanitize bench clean help probe fuzz fuzz-bins fuzz-seeds deps-harden
+.PHONY: all deps run check sanitize bench clean help probe fuzz fuzz-bins fuzz-seeds deps-harden torture valgrind
 all: probe ocbench
 
 help:
@@ -58,6 +58,8 @@ help:
 	@echo "make check      deps + build + all tests"
 	@echo "make sanitize   the tests under ASan + UBSan"
 	@echo "make fuzz       every fuzz target for FUZZ_SECONDS (60) each, libFuzzer + ASan/UBSan"
+	@echo "make torture    50 kill -9 of run --suite all --quick, 10 killed MPI ranks"
+	@echo "make valgrind   memcheck of run --quick (subset), report, compare, export, import, merge"
 	@echo "make bench      harness-overhead and other micro benchmarks"
 	@echo "make clean      remove build products"
 
@@ -143,6 +145,15 @@ fuzz: deps-harden
 	    > build-fuzz/fuzz-$$t.log 2>&1; rc=$$?; tail -n 25 build-fuzz/fuzz-$$t.log; \
 	  [ $$rc = 0 ] || exit 1; \
 	done
+
+# Kill torture (tests/torture.sh: KILLS=50 kill -9 of run --suite all --quick, MPI_KILLS
+# killed ranks of the dist suite) and valgrind memcheck of the CLI paths
+# (tests/valgrind.sh); both need the built ./ocbench and take many minutes.
+torture: all
+	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 tests/torture.sh
+
+valgrind: deps-harden all
+	tests/valgrind.sh
 
 $(BUILD)/perf/%: tests/perf/%.c $(BUILD)/libocbench.a
 	@mkdir -p $(dir $@)

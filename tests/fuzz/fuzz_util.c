@@ -46,7 +46,9 @@ static void scratch_remove(void)
 const char *fuzz_scratch(void)
 {
 	if (!scratch[0]) {
-		snprintf(scratch, sizeof scratch, "/tmp/ocb-fuzz-%d", (int)getpid());
+		/* tmpfs when there is one: SQLite syncs the merge and import stores */
+		snprintf(scratch, sizeof scratch, "%s/ocb-fuzz-%d",
+			 access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp", (int)getpid());
 		if (mkdir(scratch, 0700) != 0) {
 			perror(scratch);
 			abort();

@@ -12,7 +12,8 @@
  * Returns the fd (the caller closes it), or -1 (then the input is skipped). */
 int fuzz_memfile(const uint8_t *data, size_t n, char *path);
 
-/* A scratch folder for this process, created once ("/tmp/ocb-fuzz-PID"), removed at exit. */
+/* A scratch folder for this process, created once (/dev/shm/ocb-fuzz-PID, else /tmp),
+ * removed at exit. */
 const char *fuzz_scratch(void);
 
 /* Writes data[0..n) to `path`, replacing it. 0 or -1. */
