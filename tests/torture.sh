@@ -110,8 +110,8 @@ still=$(q "SELECT count(*) FROM run WHERE status = 'running'")
 rank1_of() {
 	local p
 	for p in $(pgrep -f -- "$1"); do
-		if tr '\0' '\n' < "/proc/$p/environ" 2> /dev/null | grep -qx 'OMPI_COMM_WORLD_RANK=1'
-		then
+		if { tr '\0' '\n' < "/proc/$p/environ"; } 2> /dev/null |
+			grep -qx 'OMPI_COMM_WORLD_RANK=1'; then
 			echo "$p"; return
 		fi
 	done
