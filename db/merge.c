@@ -6,39 +6,25 @@
 #include <string.h>
 
 #include "../common/ocb_error.h"
+#include "busy.h"
+#include "merge_check.h"
 #include "result_row.h"
+#include "uri.h"
 #include "store_int.h"
 
-/* "file:" URI of an absolute path, percent-encoding all but unreserved chars and '/'
- * (RFC 3986; SQLite "URI filenames"), with mode=ro. Caller frees. */
-static char *ro_uri(const char *path)
-{
-	char *abs = realpath(path, NULL), *out = NULL;
-	if (!abs)
-		return NULL;
-	size_t len = strlen(abs);
-	out = malloc(len * 3 + 32);
-	if (out) {
-		size_t o = (size_t)sprintf(out, "file:");
-		for (const unsigned char *p = (const unsigned char *)abs; *p; p++) {
-			if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-			    (*p >= '0' && *p <= '9') || strchr("-._~/", *p))
-				out[o++] = (char)*p;
-			else
-				o += (size_t)sprintf(out + o, "%%%02X", *p);
-		}
-		strcpy(out + o, "?mode=ro");
-	}
-	free(abs);
-	return out;
-}
-
-/* Runs one statement; *changes += rows it changed (if changes). */
+/* Runs one statement; *changes += rows it changed (if changes). Main is consistent and
+ * merge only inserts, so a constraint, type or corruption error comes from the other
+ * file's rows: bad input (OCB_EFORMAT), not a run-time failure. */
 static int exec(sqlite3 *db, const char *sql, long *changes)
 {
 	char *err = NULL;
-	if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK) {
-		int rc = ocb_seterr(OCB_EDB, "merge: %s", err ? err : sqlite3_errmsg(db));
+	if (ocb_db_exec_retry(db, sql, &err) != SQLITE_OK) {
+		int code = sqlite3_errcode(db) & 0xff;
+		int bad_input = code == SQLITE_CONSTRAINT || code == SQLITE_MISMATCH ||
+				code == SQLITE_CORRUPT || code == SQLITE_NOTADB ||
+				code == SQLITE_TOOBIG;
+		int rc = ocb_seterr(bad_input ? OCB_EFORMAT : OCB_EDB, "merge: %s",
+				    err ? err : sqlite3_errmsg(db));
 		sqlite3_free(err);
 		return rc;
 	}
@@ -192,12 +178,16 @@ int ocb_merge_db(struct ocb_store *s, const char *other_path, struct ocb_merge_s
 		st = &z;
 	memset(st, 0, sizeof *st);
 	/* Classify the other file exactly as the store does (refuses foreign / newer / older). */
-	if ((rc = ocb_store_open(other_path, OCB_STORE_READ, &probe)))
-		return rc;
+	if ((rc = ocb_store_open(other_path, OCB_STORE_READ, &probe))) {
+		char why[512]; /* a torn or corrupt other file is bad input, not a failure here */
+		snprintf(why, sizeof why, "%s", ocb_lasterr());
+		return rc == OCB_EDB ? ocb_seterr(OCB_EFORMAT, "%s", why) : rc;
+	}
 	ocb_store_close(probe);
-	if (!(uri = ro_uri(other_path)))
+	if (!(uri = ocb_db_uri(other_path, "mode=ro")))
 		return ocb_seterr(OCB_ENOENT, "%s: cannot resolve the path", other_path);
-	if ((rc = attach_other(db, other_path, uri, &attached)))
+	if ((rc = attach_other(db, other_path, uri, &attached)) ||
+	    (rc = ocb_merge_check_other(db, "ocb_other", other_path)))
 		goto out;
 	if ((rc = exec(db, drops, NULL)) || (rc = exec(db, "BEGIN IMMEDIATE", NULL)))
 		goto out;

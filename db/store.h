@@ -19,7 +19,9 @@ struct ocb_store;
 
 enum ocb_store_mode {
 	OCB_STORE_READ = 0,  /* must exist; never written (SQLITE_OPEN_READONLY + query_only;
-			      * on a WAL file SQLite itself may leave the -wal/-shm sidecars) */
+			      * on a WAL file SQLite itself may leave the -wal/-shm sidecars);
+			      * every read sees one snapshot, taken at the first read (a read
+			      * transaction held until ocb_store_close) */
 	OCB_STORE_WRITE = 1, /* created if missing; migrated; stale runs marked aborted */
 };
 

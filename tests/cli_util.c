@@ -1,5 +1,7 @@
 #include "cli_util.h"
 
+#include <criterion/criterion.h>
+
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
@@ -9,6 +11,10 @@
 #include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "../collect/host.h"
+#include "../common/ocb_error.h"
+#include "../db/store.h"
 
 extern char **environ;
 
@@ -158,4 +164,23 @@ void cli_query_text(const char *path, const char *sql, char *out, size_t len)
 		snprintf(out, len, "%s", (const char *)sqlite3_column_text(st, 0));
 	sqlite3_finalize(st);
 	sqlite3_close(db);
+}
+
+void cli_seed_machine(const char *path)
+{
+	struct ocb_store *s = NULL;
+	struct ocb_machine m;
+	struct ocb_ceiling c;
+	int64_t mid;
+	memset(&c, 0, sizeof c);
+	strcpy(c.kind, "flops_fp32");
+	c.threads = 1;
+	c.value = 10.0;
+	strcpy(c.unit, "GFLOP/s");
+	strcpy(c.method, "test stand-in (quick)");
+	ocb_host_probe(&m);
+	cr_assert_eq(ocb_store_open(path, OCB_STORE_WRITE, &s), OCB_OK, "%s", ocb_lasterr());
+	cr_assert_eq(ocb_store_machine(s, &m, &mid), OCB_OK, "%s", ocb_lasterr());
+	cr_assert_eq(ocb_store_ceiling(s, mid, 0, &c), OCB_OK, "%s", ocb_lasterr());
+	ocb_store_close(s);
 }

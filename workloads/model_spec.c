@@ -13,6 +13,10 @@
 #include "gguf.h"
 
 #define SPEC_MAXDIM (1ll << 31)
+/* Blocks of a llama model: published ones have at most a few hundred; the cap keeps a
+ * hostile file (block_count 2^31 with tiny matrices, under the 2^40 parameter bound)
+ * from making `inspect` allocate and cost billions of layers (found by tests/fuzz). */
+#define SPEC_MAXLAYERS (1ll << 16)
 
 const char *ocb_arch_name(enum ocb_arch a)
 {
@@ -35,6 +39,8 @@ static int check_llama(const struct ocb_model_spec *s, const char *what)
 	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
 		if (f[i].v < 1 || f[i].v > SPEC_MAXDIM)
 			return bad(what, f[i].name, "must be in 1..2^31");
+	if (s->n_layers > SPEC_MAXLAYERS)
+		return bad(what, "n_layers", "must be in 1..65536");
 	if (s->n_heads % s->n_kv_heads)
 		return bad(what, "n_kv_heads", "must divide n_heads");
 	/* the largest matrices: (d x ffn), (d x vocab), (d x heads * head_dim) */

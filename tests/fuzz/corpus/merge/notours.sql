@@ -1,0 +1,1 @@
+1DROP TABLE ocbench_meta;

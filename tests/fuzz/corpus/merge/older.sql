@@ -1,0 +1,1 @@
+1PRAGMA user_version=3;
