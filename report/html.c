@@ -35,7 +35,9 @@ static const char style[] =
 	".ok{background:#eaf6ea;border-left:4px solid #3a3;padding:0.4em 0.8em}\n"
 	"nav ul{columns:2;font-size:0.9em}details.tbl{margin:0.4em 0}\n";
 
-/* Sorting: numbers by data-v, text naturally; filtering: rows holding the typed text. */
+/* Sorting: numbers by data-v, text naturally; filtering: rows holding the typed text.
+ * A link "index.html#sort=<table id>:<column>[:desc]" opens the page with that table
+ * sorted (and scrolled to): a sorted view can be shared. */
 static const char script[] =
 	"(function(){\n"
 	"function val(td){var v=td.getAttribute('data-v');return v===null?null:parseFloat(v);}\n"
@@ -56,6 +58,9 @@ static const char script[] =
 	" inp.addEventListener('input',function(){var t=document.getElementById(inp.getAttribute('data-for'));\n"
 	"  var q=inp.value.toLowerCase();Array.prototype.forEach.call(t.tBodies[0].rows,function(r){\n"
 	"   r.style.display=r.textContent.toLowerCase().indexOf(q)>=0?'':'none';});});});\n"
+	"var m=/^#sort=([A-Za-z0-9_-]+):([0-9]+)(:desc)?$/.exec(location.hash);\n"
+	"if(m){var t=document.getElementById('t_'+m[1]);if(t){var h=t.tHead.rows[t.tHead.rows.length-1].cells[+m[2]];\n"
+	" if(h){h.click();if(m[3])h.click();}var d=t.closest('details');if(d)d.open=true;t.scrollIntoView();}}\n"
 	"})();\n";
 
 /* Writes the SVG text s (from "<svg") with every id, href="#..." and url(#...) prefixed
@@ -76,6 +81,16 @@ static void svg_out(FILE *f, const char *s, const char *pfx)
 				s = g + strlen("<title> </title>");
 				continue;
 			}
+		}
+		/* namespace declarations: the HTML parser supplies them for inline SVG, and the
+		 * page then holds no URL at all */
+		if (!strncmp(s, " xmlns=\"http://www.w3.org/2000/svg\"", 35)) {
+			s += 35;
+			continue;
+		}
+		if (!strncmp(s, " xmlns:xlink=\"http://www.w3.org/1999/xlink\"", 43)) {
+			s += 43;
+			continue;
 		}
 		size_t k = 0;
 		while (k < sizeof refs / sizeof *refs && strncmp(s, refs[k], strlen(refs[k])))
@@ -171,6 +186,16 @@ static void summary(const struct ocb_rctx *x, FILE *f)
 		fputs("</li>\n", f);
 	}
 	fputs("</ul>\n", f);
+	if (x->nheads) {
+		fputs("<h3>Headline figures</h3>\n<p class=\"note\">Per benchmark, its best case "
+		      "(highest rate, or lowest time without a work model):</p>\n<ul>\n", f);
+		for (size_t i = 0; i < x->nheads; i++) {
+			fputs("<li>", f);
+			ocb_esc_html(f, x->heads[i]);
+			fputs("</li>\n", f);
+		}
+		fputs("</ul>\n", f);
+	}
 	if (!nsus && !nbad && !nceil_sus && nhold == nchk)
 		fputs("<p class=\"ok\">No warnings.</p>\n", f);
 	if (nceil_sus) {

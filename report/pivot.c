@@ -1,6 +1,8 @@
 #define _GNU_SOURCE /* qsort_r */
 #include "pivot.h"
 
+#include <stdio.h>
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,7 +208,10 @@ static int fill(const struct ocb_pivot *p, struct ocb_table *t, const size_t *ri
 		size_t col = p->nkey + cpos[e->col] * p->nmeas + e->meas;
 		char buf[64];
 		int sig = p->meas[e->meas].sig > 0 ? p->meas[e->meas].sig : 3;
-		ocb_sigfig(e->v, e->lo, e->hi, sig, buf, sizeof buf);
+		if (p->meas[e->meas].fmt && (isnan(e->lo) || isnan(e->hi)))
+			snprintf(buf, sizeof buf, p->meas[e->meas].fmt, e->v);
+		else
+			ocb_sigfig(e->v, e->lo, e->hi, sig, buf, sizeof buf);
 		if (!(rc = ocb_table_text(t, rpos[e->row], col, buf)))
 			t->num[rpos[e->row] * t->ncols + col] = e->v;
 	}

@@ -30,6 +30,7 @@ struct ocb_pmeasure {
 	char name[48];     /* column header, unit included: "GB/s", "val. perplexity" */
 	signed char best;  /* enum ocb_best */
 	int sig;           /* significant digits when a value has no CI (0: 3) */
+	const char *fmt;   /* or: printf format (one double) for a value without a CI */
 };
 
 struct ocb_pentry {

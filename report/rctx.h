@@ -28,7 +28,12 @@ struct ocb_rctx {
 	struct ocb_run *runs;        /* the runs the report covers (sec_runs.c) */
 	size_t nruns;
 	char covers[1024];           /* one line: how many runs, machines, commits, modes */
+	char **heads;                /* headline figures for the page's summary (owned) */
+	size_t nheads;
 };
+
+/* Adds a headline figure (printf) to the summary. OCB_ENOMEM. */
+int ocb_rctx_headline(struct ocb_rctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Appends a table (zeroed) and returns it in *t; ocb_table_init() it next. */
 int ocb_rctx_table(struct ocb_rctx *x, struct ocb_table **t);

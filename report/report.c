@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -80,8 +81,27 @@ int ocb_rctx_plot(struct ocb_rctx *x, const char *base, const char *title, int d
 	return OCB_OK;
 }
 
+int ocb_rctx_headline(struct ocb_rctx *x, const char *fmt, ...)
+{
+	char *h = NULL, **nh = realloc(x->heads, (x->nheads + 1) * sizeof *nh);
+	if (!nh)
+		return ocb_seterr(OCB_ENOMEM, "report headlines");
+	x->heads = nh;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&h, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return ocb_seterr(OCB_ENOMEM, "report headlines");
+	x->heads[x->nheads++] = h;
+	return OCB_OK;
+}
+
 static void ctx_release(struct ocb_rctx *x)
 {
+	for (size_t i = 0; i < x->nheads; i++)
+		free(x->heads[i]);
+	free(x->heads);
 	for (size_t i = 0; i < x->ntables; i++)
 		ocb_table_release(&x->tables[i]);
 	free(x->tables);

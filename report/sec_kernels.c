@@ -72,8 +72,13 @@ static void param_text(const cJSON *e, char *v, size_t len)
 		snprintf(v, len, "%.10g", e->valuedouble);
 	else if (cJSON_IsString(e))
 		snprintf(v, len, "%s", e->valuestring);
-	else
+	else if (e) { /* arrays, objects, booleans: their compact JSON */
+		char *j = cJSON_PrintUnformatted(e);
+		snprintf(v, len, "%s", j ? j : "?");
+		free(j);
+	} else {
 		snprintf(v, len, "?");
+	}
 }
 
 /* The parameters every ok row of [a, b) shares ("k=v k2=v2", the table's note says
@@ -152,7 +157,7 @@ static int bench_table(struct ocb_rctx *x, size_t a, size_t b, size_t k, int mul
 	const struct ocb_rrow *r0 = &x->rs.r[a];
 	enum headline hl = headline_of(x, a, b);
 	static const char *const units[] = {"", "GB/s", "GFLOP/s", "GOP/s"};
-	struct ocb_pmeasure meas[2] = {{.best = OCB_BEST_MAX}, {"% of roof", OCB_BEST_MAX, 2}};
+	struct ocb_pmeasure meas[2] = {{.best = OCB_BEST_MAX}, {"% of roof", OCB_BEST_MAX, 2, NULL}};
 	const char *keyn[2] = {"format", "machine"};
 	double scale = 1, mid = 0;
 	size_t nok = 0;
@@ -168,9 +173,9 @@ static int bench_table(struct ocb_rctx *x, size_t a, size_t b, size_t k, int mul
 		return OCB_OK;
 	if (!hasfmt)
 		keyn[0] = "variant";
+	const char *tunit = ocb_time_unit(mid / (double)nok, &scale);
 	if (hl == HL_TIME)
-		snprintf(meas[0].name, sizeof meas[0].name, "median (%s)",
-			 ocb_time_unit(mid / (double)nok, &scale));
+		snprintf(meas[0].name, sizeof meas[0].name, "median (%s)", tunit);
 	else
 		snprintf(meas[0].name, sizeof meas[0].name, "%s", units[hl]);
 	if (hl == HL_TIME)
@@ -185,6 +190,8 @@ static int bench_table(struct ocb_rctx *x, size_t a, size_t b, size_t k, int mul
 	char fixed[512], note[768];
 	fixed_params(x, a, b, fixed, sizeof fixed);
 	struct ocb_pivot p;
+	double bestv = NAN, bestf = NAN;
+	char bestcase[400] = "";
 	int rc = ocb_pivot_init(&p, id, title, multi ? 2 : 1, keyn, hl == HL_TIME ? 1 : 2, meas);
 	for (size_t i = a; i < b && !rc; i++) {
 		const struct ocb_rrow *r = &x->rs.r[i];
@@ -196,14 +203,21 @@ static int bench_table(struct ocb_rctx *x, size_t a, size_t b, size_t k, int mul
 		double sec = ocb_unit_seconds(r->unit), m = r->median;
 		/* CI bounds mapped: a rate is work / time, so the time's high end is its low */
 		double flo = r->ci_high > 0 ? m / r->ci_high : NAN, fhi = r->ci_low > 0 ? m / r->ci_low : NAN;
+		double v = hl == HL_TIME ? m * sec * scale
+			   : hl == HL_GBS ? ocb_rrow_gbs(r) : ocb_rrow_gflops(r);
+		const struct ocb_mceil *mc = ocb_mceil_find(x->mc, x->nmc, r->machine_id);
+		double f = hl == HL_TIME ? NAN : 100 * ocb_rrow_roof_frac(r, mc);
+		if (isnan(bestv) || (hl == HL_TIME ? v < bestv : v > bestv)) {
+			bestv = v;
+			bestf = f;
+			snprintf(bestcase, sizeof bestcase, "%s, %s%s%s", row, col, multi ? " on " : "",
+				 multi ? r->host : "");
+		}
 		if (hl == HL_TIME) {
-			rc = ocb_pivot_put(&p, rk, col, 0, m * sec * scale, r->ci_low * sec * scale,
+			rc = ocb_pivot_put(&p, rk, col, 0, v, r->ci_low * sec * scale,
 					   r->ci_high * sec * scale, r->run_id);
 			continue;
 		}
-		double v = hl == HL_GBS ? ocb_rrow_gbs(r) : ocb_rrow_gflops(r);
-		const struct ocb_mceil *mc = ocb_mceil_find(x->mc, x->nmc, r->machine_id);
-		double f = 100 * ocb_rrow_roof_frac(r, mc);
 		if (!(rc = ocb_pivot_put(&p, rk, col, 0, v, v * flo, v * fhi, r->run_id)))
 			rc = ocb_pivot_put(&p, rk, col, 1, f, f * flo, f * fhi, r->run_id);
 	}
@@ -215,6 +229,15 @@ static int bench_table(struct ocb_rctx *x, size_t a, size_t b, size_t k, int mul
 		rc = ocb_pivot_note(&p, note);
 	if (!rc)
 		rc = ocb_pivot_emit(&p, x);
+	if (!rc && !isnan(bestv)) {
+		char v[32], f[32];
+		ocb_sigfig(bestv, NAN, NAN, 3, v, sizeof v);
+		ocb_sigfig(bestf, NAN, NAN, 2, f, sizeof f);
+		rc = ocb_rctx_headline(x, "%s: %s %s (%s)%s%s%s", r0->bench, v,
+				       hl == HL_TIME ? tunit : meas[0].name, bestcase,
+				       isnan(bestf) ? "" : ", ", isnan(bestf) ? "" : f,
+				       isnan(bestf) ? "" : "% of roof");
+	}
 	ocb_pivot_release(&p);
 	return rc;
 }
@@ -223,9 +246,9 @@ static int bench_table(struct ocb_rctx *x, size_t a, size_t b, size_t k, int mul
  * row, each machine a column group of GFLOP/s, GB/s and % of its own roof. */
 static int machines_table(struct ocb_rctx *x)
 {
-	static const struct ocb_pmeasure meas[3] = {{"GFLOP/s", OCB_BEST_MAX, 3},
-						    {"GB/s", OCB_BEST_MAX, 3},
-						    {"% of roof", OCB_BEST_MAX, 2}};
+	static const struct ocb_pmeasure meas[3] = {{"GFLOP/s", OCB_BEST_MAX, 3, NULL},
+						    {"GB/s", OCB_BEST_MAX, 3, NULL},
+						    {"% of roof", OCB_BEST_MAX, 2, NULL}};
 	static const char *const keyn[2] = {"case", "shape, threads"};
 	struct ocb_pivot p;
 	int rc = ocb_pivot_init(&p, "machines_compare", "Machines compared: rate and % of each "

@@ -37,12 +37,15 @@ char *ocb_sigfig(double v, double lo, double hi, int sig, char *buf, size_t len)
 	int lead = (int)floor(log10(a)); /* place of v's first significant digit */
 	int place = lead - ((sig < 1 ? 1 : sig) - 1);
 	double half = (hi - lo) / 2;
-	if (!isnan(lo) && !isnan(hi) && half > 0 && isfinite(half))
+	if (!isnan(lo) && !isnan(hi) && half > 0 && isfinite(half)) {
 		place = (int)floor(log10(half));
+		if (place < lead - 5) /* at most 6 from a CI */
+			place = lead - 5;
+	}
 	if (place > lead - 1) /* at least 2 significant digits */
 		place = lead - 1;
-	if (place < lead - 5) /* at most 6 */
-		place = lead - 5;
+	if (place < lead - 16)
+		place = lead - 16;
 	at_place(v, place, buf, len);
 	/* rounding may carry into a new digit ("9.96" at place -1 -> "10.0"): harmless */
 	return buf;

@@ -9,8 +9,8 @@
 #include <stddef.h>
 
 /* Formats v into buf ("" when v is NaN). lo/hi: the CI in v's unit (NaN: none); sig: the
- * significant digits without a CI (>= 1). The shown digits are at least 2 significant
- * and at most 6, whatever the CI says. Returns buf. */
+ * significant digits without a CI (>= 1). The shown digits are at least 2 significant;
+ * a CI gives at most 6. An integer shown with sig >= its digits is exact. Returns buf. */
 char *ocb_sigfig(double v, double lo, double hi, int sig, char *buf, size_t len);
 
 /* The time unit that shows `seconds` (the typical magnitude of a column) with 1-3 digits
