@@ -256,7 +256,7 @@ static int write_latex(struct ocb_rctx *x, const char *when, const char *what)
 		if (!p->drawn)
 			continue;
 		fprintf(f, "\\begin{figure}[htbp]\n\\centering\n"
-			   "\\includegraphics[width=\\textwidth]{%s.png}\n\\caption{", p->base);
+			   "\\includegraphics[width=0.85\\textwidth]{%s.png}\n\\caption{", p->base);
 		ocb_esc_latex(f, p->title);
 		fprintf(f, "}\n\\label{fig:%s}\n\\end{figure}\n\n", p->base);
 	}

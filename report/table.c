@@ -184,6 +184,23 @@ int ocb_table_is_best(const struct ocb_table *t, size_t row, size_t col)
 	return counted > 1; /* a lone number is not "best" of anything */
 }
 
+void ocb_table_best_values(const struct ocb_table *t, double *bv)
+{
+	for (size_t c = 0; c < t->ncols; c++) {
+		size_t counted = 0;
+		double b = NAN;
+		for (size_t r = 0; r < t->nrows && t->best[c] != OCB_BEST_NONE; r++) {
+			double w = t->num[CELL(t, r, c)];
+			if (isnan(w))
+				continue;
+			counted++;
+			if (isnan(b) || (t->best[c] > 0 && w > b) || (t->best[c] < 0 && w < b))
+				b = w;
+		}
+		bv[c] = counted > 1 ? b : NAN;
+	}
+}
+
 static const char *cell(const struct ocb_table *t, size_t r, size_t c)
 {
 	const char *s = t->text[CELL(t, r, c)];
@@ -227,16 +244,21 @@ int ocb_table_write_md(const struct ocb_table *t, FILE *f)
 	for (size_t c = 0; c < t->ncols; c++)
 		fputs(col_numeric(t, c) ? "---:|" : "---|", f);
 	fputc('\n', f);
+	double *bv = calloc(t->ncols, sizeof *bv);
+	if (!bv)
+		return ocb_seterr(OCB_ENOMEM, "table %s", t->id);
+	ocb_table_best_values(t, bv);
 	for (size_t r = 0; r < t->nrows; r++) {
 		fputc('|', f);
 		for (size_t c = 0; c < t->ncols; c++) {
-			int b = ocb_table_is_best(t, r, c);
+			int b = !isnan(bv[c]) && t->num[CELL(t, r, c)] == bv[c];
 			fputs(b ? " **" : " ", f);
 			ocb_esc_md(f, cell(t, r, c));
 			fputs(b ? "** |" : " |", f);
 		}
 		fputc('\n', f);
 	}
+	free(bv);
 	if (t->note && *t->note) {
 		fputs("\n", f);
 		ocb_esc_md(f, t->note);

@@ -70,6 +70,10 @@ int ocb_table_in_paper(const struct ocb_table *t);
 int ocb_table_in_long(const struct ocb_table *t);
 /* 1 if cell (row, col) holds its column's best number. */
 int ocb_table_is_best(const struct ocb_table *t, size_t row, size_t col);
+/* For the writers: bv[c] = column c's best number (NaN when the column has no "better"
+ * direction or fewer than two numbers), so that cell (r, c) is best iff its number equals
+ * bv[c]: one pass over the table instead of one per cell. bv has ncols entries. */
+void ocb_table_best_values(const struct ocb_table *t, double *bv);
 
 /* Writers. Markdown: "### title", a pipe table, best in **bold**. LaTeX: a complete
  * table float (booktabs \toprule \midrule \bottomrule, \textbf for best) that compiles

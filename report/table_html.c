@@ -3,6 +3,7 @@
  * colspan, numeric cells with their full-precision value in data-v for sorting. The page
  * (report.c) holds the one script that sorts and filters every table.sortable. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../common/ocb_error.h"
@@ -65,11 +66,15 @@ int ocb_table_write_html_dash(const struct ocb_table *t, FILE *f, int open)
 	fprintf(f, "<div class=\"scroll\"><table class=\"sortable\" id=\"t_%s\">\n", t->id);
 	head(t, f);
 	fputs("<tbody>\n", f);
+	double *bv = calloc(t->ncols, sizeof *bv);
+	if (!bv)
+		return ocb_seterr(OCB_ENOMEM, "table %s", t->id);
+	ocb_table_best_values(t, bv);
 	for (size_t r = 0; r < t->nrows; r++) {
 		fputs("<tr>", f);
 		for (size_t c = 0; c < t->ncols; c++) {
 			double v = t->num[CELL(t, r, c)];
-			int b = ocb_table_is_best(t, r, c);
+			int b = !isnan(bv[c]) && v == bv[c];
 			if (isfinite(v))
 				fprintf(f, "<td class=\"n\" data-v=\"%.9g\">", v);
 			else
@@ -81,6 +86,7 @@ int ocb_table_write_html_dash(const struct ocb_table *t, FILE *f, int open)
 		}
 		fputs("</tr>\n", f);
 	}
+	free(bv);
 	fputs("</tbody>\n</table></div>\n", f);
 	if (t->note && *t->note) {
 		fputs("<p class=\"note\">", f);

@@ -151,8 +151,15 @@ static double run_width(const struct ocb_table *t, const double *w, size_t a, si
 }
 
 /* One float: columns cols[0..nc), rows [r0, r1). */
-static void write_part(const struct ocb_table *t, FILE *f, const double *w, const size_t *cols,
-		       size_t nc, size_t r0, size_t r1, int part, int nparts)
+/* What write_part needs per column, computed once per table. */
+struct colinfo {
+	const double *w;   /* estimated widths */
+	const double *bv;  /* best values (ocb_table_best_values) */
+	const char *num;   /* 1: numeric column (right-aligned) */
+};
+
+static void write_part(const struct ocb_table *t, FILE *f, const struct colinfo *ci,
+		       const size_t *cols, size_t nc, size_t r0, size_t r1, int part, int nparts)
 {
 	fputs("\\begin{table}[htbp]\n\\centering\n\\footnotesize\n\\setlength{\\tabcolsep}{3pt}\n"
 	      "\\caption{", f);
@@ -169,7 +176,7 @@ static void write_part(const struct ocb_table *t, FILE *f, const double *w, cons
 		fprintf(f, "%d", part);
 	fputs("}\n\\begin{tabular}{", f);
 	for (size_t i = 0; i < nc; i++)
-		fputc(col_numeric(t, cols[i]) ? 'r' : 'l', f);
+		fputc(ci->num[cols[i]] ? 'r' : 'l', f);
 	fputs("}\n\\toprule\n", f);
 	int groups = 0;
 	for (size_t i = 0; i < nc; i++)
@@ -186,7 +193,7 @@ static void write_part(const struct ocb_table *t, FILE *f, const double *w, cons
 				fputs(" & ", f);
 			double sum = 0;
 			for (size_t c = i; c < j; c++)
-				sum += w[cols[c]];
+				sum += ci->w[cols[c]];
 			size_t span = (size_t)((sum - PAD_PT) / PT_PER_CHAR);
 			fprintf(f, "\\multicolumn{%zu}{c}{", j - i);
 			header_out(f, group_of(t, cols[i]),
@@ -207,7 +214,8 @@ static void write_part(const struct ocb_table *t, FILE *f, const double *w, cons
 	fputs(" \\\\\n\\midrule\n", f);
 	for (size_t r = r0; r < r1; r++) {
 		for (size_t i = 0; i < nc; i++) {
-			int b = ocb_table_is_best(t, r, cols[i]);
+			double v = t->num[CELL(t, r, cols[i])];
+			int b = !isnan(ci->bv[cols[i]]) && v == ci->bv[cols[i]];
 			if (i)
 				fputs(" & ", f);
 			if (b)
@@ -255,15 +263,20 @@ static size_t col_sets(const struct ocb_table *t, const double *w, double width_
 int ocb_table_write_latex_fit(const struct ocb_table *t, FILE *f, double width_pt,
 			      size_t max_rows)
 {
-	double *w = calloc(t->ncols, sizeof *w);
+	double *w = calloc(t->ncols, sizeof *w), *bv = calloc(t->ncols, sizeof *bv);
 	size_t *start = calloc(t->ncols + 2, sizeof *start), *cols = calloc(t->ncols, sizeof *cols);
+	char *num = calloc(t->ncols, 1);
 	int rc = OCB_OK;
-	if (!w || !start || !cols) {
+	if (!w || !bv || !start || !cols || !num) {
 		rc = ocb_seterr(OCB_ENOMEM, "table %s", t->id);
 		goto out;
 	}
-	for (size_t c = 0; c < t->ncols; c++)
+	for (size_t c = 0; c < t->ncols; c++) {
 		w[c] = col_width(t, c);
+		num[c] = (char)col_numeric(t, c);
+	}
+	ocb_table_best_values(t, bv);
+	struct colinfo ci = {w, bv, num};
 	size_t nsets = col_sets(t, w, width_pt, start), nk = start[0];
 	size_t rows = max_rows ? max_rows : (t->nrows ? t->nrows : 1);
 	size_t nchunks = t->nrows ? (t->nrows + rows - 1) / rows : 1;
@@ -276,12 +289,14 @@ int ocb_table_write_latex_fit(const struct ocb_table *t, FILE *f, double width_p
 			cols[nc++] = c;
 		for (size_t k = 0; k < nchunks; k++) {
 			size_t r0 = k * rows, r1 = r0 + rows < t->nrows ? r0 + rows : t->nrows;
-			write_part(t, f, w, cols, nc, r0, r1, ++part, nparts);
+			write_part(t, f, &ci, cols, nc, r0, r1, ++part, nparts);
 		}
 	}
 	rc = ferror(f) ? ocb_seterr(OCB_EIO, "write failed") : OCB_OK;
 out:
 	free(w);
+	free(bv);
+	free(num);
 	free(start);
 	free(cols);
 	return rc;
