@@ -33,7 +33,9 @@ static const char style[] =
 	".cards b{display:block;font-size:1.4em}\n"
 	".warn{background:#fff4e0;border-left:4px solid #e69500;padding:0.4em 0.8em}\n"
 	".ok{background:#eaf6ea;border-left:4px solid #3a3;padding:0.4em 0.8em}\n"
-	"nav ul{columns:2;font-size:0.9em}details.tbl{margin:0.4em 0}\n";
+	"nav ul{columns:2;font-size:0.9em}details.tbl{margin:0.4em 0}\n"
+	"td.v-slower{background:#f5b7b1;font-weight:bold}td.v-faster{background:#abebc6}\n"
+	"td.v-noise{color:#777}td.v-same{color:#1e8449}\n";
 
 /* Sorting: numbers by data-v, text naturally; filtering: rows holding the typed text.
  * A link "index.html#sort=<table id>:<column>[:desc]" opens the page with that table

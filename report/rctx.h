@@ -61,6 +61,7 @@ int ocb_report_html(struct ocb_rctx *x, const char *when, const char *what, FILE
 int ocb_rsec_runs(struct ocb_rctx *x);
 int ocb_rsec_results(struct ocb_rctx *x);
 int ocb_rsec_kernels(struct ocb_rctx *x);
+int ocb_rsec_history(struct ocb_rctx *x);
 int ocb_rsec_quant(struct ocb_rctx *x);
 int ocb_rsec_compress(struct ocb_rctx *x);
 int ocb_rsec_curves(struct ocb_rctx *x);

@@ -524,7 +524,8 @@ int ocb_report_write(struct ocb_store *db, const struct ocb_report_opts *o,
 	    (rc = ocb_rsec_results(&x)) || (rc = ocb_rsec_quant(&x)) ||
 	    (rc = ocb_rsec_compress(&x)) ||
 	    (rc = ocb_rsec_ternary(&x)) ||
-	    (rc = ocb_rsec_mlperf(&x)) || (rc = ocb_rsec_roofline(&x)) ||
+	    (rc = ocb_rsec_mlperf(&x)) || (rc = ocb_rsec_history(&x)) ||
+	    (rc = ocb_rsec_roofline(&x)) ||
 	    (rc = ocb_rsec_curves(&x)))
 		goto out;
 

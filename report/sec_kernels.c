@@ -65,22 +65,6 @@ static enum headline headline_of(const struct ocb_rctx *x, size_t a, size_t b)
 	return 2 * int8 > work ? HL_GOPS : HL_GFLOPS;
 }
 
-/* A parameter's value as text. */
-static void param_text(const cJSON *e, char *v, size_t len)
-{
-	if (cJSON_IsNumber(e))
-		snprintf(v, len, "%.10g", e->valuedouble);
-	else if (cJSON_IsString(e))
-		snprintf(v, len, "%s", e->valuestring);
-	else if (e) { /* arrays, objects, booleans: their compact JSON */
-		char *j = cJSON_PrintUnformatted(e);
-		snprintf(v, len, "%s", j ? j : "?");
-		free(j);
-	} else {
-		snprintf(v, len, "?");
-	}
-}
-
 /* The parameters every ok row of [a, b) shares ("k=v k2=v2", the table's note says
  * them once) into fixed; 1 if key `k` is one of them. */
 static int is_fixed(const char *fixed, const char *k)
@@ -103,7 +87,7 @@ static void fixed_params(const struct ocb_rctx *x, size_t a, size_t b, char *fix
 	cJSON_ArrayForEach(e, first) {
 		char v[64], w[64];
 		int same = 1;
-		param_text(e, v, sizeof v);
+		ocb_param_text(e, v, sizeof v);
 		if (!strcmp(e->string, "format") || !strcmp(e->string, "fmt"))
 			continue;
 		for (size_t i = a; i < b && same; i++) {
@@ -111,7 +95,7 @@ static void fixed_params(const struct ocb_rctx *x, size_t a, size_t b, char *fix
 				continue;
 			cJSON *j = cJSON_Parse(x->rs.r[i].params ? x->rs.r[i].params : "{}");
 			cJSON *f = cJSON_GetObjectItemCaseSensitive(j, e->string);
-			param_text(f, w, sizeof w);
+			ocb_param_text(f, w, sizeof w);
 			same = f && !strcmp(v, w);
 			cJSON_Delete(j);
 		}
@@ -132,7 +116,7 @@ static void keys_of(const struct ocb_rrow *r, int variants, const char *fixed, c
 	row[0] = col[0] = '\0';
 	cJSON_ArrayForEach(e, j) {
 		char v[64];
-		param_text(e, v, sizeof v);
+		ocb_param_text(e, v, sizeof v);
 		if (!strcmp(e->string, "format") || !strcmp(e->string, "fmt"))
 			snprintf(row, rl, "%s", v);
 		else if (is_fixed(fixed, e->string))

@@ -75,8 +75,11 @@ int ocb_table_write_html_dash(const struct ocb_table *t, FILE *f, int open)
 		for (size_t c = 0; c < t->ncols; c++) {
 			double v = t->num[CELL(t, r, c)];
 			int b = !isnan(bv[c]) && v == bv[c];
+			const char *txt = t->text[CELL(t, r, c)] ? t->text[CELL(t, r, c)] : "";
 			if (isfinite(v))
 				fprintf(f, "<td class=\"n\" data-v=\"%.9g\">", v);
+			else if (!strcmp(t->cols[c], "verdict") && strspn(txt, "abcdefghijklmnopqrstuvwxyz") == strlen(txt))
+				fprintf(f, "<td class=\"v-%s\">", txt); /* coloured by the page's style */
 			else
 				fputs("<td>", f);
 			if (b)

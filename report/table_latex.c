@@ -7,7 +7,8 @@
  * of the columns it spans, so a column is as wide as its longest cell or header line. Columns that do not fit go into further parts, each repeating the nkey
  * label columns; a pivot's column group is never cut unless it alone is too wide. Rows
  * beyond max_rows go into further parts too (a float taller than the page is dropped by
- * LaTeX: "Float too large for page"). */
+ * LaTeX: "Float too large for page"). A text column wider than 40% of the width becomes a
+ * p{} column of that width (its cells wrap at spaces). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,6 +157,7 @@ struct colinfo {
 	const double *w;   /* estimated widths */
 	const double *bv;  /* best values (ocb_table_best_values) */
 	const char *num;   /* 1: numeric column (right-aligned) */
+	const char *wrap;  /* 1: a text column capped at its width: p{}, wraps at spaces */
 };
 
 static void write_part(const struct ocb_table *t, FILE *f, const struct colinfo *ci,
@@ -176,7 +178,10 @@ static void write_part(const struct ocb_table *t, FILE *f, const struct colinfo 
 		fprintf(f, "%d", part);
 	fputs("}\n\\begin{tabular}{", f);
 	for (size_t i = 0; i < nc; i++)
-		fputc(ci->num[cols[i]] ? 'r' : 'l', f);
+		if (ci->wrap[cols[i]])
+			fprintf(f, "p{%.0fpt}", ci->w[cols[i]] - PAD_PT);
+		else
+			fputc(ci->num[cols[i]] ? 'r' : 'l', f);
 	fputs("}\n\\toprule\n", f);
 	int groups = 0;
 	for (size_t i = 0; i < nc; i++)
@@ -265,18 +270,23 @@ int ocb_table_write_latex_fit(const struct ocb_table *t, FILE *f, double width_p
 {
 	double *w = calloc(t->ncols, sizeof *w), *bv = calloc(t->ncols, sizeof *bv);
 	size_t *start = calloc(t->ncols + 2, sizeof *start), *cols = calloc(t->ncols, sizeof *cols);
-	char *num = calloc(t->ncols, 1);
+	char *num = calloc(t->ncols, 1), *wrapc = calloc(t->ncols, 1);
 	int rc = OCB_OK;
-	if (!w || !bv || !start || !cols || !num) {
+	if (!w || !bv || !start || !cols || !num || !wrapc) {
 		rc = ocb_seterr(OCB_ENOMEM, "table %s", t->id);
 		goto out;
 	}
 	for (size_t c = 0; c < t->ncols; c++) {
 		w[c] = col_width(t, c);
 		num[c] = (char)col_numeric(t, c);
+		/* long text (parameters, reasons) wraps in a column of 40% of the width */
+		if (!num[c] && width_pt > 0 && w[c] > 0.4 * width_pt) {
+			w[c] = 0.4 * width_pt;
+			wrapc[c] = 1;
+		}
 	}
 	ocb_table_best_values(t, bv);
-	struct colinfo ci = {w, bv, num};
+	struct colinfo ci = {w, bv, num, wrapc};
 	size_t nsets = col_sets(t, w, width_pt, start), nk = start[0];
 	size_t rows = max_rows ? max_rows : (t->nrows ? t->nrows : 1);
 	size_t nchunks = t->nrows ? (t->nrows + rows - 1) / rows : 1;
@@ -297,6 +307,7 @@ out:
 	free(w);
 	free(bv);
 	free(num);
+	free(wrapc);
 	free(start);
 	free(cols);
 	return rc;
