@@ -226,37 +226,49 @@ static int bench_table(struct ocb_rctx *x, size_t a, size_t b, size_t k, int mul
 	return rc;
 }
 
-/* Several machines: one table, every case (bench, format/variant, shape, threads) a
- * row, each machine a column group of GFLOP/s, GB/s and % of its own roof. */
+/* Several machines: one table, every case (bench, format/variant, the parameters that
+ * vary, threads, the unit of its benchmark's headline rate) a row, each machine a column
+ * group of that rate and the % of its own roof. */
 static int machines_table(struct ocb_rctx *x)
 {
-	static const struct ocb_pmeasure meas[3] = {{"GFLOP/s", OCB_BEST_MAX, 3, NULL},
-						    {"GB/s", OCB_BEST_MAX, 3, NULL},
+	static const struct ocb_pmeasure meas[2] = {{"rate", OCB_BEST_MAX, 3, NULL},
 						    {"% of roof", OCB_BEST_MAX, 2, NULL}};
-	static const char *const keyn[2] = {"case", "shape, threads"};
+	static const char *const keyn[3] = {"case", "shape, threads", "unit"};
+	static const char *const units[] = {"", "GB/s", "GFLOP/s", "GOP/s"};
 	struct ocb_pivot p;
 	int rc = ocb_pivot_init(&p, "machines_compare", "Machines compared: rate and % of each "
-				"machine's own roof", 2, keyn, 3, meas);
-	for (size_t i = 0; i < x->rs.n && !rc; i++) {
-		const struct ocb_rrow *r = &x->rs.r[i];
-		if (!ok_row(r) || !(r->flops > 0 || r->bytes > 0))
+				"machine's own roof", 3, keyn, 2, meas);
+	for (size_t a = 0, b; a < x->rs.n && !rc; a = b) {
+		b = a + 1;
+		while (b < x->rs.n && !strcmp(x->rs.r[b].suite, x->rs.r[a].suite) &&
+		       !strcmp(x->rs.r[b].bench, x->rs.r[a].bench))
+			b++;
+		enum headline hl = headline_of(x, a, b);
+		if (hl == HL_TIME)
 			continue;
-		char row[96], col[192], name[200];
-		keys_of(r, 1, "", row, sizeof row, col, sizeof col);
-		snprintf(name, sizeof name, "%s %s", r->bench, row);
-		const char *rk[2] = {name, col};
-		double m = r->median, flo = r->ci_high > 0 ? m / r->ci_high : NAN,
-		       fhi = r->ci_low > 0 ? m / r->ci_low : NAN;
-		double g = ocb_rrow_gflops(r), b = ocb_rrow_gbs(r);
-		double f = 100 * ocb_rrow_roof_frac(r, ocb_mceil_find(x->mc, x->nmc, r->machine_id));
-		if (!(rc = ocb_pivot_put(&p, rk, r->host, 0, g, g * flo, g * fhi, r->run_id)) &&
-		    !(rc = ocb_pivot_put(&p, rk, r->host, 1, b, b * flo, b * fhi, r->run_id)))
-			rc = ocb_pivot_put(&p, rk, r->host, 2, f, f * flo, f * fhi, r->run_id);
+		char fixed[512];
+		fixed_params(x, a, b, fixed, sizeof fixed);
+		for (size_t i = a; i < b && !rc; i++) {
+			const struct ocb_rrow *r = &x->rs.r[i];
+			if (!ok_row(r))
+				continue;
+			char row[96], col[192], name[200];
+			keys_of(r, 1, fixed, row, sizeof row, col, sizeof col);
+			snprintf(name, sizeof name, "%s %s", r->bench, row);
+			const char *rk[3] = {name, col, units[hl]};
+			double m = r->median, flo = r->ci_high > 0 ? m / r->ci_high : NAN,
+			       fhi = r->ci_low > 0 ? m / r->ci_low : NAN;
+			double v = hl == HL_GBS ? ocb_rrow_gbs(r) : ocb_rrow_gflops(r);
+			double f = 100 * ocb_rrow_roof_frac(r, ocb_mceil_find(x->mc, x->nmc, r->machine_id));
+			if (!(rc = ocb_pivot_put(&p, rk, r->host, 0, v, v * flo, v * fhi, r->run_id)))
+				rc = ocb_pivot_put(&p, rk, r->host, 1, f, f * flo, f * fhi, r->run_id);
+		}
 	}
 	if (!rc)
-		rc = ocb_pivot_note(&p, "Per machine: the case's achieved rates and its fraction of "
-					"that machine's measured roofline bound (the normalised view of "
-					"the roofline plot). Digits to the 95% CI.");
+		rc = ocb_pivot_note(&p, "Per machine: the case's achieved rate (its benchmark's "
+					"headline unit) and its fraction of that machine's measured "
+					"roofline bound (the normalised roofline). Parameters shared by "
+					"every case of a benchmark: in its table. Digits to the 95% CI.");
 	if (!rc)
 		rc = ocb_pivot_emit(&p, x);
 	ocb_pivot_release(&p);

@@ -7,8 +7,8 @@
  * of the columns it spans, so a column is as wide as its longest cell or header line. Columns that do not fit go into further parts, each repeating the nkey
  * label columns; a pivot's column group is never cut unless it alone is too wide. Rows
  * beyond max_rows go into further parts too (a float taller than the page is dropped by
- * LaTeX: "Float too large for page"). A text column wider than 40% of the width becomes a
- * p{} column of that width (its cells wrap at spaces). */
+ * LaTeX: "Float too large for page"). A text column wider than 40% of the width is capped
+ * there (the label columns together at 45% of it) and its cells wrap (wrapped()). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,12 +152,27 @@ static double run_width(const struct ocb_table *t, const double *w, size_t a, si
 }
 
 /* One float: columns cols[0..nc), rows [r0, r1). */
+/* A cell of a wrapped column: a ragged-right \parbox of the column's width, with break
+ * points after '=', '_' and ',' too (parameter words have no spaces inside). */
+static void wrapped(FILE *f, const char *s, double width)
+{
+	char one[2] = {0, 0};
+	fprintf(f, "\\parbox[t]{%.0fpt}{\\raggedright\\hspace{0pt}", width);
+	for (; *s; s++) {
+		one[0] = *s;
+		ocb_esc_latex(f, one);
+		if (*s == '=' || *s == '_' || *s == ',')
+			fputs("\\allowbreak{}", f);
+	}
+	fputc('}', f);
+}
+
 /* What write_part needs per column, computed once per table. */
 struct colinfo {
 	const double *w;   /* estimated widths */
 	const double *bv;  /* best values (ocb_table_best_values) */
 	const char *num;   /* 1: numeric column (right-aligned) */
-	const char *wrap;  /* 1: a text column capped at its width: p{}, wraps at spaces */
+	const char *wrap;  /* 1: a text column capped at its width: its cells wrap */
 };
 
 static void write_part(const struct ocb_table *t, FILE *f, const struct colinfo *ci,
@@ -178,10 +193,7 @@ static void write_part(const struct ocb_table *t, FILE *f, const struct colinfo 
 		fprintf(f, "%d", part);
 	fputs("}\n\\begin{tabular}{", f);
 	for (size_t i = 0; i < nc; i++)
-		if (ci->wrap[cols[i]])
-			fprintf(f, "p{%.0fpt}", ci->w[cols[i]] - PAD_PT);
-		else
-			fputc(ci->num[cols[i]] ? 'r' : 'l', f);
+		fputc(ci->num[cols[i]] ? 'r' : 'l', f);
 	fputs("}\n\\toprule\n", f);
 	int groups = 0;
 	for (size_t i = 0; i < nc; i++)
@@ -225,7 +237,10 @@ static void write_part(const struct ocb_table *t, FILE *f, const struct colinfo 
 				fputs(" & ", f);
 			if (b)
 				fputs("\\textbf{", f);
-			ocb_esc_latex(f, cell(t, r, cols[i]));
+			if (ci->wrap[cols[i]])
+				wrapped(f, cell(t, r, cols[i]), ci->w[cols[i]] - PAD_PT);
+			else
+				ocb_esc_latex(f, cell(t, r, cols[i]));
 			if (b)
 				fputc('}', f);
 		}
@@ -283,6 +298,24 @@ int ocb_table_write_latex_fit(const struct ocb_table *t, FILE *f, double width_p
 		if (!num[c] && width_pt > 0 && w[c] > 0.4 * width_pt) {
 			w[c] = 0.4 * width_pt;
 			wrapc[c] = 1;
+		}
+	}
+	/* the label columns, repeated in every part, take at most 45% of the width: their
+	 * text columns wrap narrower */
+	double keyw = 0, keytext = 0;
+	size_t nkeys = t->nkey < t->ncols ? t->nkey : 0;
+	for (size_t c = 0; c < nkeys; c++) {
+		keyw += w[c];
+		keytext += num[c] ? 0 : w[c];
+	}
+	if (width_pt > 0 && keyw > 0.45 * width_pt && keytext > 0) {
+		double shrink = (keytext - (keyw - 0.45 * width_pt)) / keytext;
+		for (size_t c = 0; c < nkeys; c++) {
+			double nw = fmax(w[c] * shrink, 6 * PT_PER_CHAR + PAD_PT);
+			if (!num[c] && nw < w[c]) { /* never wider, at least 6 characters */
+				w[c] = nw;
+				wrapc[c] = 1;
+			}
 		}
 	}
 	ocb_table_best_values(t, bv);
