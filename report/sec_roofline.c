@@ -38,8 +38,13 @@ static void row_roof(const struct ocb_rrow *r, char *ck, size_t len)
 		ck[0] = '\0';
 }
 
-static int same_group(const struct ocb_rrow *a, const struct ocb_rrow *b)
+/* Points of one plot group. Several machines overlaid (multi): grouped by machine and
+ * threads only (one colour per machine, one marker per thread count), else by suite and
+ * compute roof too. */
+static int same_group(const struct ocb_rrow *a, const struct ocb_rrow *b, int multi)
 {
+	if (multi)
+		return a->machine_id == b->machine_id && a->threads == b->threads;
 	char ka[32], kb[32];
 	row_roof(a, ka, sizeof ka);
 	row_roof(b, kb, sizeof kb);
@@ -48,8 +53,10 @@ static int same_group(const struct ocb_rrow *a, const struct ocb_rrow *b)
 }
 
 /* Same (suite, machine, roof) whatever the threads: one colour. */
-static int same_colour(const struct ocb_rrow *a, const struct ocb_rrow *b)
+static int same_colour(const struct ocb_rrow *a, const struct ocb_rrow *b, int multi)
 {
+	if (multi)
+		return a->machine_id == b->machine_id;
 	char ka[32], kb[32];
 	row_roof(a, ka, sizeof ka);
 	row_roof(b, kb, sizeof kb);
@@ -65,6 +72,9 @@ static void tip_safe(char *s)
 		      strchr(" _.,:=/%()+-", *s)))
 			*s = '_';
 }
+
+/* Line (and, overlaid, point) colours of the machines, in x->mc order. */
+static const char *const machine_rgb[] = {"#555555", "#b03a2e", "#1f618d", "#7d6608"};
 
 /* Point types per thread count (first seen order): circle, square, triangle, inverted
  * triangle, diamond, pentagon. */
@@ -195,7 +205,7 @@ static int plot_points(const struct ocb_rctx *x, FILE *f, int multi, char **cmd,
 		for (size_t j = 0; j < i; j++) {
 			if (!plottable(&x->rs.r[j]))
 				continue;
-			first &= !same_group(&x->rs.r[j], r);
+			first &= !same_group(&x->rs.r[j], r, multi);
 		}
 		if (!first)
 			continue;
@@ -206,8 +216,8 @@ static int plot_points(const struct ocb_rctx *x, FILE *f, int multi, char **cmd,
 				continue;
 			int newc = 1;
 			for (size_t h = 0; h < j && newc; h++)
-				newc = !(plottable(&x->rs.r[h]) && same_colour(&x->rs.r[h], q));
-			if (newc && same_colour(q, r)) {
+				newc = !(plottable(&x->rs.r[h]) && same_colour(&x->rs.r[h], q, multi));
+			if (newc && same_colour(q, r, multi)) {
 				colour = k;
 				colour_first = 0;
 			}
@@ -218,7 +228,7 @@ static int plot_points(const struct ocb_rctx *x, FILE *f, int multi, char **cmd,
 		fprintf(f, "$P%zu << EOD\n", ngroups);
 		for (size_t j = i; j < x->rs.n; j++) {
 			const struct ocb_rrow *q = &x->rs.r[j];
-			if (!plottable(q) || !same_group(q, r))
+			if (!plottable(q) || !same_group(q, r, multi))
 				continue;
 			const struct ocb_mceil *qm = ocb_mceil_find(x->mc, x->nmc, q->machine_id);
 			char tip[400];
@@ -232,11 +242,22 @@ static int plot_points(const struct ocb_rctx *x, FILE *f, int multi, char **cmd,
 		fputs("EOD\n", f);
 		char ck[32], name[128], what[160];
 		row_roof(r, ck, sizeof ck);
-		snprintf(name, sizeof name, "%s%s%s%s, %d thr", r->suite, ck[0] ? " (" : "", ck,
-			 ck[0] ? ")" : "", r->threads);
+		if (multi)
+			snprintf(name, sizeof name, "%d thr", r->threads);
+		else
+			snprintf(name, sizeof name, "%s%s%s%s, %d thr", r->suite, ck[0] ? " (" : "", ck,
+				 ck[0] ? ")" : "", r->threads);
+		char lc[32];
+		size_t mi = 0;
+		while (mi < x->nmc && x->mc[mi].machine_id != r->machine_id)
+			mi++;
+		if (multi) /* the machine's colour, as its roof lines */
+			snprintf(lc, sizeof lc, "rgb '%s'", machine_rgb[mi % 4]);
+		else
+			snprintf(lc, sizeof lc, "%zu", colour + 1);
 		snprintf(what, sizeof what,
-			 "$P%zu using 1:2:3 with labels hypertext point pt %d ps 1.3 lc %zu",
-			 ngroups, thr_pt[thr_index(x, r->threads) % 6], colour + 1);
+			 "$P%zu using 1:2:3 with labels hypertext point pt %d ps 1.3 lc %s", ngroups,
+			 thr_pt[thr_index(x, r->threads) % 6], lc);
 		int rc = add_plot(cmd, clen, what, name, multi ? r->host : NULL);
 		if (rc)
 			return rc;
@@ -364,15 +385,22 @@ static int plot_roofs_at(const struct ocb_mceil *mc, int thr, size_t k, size_t n
 static int plot_ceilings(const struct ocb_rctx *x, FILE *f, int multi, int npts, double xlab,
 			 char **cmd, size_t *clen)
 {
-	static const char *const rgb[] = {"#555555", "#b03a2e", "#1f618d", "#7d6608"};
 	int rc = OCB_OK, tag = 200;
 	for (size_t m = 0; m < x->nmc && !rc; m++) {
 		const struct ocb_mceil *mc = &x->mc[m];
 		struct drawn d = {.n = 0};
 		int threads[8];
 		size_t nthr = roof_threads(x, mc, npts, threads);
+		if (multi && nthr > 1) { /* overlaid machines: each one's roofs at its most
+					  * threads only (the normalised plot has every point
+					  * against its own roof) */
+			for (size_t k = 1; k < nthr; k++)
+				threads[0] = threads[k] > threads[0] ? threads[k] : threads[0];
+			nthr = 1;
+		}
 		for (size_t k = 0; k < nthr && !rc; k++)
-			rc = plot_roofs_at(mc, threads[k], k, nthr, multi ? mc->host : NULL, rgb[m % 4],
+			rc = plot_roofs_at(mc, threads[k], k, nthr, multi ? mc->host : NULL,
+					   machine_rgb[m % 4],
 					   &d, xlab * (1 + 0.6 * (double)m), f, &tag, cmd, clen);
 	}
 	return rc;
@@ -447,8 +475,8 @@ static int roofline_norm(struct ocb_rctx *x)
 				continue;
 			char what[160], name[96];
 			snprintf(what, sizeof what,
-				 "$N%zu using 1:2:3 with labels hypertext point pt %d ps 1.3 lc %zu", nblk,
-				 thr_pt[thr_index(x, thr[k]) % 6], m + 1);
+				 "$N%zu using 1:2:3 with labels hypertext point pt %d ps 1.3 lc rgb '%s'",
+				 nblk, thr_pt[thr_index(x, thr[k]) % 6], machine_rgb[m % 4]);
 			snprintf(name, sizeof name, "%d thr", thr[k]);
 			rc = add_plot(&cmd, &clen, what, name, mc->host);
 			nblk++;
