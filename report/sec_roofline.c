@@ -231,9 +231,10 @@ static int plot_points(const struct ocb_rctx *x, FILE *f, int multi, char **cmd,
 			if (!plottable(q) || !same_group(q, r, multi))
 				continue;
 			const struct ocb_mceil *qm = ocb_mceil_find(x->mc, x->nmc, q->machine_id);
-			char tip[400];
-			snprintf(tip, sizeof tip, "%s %s t=%d: %.3g GFLOP/s, %.3g GB/s, %.0f%% of roof%s%s",
-				 q->bench, q->params ? q->params : "", q->threads, ocb_rrow_gflops(q),
+			char tip[640], words[256];
+			ocb_params_words(q->params, words, sizeof words);
+			snprintf(tip, sizeof tip, "%s %s %s t=%d: %.3g GFLOP/s, %.3g GB/s, %.0f%% of roof%s%s",
+				 q->bench, q->variant, words, q->threads, ocb_rrow_gflops(q),
 				 ocb_rrow_gbs(q), 100 * ocb_rrow_roof_frac(q, qm), multi ? " on " : "",
 				 multi ? q->host : "");
 			tip_safe(tip);
@@ -463,9 +464,10 @@ static int roofline_norm(struct ocb_rctx *x)
 						   ? ocb_rrow_roof_frac(r, mc) : NAN;
 				if (isnan(f))
 					continue;
-				char tip[400];
-				snprintf(tip, sizeof tip, "%s %s t=%d on %s: %.0f%% of roof", r->bench,
-					 r->params ? r->params : "", r->threads, r->host, 100 * f);
+				char tip[640], words[256];
+				ocb_params_words(r->params, words, sizeof words);
+				snprintf(tip, sizeof tip, "%s %s %s t=%d on %s: %.0f%% of roof", r->bench,
+					 r->variant, words, r->threads, r->host, 100 * f);
 				tip_safe(tip);
 				fprintf(gp.f, "%.9g %.9g \"%s\"\n", r->flops / r->bytes, 100 * f, tip);
 				any = 1;
