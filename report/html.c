@@ -133,47 +133,47 @@ static void embed_svg(FILE *f, const char *dir, const char *base, size_t k)
 	free(buf);
 }
 
-/* The summary's cards and lists. */
-static void summary(const struct ocb_rctx *x, FILE *f)
+/* What the summary counts. */
+struct counts {
+	size_t nok, nbad, nsus, nmach, nchk, nhold, nceil_sus, ndrawn;
+};
+
+static void count(const struct ocb_rctx *x, struct counts *c)
 {
-	size_t nok = 0, nbad = 0, nsus = 0, nmach = 0, nchk = 0, nhold = 0, nceil_sus = 0;
+	memset(c, 0, sizeof *c);
 	for (size_t i = 0; i < x->rs.n; i++) {
 		int ok = !strcmp(x->rs.r[i].status, "ok");
-		nok += ok;
-		nbad += !ok;
-		nsus += ok && x->rs.r[i].suspect[0];
+		c->nok += ok;
+		c->nbad += !ok;
+		c->nsus += ok && x->rs.r[i].suspect[0];
 	}
 	for (size_t i = 0; i < x->nruns; i++) {
 		int seen = 0;
 		for (size_t k = 0; k < i && !seen; k++)
 			seen = x->runs[k].machine_id == x->runs[i].machine_id;
-		nmach += !seen;
+		c->nmach += !seen;
 	}
 	for (size_t m = 0; m < x->nmc; m++)
-		for (size_t c = 0; c < x->mc[m].n; c++)
-			nceil_sus += x->mc[m].c[c].suspect[0] != '\0';
+		for (size_t k = 0; k < x->mc[m].n; k++)
+			c->nceil_sus += x->mc[m].c[k].suspect[0] != '\0';
 	for (size_t i = 0; i < x->ntables; i++) {
 		const struct ocb_table *t = &x->tables[i];
 		if (strcmp(t->id, "quant_checks") || t->ncols < 3)
 			continue;
 		for (size_t r = 0; r < t->nrows; r++) {
-			nchk++;
-			nhold += t->text[r * t->ncols + 2] && !strcmp(t->text[r * t->ncols + 2], "yes");
+			c->nchk++;
+			c->nhold += t->text[r * t->ncols + 2] && !strcmp(t->text[r * t->ncols + 2], "yes");
 		}
 	}
-	size_t ndrawn = 0;
 	for (size_t i = 0; i < x->nplots; i++)
-		ndrawn += x->plots[i].drawn;
-	fputs("<section id=\"summary\">\n<h2>Summary</h2>\n<ul class=\"cards\">\n", f);
-	fprintf(f, "<li><b>%zu</b>machine(s)</li><li><b>%zu</b>run(s)</li>"
-		   "<li><b>%zu</b>ok results</li><li><b>%zu</b>failed</li>"
-		   "<li><b>%zu</b>flagged suspect</li>", nmach, x->nruns, nok, nbad, nsus);
-	if (nchk)
-		fprintf(f, "<li><b>%zu / %zu</b>acceptance checks hold</li>", nhold, nchk);
-	fprintf(f, "<li><b>%zu / %zu</b>plots drawn</li>\n</ul>\n<p>", ndrawn, x->nplots);
-	ocb_esc_html(f, x->covers);
-	fputs(".</p>\n<ul>\n", f);
-	for (size_t i = 0; i < x->nruns; i++) {
+		c->ndrawn += x->plots[i].drawn;
+}
+
+/* The covered runs, the first 12 (the runs table has them all). */
+static void runs_list(const struct ocb_rctx *x, FILE *f)
+{
+	fputs("<ul>\n", f);
+	for (size_t i = 0; i < x->nruns && i < 12; i++) {
 		const struct ocb_run *r = &x->runs[i];
 		fprintf(f, "<li>run %lld <code>%.8s</code> ", (long long)r->id, r->uuid);
 		ocb_esc_html(f, r->suite);
@@ -187,6 +187,9 @@ static void summary(const struct ocb_rctx *x, FILE *f)
 		ocb_esc_html(f, r->started_at);
 		fputs("</li>\n", f);
 	}
+	if (x->nruns > 12)
+		fprintf(f, "<li>... and %zu more: <a href=\"#runs_covered\">the runs table</a></li>\n",
+			x->nruns - 12);
 	fputs("</ul>\n", f);
 	if (x->nheads) {
 		fputs("<h3>Headline figures</h3>\n<p class=\"note\">Per benchmark, its best case "
@@ -198,51 +201,81 @@ static void summary(const struct ocb_rctx *x, FILE *f)
 		}
 		fputs("</ul>\n", f);
 	}
-	if (!nsus && !nbad && !nceil_sus && nhold == nchk)
-		fputs("<p class=\"ok\">No warnings.</p>\n", f);
-	if (nceil_sus) {
-		fputs("<div class=\"warn\"><b>Suspect ceilings</b> (the roofline fractions against "
-		      "them are doubtful):<ul>\n", f);
-		for (size_t m = 0; m < x->nmc; m++)
-			for (size_t c = 0; c < x->mc[m].n; c++) {
-				const struct ocb_ceiling *ce = &x->mc[m].c[c];
-				if (!ce->suspect[0])
-					continue;
-				fputs("<li>", f);
-				ocb_esc_html(f, x->mc[m].host);
-				fputs(": ", f);
-				ocb_esc_html(f, ce->kind);
-				fprintf(f, " at %d thr = %.4g %s: ", ce->threads, ce->value, ce->unit);
-				ocb_esc_html(f, ce->suspect);
-				fputs("</li>\n", f);
-			}
-		fputs("</ul></div>\n", f);
-	}
-	if (nsus || nbad) {
-		fprintf(f, "<div class=\"warn\"><b>%zu result(s) flagged suspect, %zu failed</b>:<ul>\n",
-			nsus, nbad);
-		size_t shown = 0;
-		for (size_t i = 0; i < x->rs.n && shown < 12; i++) {
-			const struct ocb_rrow *r = &x->rs.r[i];
-			int ok = !strcmp(r->status, "ok");
-			if (ok && !r->suspect[0])
+}
+
+/* Suspect ceilings (their roofline fractions are doubtful). */
+static void ceiling_warnings(const struct ocb_rctx *x, FILE *f)
+{
+	fputs("<div class=\"warn\"><b>Suspect ceilings</b> (the roofline fractions against "
+	      "them are doubtful):<ul>\n", f);
+	for (size_t m = 0; m < x->nmc; m++)
+		for (size_t c = 0; c < x->mc[m].n; c++) {
+			const struct ocb_ceiling *ce = &x->mc[m].c[c];
+			if (!ce->suspect[0])
 				continue;
-			shown++;
 			fputs("<li>", f);
-			ocb_esc_html(f, r->bench);
-			fputc(' ', f);
-			ocb_esc_html(f, r->params);
-			fprintf(f, " t=%d: ", r->threads);
-			ocb_esc_html(f, ok ? r->suspect : r->status);
+			ocb_esc_html(f, x->mc[m].host);
+			fputs(": ", f);
+			ocb_esc_html(f, ce->kind);
+			fprintf(f, " at %d thr = %.4g ", ce->threads, ce->value);
+			ocb_esc_html(f, ce->unit);
+			fputs(": ", f);
+			ocb_esc_html(f, ce->suspect);
 			fputs("</li>\n", f);
 		}
-		if (nsus + nbad > shown)
-			fprintf(f, "<li>... %zu more in the suites' data tables</li>\n", nsus + nbad - shown);
-		fputs("</ul></div>\n", f);
+	fputs("</ul></div>\n", f);
+}
+
+/* Suspect and failed results, the first 12. */
+static void result_warnings(const struct ocb_rctx *x, const struct counts *c, FILE *f)
+{
+	fprintf(f, "<div class=\"warn\"><b>%zu result(s) flagged suspect, %zu failed</b>:<ul>\n",
+		c->nsus, c->nbad);
+	size_t shown = 0;
+	for (size_t i = 0; i < x->rs.n && shown < 12; i++) {
+		const struct ocb_rrow *r = &x->rs.r[i];
+		int ok = !strcmp(r->status, "ok");
+		if (ok && !r->suspect[0])
+			continue;
+		shown++;
+		fputs("<li>", f);
+		ocb_esc_html(f, r->bench);
+		fputc(' ', f);
+		ocb_esc_html(f, r->params);
+		fprintf(f, " t=%d: ", r->threads);
+		ocb_esc_html(f, ok ? r->suspect : r->status);
+		fputs("</li>\n", f);
 	}
-	if (nchk && nhold < nchk)
+	if (c->nsus + c->nbad > shown)
+		fprintf(f, "<li>... %zu more in the suites' data tables</li>\n",
+			c->nsus + c->nbad - shown);
+	fputs("</ul></div>\n", f);
+}
+
+/* The summary: cards, runs, headline figures, warnings. */
+static void summary(const struct ocb_rctx *x, FILE *f)
+{
+	struct counts c;
+	count(x, &c);
+	fputs("<section id=\"summary\">\n<h2>Summary</h2>\n<ul class=\"cards\">\n", f);
+	fprintf(f, "<li><b>%zu</b>machine(s)</li><li><b>%zu</b>run(s)</li>"
+		   "<li><b>%zu</b>ok results</li><li><b>%zu</b>failed</li>"
+		   "<li><b>%zu</b>flagged suspect</li>", c.nmach, x->nruns, c.nok, c.nbad, c.nsus);
+	if (c.nchk)
+		fprintf(f, "<li><b>%zu / %zu</b>acceptance checks hold</li>", c.nhold, c.nchk);
+	fprintf(f, "<li><b>%zu / %zu</b>plots drawn</li>\n</ul>\n<p>", c.ndrawn, x->nplots);
+	ocb_esc_html(f, x->covers);
+	fputs(".</p>\n", f);
+	runs_list(x, f);
+	if (!c.nsus && !c.nbad && !c.nceil_sus && c.nhold == c.nchk)
+		fputs("<p class=\"ok\">No warnings.</p>\n", f);
+	if (c.nceil_sus)
+		ceiling_warnings(x, f);
+	if (c.nsus || c.nbad)
+		result_warnings(x, &c, f);
+	if (c.nchk && c.nhold < c.nchk)
 		fprintf(f, "<div class=\"warn\"><b>%zu acceptance check(s) do not hold</b>: see "
-			   "<a href=\"#quant_checks\">the checks</a>.</div>\n", nchk - nhold);
+			   "<a href=\"#quant_checks\">the checks</a>.</div>\n", c.nchk - c.nhold);
 	fputs("</section>\n", f);
 }
 

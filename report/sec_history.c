@@ -102,9 +102,8 @@ static int hist_rows(struct ocb_rctx *x, struct ocb_hist *h, struct ocb_table **
 		if ((rc = ocb_table_add_row(*t, &row)))
 			return rc;
 		ocb_params_words(s->params, words, sizeof words);
-		size_t o = (size_t)snprintf(words + strlen(words), sizeof words - strlen(words),
-					    "%s%d thr", words[0] ? ", " : "", s->threads);
-		(void)o;
+		snprintf(words + strlen(words), sizeof words - strlen(words), "%s%d thr",
+			 words[0] ? ", " : "", s->threads);
 		median_text(s, &s->pt[0], a, sizeof a);
 		median_text(s, &s->pt[s->n - 1], b, sizeof b);
 		size_t oc = 0;

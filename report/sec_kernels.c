@@ -135,19 +135,58 @@ static void keys_of(const struct ocb_rrow *r, int variants, const char *fixed, c
 		snprintf(col + o, cl - o, "%s%d thr", o ? ", " : "", r->threads);
 }
 
+/* One benchmark's table while it is built: its headline, the time scale, the
+ * parameters all its cases share, and its best case (the summary's headline figure). */
+struct btab {
+	enum headline hl;
+	double scale;       /* time unit per second (HL_TIME) */
+	const char *tunit;
+	int variants, multi;
+	char fixed[512];
+	double bestv, bestf;
+	char bestcase[400];
+};
+
+/* Puts case r into the pivot (and keeps the best case). */
+static int put_case(const struct ocb_rctx *x, struct btab *bt, struct ocb_pivot *p,
+		    const struct ocb_rrow *r)
+{
+	char row[96], col[192];
+	keys_of(r, bt->variants, bt->fixed, row, sizeof row, col, sizeof col);
+	const char *rk[2] = {row, r->host};
+	double sec = ocb_unit_seconds(r->unit), m = r->median;
+	/* CI bounds mapped: a rate is work / time, so the time's high end is its low */
+	double flo = r->ci_high > 0 ? m / r->ci_high : NAN, fhi = r->ci_low > 0 ? m / r->ci_low : NAN;
+	double v = bt->hl == HL_TIME ? m * sec * bt->scale
+		   : bt->hl == HL_GBS ? ocb_rrow_gbs(r) : ocb_rrow_gflops(r);
+	const struct ocb_mceil *mc = ocb_mceil_find(x->mc, x->nmc, r->machine_id);
+	double f = bt->hl == HL_TIME ? NAN : 100 * ocb_rrow_roof_frac(r, mc);
+	if (isnan(bt->bestv) || (bt->hl == HL_TIME ? v < bt->bestv : v > bt->bestv)) {
+		bt->bestv = v;
+		bt->bestf = f;
+		snprintf(bt->bestcase, sizeof bt->bestcase, "%s, %s%s%s", row, col,
+			 bt->multi ? " on " : "", bt->multi ? r->host : "");
+	}
+	if (bt->hl == HL_TIME)
+		return ocb_pivot_put(p, rk, col, 0, v, r->ci_low * sec * bt->scale,
+				     r->ci_high * sec * bt->scale, r->run_id);
+	int rc = ocb_pivot_put(p, rk, col, 0, v, v * flo, v * fhi, r->run_id);
+	return rc ? rc : ocb_pivot_put(p, rk, col, 1, f, f * flo, f * fhi, r->run_id);
+}
+
 /* The table of benchmark rows [a, b) (k-th table). */
 static int bench_table(struct ocb_rctx *x, size_t a, size_t b, size_t k, int multi)
 {
 	const struct ocb_rrow *r0 = &x->rs.r[a];
-	enum headline hl = headline_of(x, a, b);
 	static const char *const units[] = {"", "GB/s", "GFLOP/s", "GOP/s"};
 	struct ocb_pmeasure meas[2] = {{.best = OCB_BEST_MAX}, {"% of roof", OCB_BEST_MAX, 2, NULL}};
 	const char *keyn[2] = {"format", "machine"};
-	double scale = 1, mid = 0;
+	struct btab bt = {.hl = headline_of(x, a, b), .multi = multi, .bestv = NAN, .bestf = NAN};
+	double mid = 0;
 	size_t nok = 0;
-	int variants = 0, hasfmt = 0;
+	int hasfmt = 0;
 	for (size_t i = a; i < b; i++) {
-		variants |= strcmp(x->rs.r[i].variant, r0->variant) != 0;
+		bt.variants |= strcmp(x->rs.r[i].variant, r0->variant) != 0;
 		hasfmt |= x->rs.r[i].params && (strstr(x->rs.r[i].params, "\"format\":") ||
 						 strstr(x->rs.r[i].params, "\"fmt\":"));
 		if (ok_row(&x->rs.r[i]) && ++nok)
@@ -157,70 +196,42 @@ static int bench_table(struct ocb_rctx *x, size_t a, size_t b, size_t k, int mul
 		return OCB_OK;
 	if (!hasfmt)
 		keyn[0] = "variant";
-	const char *tunit = ocb_time_unit(mid / (double)nok, &scale);
-	if (hl == HL_TIME)
-		snprintf(meas[0].name, sizeof meas[0].name, "median (%s)", tunit);
-	else
-		snprintf(meas[0].name, sizeof meas[0].name, "%s", units[hl]);
-	if (hl == HL_TIME)
+	bt.tunit = ocb_time_unit(mid / (double)nok, &bt.scale);
+	if (bt.hl == HL_TIME) {
+		snprintf(meas[0].name, sizeof meas[0].name, "median (%s)", bt.tunit);
 		meas[0].best = OCB_BEST_MIN;
-	char id[64], title[192];
+	} else {
+		snprintf(meas[0].name, sizeof meas[0].name, "%s", units[bt.hl]);
+	}
+	char id[64], title[192], note[768];
 	snprintf(id, sizeof id, "k_%.40s_%zu", r0->bench, k);
 	for (char *p = id; *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
 			*p = '_';
 	snprintf(title, sizeof title, "%s (suite %s): %s%s", r0->bench, r0->suite, meas[0].name,
-		 hl == HL_TIME ? "" : " and % of roof");
-	char fixed[512], note[768];
-	fixed_params(x, a, b, fixed, sizeof fixed);
+		 bt.hl == HL_TIME ? "" : " and % of roof");
+	fixed_params(x, a, b, bt.fixed, sizeof bt.fixed);
 	struct ocb_pivot p;
-	double bestv = NAN, bestf = NAN;
-	char bestcase[400] = "";
-	int rc = ocb_pivot_init(&p, id, title, multi ? 2 : 1, keyn, hl == HL_TIME ? 1 : 2, meas);
-	for (size_t i = a; i < b && !rc; i++) {
-		const struct ocb_rrow *r = &x->rs.r[i];
-		if (!ok_row(r))
-			continue;
-		char row[96], col[192];
-		keys_of(r, variants, fixed, row, sizeof row, col, sizeof col);
-		const char *rk[2] = {row, r->host};
-		double sec = ocb_unit_seconds(r->unit), m = r->median;
-		/* CI bounds mapped: a rate is work / time, so the time's high end is its low */
-		double flo = r->ci_high > 0 ? m / r->ci_high : NAN, fhi = r->ci_low > 0 ? m / r->ci_low : NAN;
-		double v = hl == HL_TIME ? m * sec * scale
-			   : hl == HL_GBS ? ocb_rrow_gbs(r) : ocb_rrow_gflops(r);
-		const struct ocb_mceil *mc = ocb_mceil_find(x->mc, x->nmc, r->machine_id);
-		double f = hl == HL_TIME ? NAN : 100 * ocb_rrow_roof_frac(r, mc);
-		if (isnan(bestv) || (hl == HL_TIME ? v < bestv : v > bestv)) {
-			bestv = v;
-			bestf = f;
-			snprintf(bestcase, sizeof bestcase, "%s, %s%s%s", row, col, multi ? " on " : "",
-				 multi ? r->host : "");
-		}
-		if (hl == HL_TIME) {
-			rc = ocb_pivot_put(&p, rk, col, 0, v, r->ci_low * sec * scale,
-					   r->ci_high * sec * scale, r->run_id);
-			continue;
-		}
-		if (!(rc = ocb_pivot_put(&p, rk, col, 0, v, v * flo, v * fhi, r->run_id)))
-			rc = ocb_pivot_put(&p, rk, col, 1, f, f * flo, f * fhi, r->run_id);
-	}
+	int rc = ocb_pivot_init(&p, id, title, multi ? 2 : 1, keyn, bt.hl == HL_TIME ? 1 : 2, meas);
+	for (size_t i = a; i < b && !rc; i++)
+		if (ok_row(&x->rs.r[i]))
+			rc = put_case(x, &bt, &p, &x->rs.r[i]);
 	snprintf(note, sizeof note, "%s%s%sDigits to the 95%% CI of the median; best per column "
 		 "in bold. Every case with its parameters, CI, bound and counters: the suite "
-		 "results table (CSV, JSON, HTML).", fixed[0] ? "Parameters of every case: " : "",
-		 fixed, fixed[0] ? ". " : "");
+		 "results table (CSV, JSON, HTML).", bt.fixed[0] ? "Parameters of every case: " : "",
+		 bt.fixed, bt.fixed[0] ? ". " : "");
 	if (!rc)
 		rc = ocb_pivot_note(&p, note);
 	if (!rc)
 		rc = ocb_pivot_emit(&p, x);
-	if (!rc && !isnan(bestv)) {
+	if (!rc && !isnan(bt.bestv)) {
 		char v[32], f[32];
-		ocb_sigfig(bestv, NAN, NAN, 3, v, sizeof v);
-		ocb_sigfig(bestf, NAN, NAN, 2, f, sizeof f);
+		ocb_sigfig(bt.bestv, NAN, NAN, 3, v, sizeof v);
+		ocb_sigfig(bt.bestf, NAN, NAN, 2, f, sizeof f);
 		rc = ocb_rctx_headline(x, "%s: %s %s (%s)%s%s%s", r0->bench, v,
-				       hl == HL_TIME ? tunit : meas[0].name, bestcase,
-				       isnan(bestf) ? "" : ", ", isnan(bestf) ? "" : f,
-				       isnan(bestf) ? "" : "% of roof");
+				       bt.hl == HL_TIME ? bt.tunit : meas[0].name, bt.bestcase,
+				       isnan(bt.bestf) ? "" : ", ", isnan(bt.bestf) ? "" : f,
+				       isnan(bt.bestf) ? "" : "% of roof");
 	}
 	ocb_pivot_release(&p);
 	return rc;

@@ -168,16 +168,15 @@ static void point_labels(const struct ocb_rctx *x, FILE *f)
 		const struct ocb_rrow *r = &x->rs.r[i];
 		if (!plottable(r))
 			continue;
-		int best = 1, first = 1;
+		int best = 1; /* the fastest of its bench on its machine (the first of equals) */
 		for (size_t j = 0; j < x->rs.n && best; j++) {
 			const struct ocb_rrow *q = &x->rs.r[j];
-			if (j == i || !plottable(q) || strcmp(q->bench, r->bench) || q->machine_id != r->machine_id)
+			if (j == i || !plottable(q) || strcmp(q->bench, r->bench) ||
+			    q->machine_id != r->machine_id)
 				continue;
 			double gq = ocb_rrow_gflops(q), gr = ocb_rrow_gflops(r);
 			best = gq < gr || (gq == gr && j > i);
-			first &= j > i;
 		}
-		(void)first;
 		if (!best)
 			continue;
 		char *lt = esc_title(r->bench, NULL);
@@ -188,6 +187,41 @@ static void point_labels(const struct ocb_rctx *x, FILE *f)
 	}
 }
 
+/* The colour of every plottable row (index of its colour group in first-seen order)
+ * into col[0..rs.n); whether it starts a plot group into start[]. One pass over the rows
+ * against the groups seen so far: O(rows x groups). OCB_ENOMEM. */
+static int point_groups(const struct ocb_rctx *x, int multi, size_t *col, char *start)
+{
+	size_t *crep = calloc(x->rs.n + 1, sizeof *crep), *grep = calloc(x->rs.n + 1, sizeof *grep);
+	size_t nc = 0, ng = 0;
+	if (!crep || !grep) {
+		free(crep);
+		free(grep);
+		return ocb_seterr(OCB_ENOMEM, "roofline");
+	}
+	for (size_t i = 0; i < x->rs.n; i++) {
+		const struct ocb_rrow *r = &x->rs.r[i];
+		start[i] = 0;
+		if (!plottable(r))
+			continue;
+		size_t c = 0, g = 0;
+		while (c < nc && !same_colour(&x->rs.r[crep[c]], r, multi))
+			c++;
+		if (c == nc)
+			crep[nc++] = i;
+		col[i] = c;
+		while (g < ng && !same_group(&x->rs.r[grep[g]], r, multi))
+			g++;
+		if (g == ng) {
+			grep[ng++] = i;
+			start[i] = 1;
+		}
+	}
+	free(crep);
+	free(grep);
+	return OCB_OK;
+}
+
 /* Points: one datablock per (suite, machine, compute roof, threads) group, in rs order:
  * the colour says the (suite, machine, roof), the marker the thread count; each point
  * carries a tooltip (case, threads, value, fraction of its roof: gnuplot's hypertext,
@@ -195,36 +229,15 @@ static void point_labels(const struct ocb_rctx *x, FILE *f)
  * that its machine never measured. */
 static int plot_points(const struct ocb_rctx *x, FILE *f, int multi, char **cmd, size_t *clen)
 {
-	size_t ngroups = 0, ncol = 0;
-	for (size_t i = 0; i < x->rs.n; i++) {
+	size_t ngroups = 0, *colours = calloc(x->rs.n + 1, sizeof *colours);
+	char *starts = calloc(x->rs.n + 1, 1);
+	int rc = colours && starts ? point_groups(x, multi, colours, starts)
+				   : ocb_seterr(OCB_ENOMEM, "roofline");
+	for (size_t i = 0; i < x->rs.n && !rc; i++) {
 		const struct ocb_rrow *r = &x->rs.r[i];
-		if (!plottable(r))
+		if (!starts[i])
 			continue;
-		int first = 1, colour_first = 1;
-		size_t colour = 0;
-		for (size_t j = 0; j < i; j++) {
-			if (!plottable(&x->rs.r[j]))
-				continue;
-			first &= !same_group(&x->rs.r[j], r, multi);
-		}
-		if (!first)
-			continue;
-		/* the colour: the index of the first (suite, machine, roof) group like r */
-		for (size_t j = 0, k = 0; j < i && colour_first; j++) {
-			const struct ocb_rrow *q = &x->rs.r[j];
-			if (!plottable(q))
-				continue;
-			int newc = 1;
-			for (size_t h = 0; h < j && newc; h++)
-				newc = !(plottable(&x->rs.r[h]) && same_colour(&x->rs.r[h], q, multi));
-			if (newc && same_colour(q, r, multi)) {
-				colour = k;
-				colour_first = 0;
-			}
-			k += newc;
-		}
-		if (colour_first)
-			colour = ncol++;
+		size_t colour = colours[i];
 		fprintf(f, "$P%zu << EOD\n", ngroups);
 		for (size_t j = i; j < x->rs.n; j++) {
 			const struct ocb_rrow *q = &x->rs.r[j];
@@ -233,8 +246,8 @@ static int plot_points(const struct ocb_rctx *x, FILE *f, int multi, char **cmd,
 			const struct ocb_mceil *qm = ocb_mceil_find(x->mc, x->nmc, q->machine_id);
 			char tip[640], words[256];
 			ocb_params_words(q->params, words, sizeof words);
-			snprintf(tip, sizeof tip, "%s %s %s t=%d: %.3g GFLOP/s, %.3g GB/s, %.0f%% of roof%s%s",
-				 q->bench, q->variant, words, q->threads, ocb_rrow_gflops(q),
+			snprintf(tip, sizeof tip,
+				 "%s %s %s t=%d: %.3g GFLOP/s, %.3g GB/s, %.0f%% of roof%s%s", q->bench, q->variant, words, q->threads, ocb_rrow_gflops(q),
 				 ocb_rrow_gbs(q), 100 * ocb_rrow_roof_frac(q, qm), multi ? " on " : "",
 				 multi ? q->host : "");
 			tip_safe(tip);
@@ -259,9 +272,8 @@ static int plot_points(const struct ocb_rctx *x, FILE *f, int multi, char **cmd,
 		snprintf(what, sizeof what,
 			 "$P%zu using 1:2:3 with labels hypertext point pt %d ps 1.3 lc %s", ngroups,
 			 thr_pt[thr_index(x, r->threads) % 6], lc);
-		int rc = add_plot(cmd, clen, what, name, multi ? r->host : NULL);
-		if (rc)
-			return rc;
+		if ((rc = add_plot(cmd, clen, what, name, multi ? r->host : NULL)))
+			break;
 		ngroups++;
 		const struct ocb_mceil *mc = ocb_mceil_find(x->mc, x->nmc, r->machine_id);
 		if (ck[0] && !(mc && ocb_roof_find(mc->view, mc->view ? mc->n : 0, ck, r->threads))) {
@@ -274,8 +286,11 @@ static int plot_points(const struct ocb_rctx *x, FILE *f, int multi, char **cmd,
 			free(lt);
 		}
 	}
-	point_labels(x, f);
-	return OCB_OK;
+	if (!rc)
+		point_labels(x, f);
+	free(colours);
+	free(starts);
+	return rc;
 }
 
 /* The thread counts machine mc's ceilings are drawn at: those its points use, or all it
