@@ -337,6 +337,8 @@ cJSON *ocb_table_json(const struct ocb_table *t)
 	cJSON_AddStringToObject(o, "title", t->title ? t->title : "");
 	if (t->note)
 		cJSON_AddStringToObject(o, "note", t->note);
+	if (t->prov)
+		cJSON_AddStringToObject(o, "provenance", t->prov);
 	cols = cJSON_AddArrayToObject(o, "columns");
 	rows = cJSON_AddArrayToObject(o, "rows");
 	if (!cols || !rows)

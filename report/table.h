@@ -94,7 +94,8 @@ int ocb_table_write_html(const struct ocb_table *t, FILE *f);
  * sortable table (class "sortable": the page's script sorts by a header click, numbers by
  * their data-v value); `open`: 0 puts the table in a closed <details>. */
 int ocb_table_write_html_dash(const struct ocb_table *t, FILE *f, int open);
-/* {"id","title","columns":[...],"rows":[[cell...]...]} with numbers as numbers.
+/* {"id","title","note","provenance","columns":[...],"rows":[[cell...]...]} with numbers
+ * as numbers (note and provenance when set).
  * Caller frees with cJSON_Delete(); NULL on allocation failure. */
 cJSON *ocb_table_json(const struct ocb_table *t);
 
