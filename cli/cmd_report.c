@@ -10,12 +10,13 @@
 
 static void help(void)
 {
-	printf("usage: ocbench report [--run ID | --latest | --machine M[,M2]] [--out DIR]\n"
+	printf("usage: ocbench report [--run ID | --latest | --machines M[,M2]] [--out DIR]\n"
 	       "                      [--format md,latex,csv,html,json] [--allow-mixed]\n\n"
 	       "Writes the report of the database into DIR (default ./ocbench-report/):\n"
 	       "  index.html         one self-contained page: every table, the SVG plots inline\n"
 	       "  report.md          Markdown tables (best per column in bold) + plot links\n"
-	       "  report.tex         booktabs table floats (\\input them; needs booktabs)\n"
+	       "  report.tex         standalone article: pdflatex report.tex (tables + figures)\n"
+	       "  tex/<table>.tex    each table alone, fits a two-column article (booktabs)\n"
 	       "  csv/<table>.csv    one CSV per table\n"
 	       "  report.json        the same tables as JSON, and which plots were drawn\n"
 	       "  roofline.png/.svg  measured ceilings + every kernel result (log-log)\n"
@@ -24,8 +25,10 @@ static void help(void)
 	       "bound, counters), compression vs accuracy, MLPerf-style time to train.\n\n"
 	       "  --run ID        one run (id, uuid prefix or label)\n"
 	       "  --latest        the newest complete run\n"
-	       "  --machine M,M2  the newest complete run of each suite on these machines\n"
-	       "                  (hostname or fingerprint prefix), overlaid in the roofline\n"
+	       "  --machine(s) M,M2  the newest complete run of each suite on these machines\n"
+	       "                  (hostname or fingerprint prefix): one roofline with every\n"
+	       "                  machine's ceilings and points, a normalised roofline (%% of\n"
+	       "                  each machine's own roof) and a machines comparison table\n"
 	       "  (default)       the newest complete run of each suite\n"
 	       "  --out DIR       output directory (created)\n"
 	       "  --format LIST   some of md,latex,csv,html,json (default all)\n"
@@ -42,6 +45,7 @@ int cmd_report(const struct ocb_global *g, int argc, char **argv)
 	static const struct option opts[] = {{"run", required_argument, NULL, 'r'},
 					     {"latest", no_argument, NULL, 'l'},
 					     {"machine", required_argument, NULL, 'm'},
+					     {"machines", required_argument, NULL, 'm'},
 					     {"out", required_argument, NULL, 'o'},
 					     {"format", required_argument, NULL, 'f'},
 					     {"allow-mixed", no_argument, NULL, 'x'},

@@ -24,4 +24,14 @@ int ocb_live_register(sqlite3 *db);
 	"(SELECT *, row_number() OVER (PARTITION BY machine_id, kind, threads ORDER BY"     \
 	" suspect IS NOT NULL, created_at DESC, id DESC) AS rn FROM ceiling)"
 
+/* The columns ocb_run_load reads (run r joined with its machine m), and the reader of
+ * such a row: one statement can load many runs (the report's ocb_sel_runs). */
+#define OCB_RUN_SELECT                                                                      \
+	"SELECT r.id, r.machine_id, r.pid, r.uuid, r.suite, r.label, r.status,"             \
+	" r.hostname, r.boot_id, r.started_at, r.finished_at, r.ocbench_version,"            \
+	" r.git_sha, r.config_json, m.hostname, m.cpu_model, m.fingerprint"                  \
+	" FROM run r LEFT JOIN machine m ON m.id = r.machine_id"
+struct ocb_run;
+void ocb_run_from_row(sqlite3_stmt *st, struct ocb_run *out);
+
 #endif

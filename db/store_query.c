@@ -222,27 +222,10 @@ out:
 	return OCB_OK;
 }
 
-int ocb_run_load(struct ocb_store *s, int64_t run_id, struct ocb_run *out)
+void ocb_run_from_row(sqlite3_stmt *st, struct ocb_run *out)
 {
-	sqlite3 *db = ocb_store_handle(s);
-	sqlite3_stmt *st = NULL;
-	int rc = OCB_OK;
 	memset(out, 0, sizeof *out);
 	out->quick = -1;
-	if (sqlite3_prepare_v2(db,
-			       "SELECT r.id, r.machine_id, r.pid, r.uuid, r.suite, r.label, r.status,"
-			       " r.hostname, r.boot_id, r.started_at, r.finished_at, r.ocbench_version,"
-			       " r.git_sha, r.config_json, m.hostname, m.cpu_model, m.fingerprint"
-			       " FROM run r LEFT JOIN machine m ON m.id = r.machine_id WHERE r.id = ?1",
-			       -1, &st, NULL) != SQLITE_OK)
-		return ocb_seterr(OCB_EDB, "load run: %s", sqlite3_errmsg(db));
-	sqlite3_bind_int64(st, 1, run_id);
-	int step = sqlite3_step(st);
-	if (step != SQLITE_ROW) {
-		rc = step == SQLITE_DONE ? ocb_seterr(OCB_ENOENT, "no run %lld", (long long)run_id)
-					 : ocb_seterr(OCB_EDB, "load run: %s", sqlite3_errmsg(db));
-		goto out;
-	}
 	out->id = sqlite3_column_int64(st, 0);
 	out->machine_id = sqlite3_column_int64(st, 1);
 	out->pid = sqlite3_column_int64(st, 2);
@@ -257,7 +240,9 @@ int ocb_run_load(struct ocb_store *s, int64_t run_id, struct ocb_run *out)
 	ocb_col_text(out->ocbench_version, sizeof out->ocbench_version, st, 11);
 	ocb_col_text(out->git_sha, sizeof out->git_sha, st, 12);
 	const unsigned char *cfg = sqlite3_column_text(st, 13);
-	cJSON *c = cfg ? cJSON_Parse((const char *)cfg) : NULL;
+	/* "quick" of config_json without parsing it all when absent */
+	cJSON *c = cfg && strstr((const char *)cfg, "\"quick\"") ? cJSON_Parse((const char *)cfg)
+								  : NULL;
 	const cJSON *q = cJSON_GetObjectItemCaseSensitive(c, "quick");
 	if (cJSON_IsBool(q))
 		out->quick = cJSON_IsTrue(q);
@@ -268,6 +253,25 @@ int ocb_run_load(struct ocb_store *s, int64_t run_id, struct ocb_run *out)
 	snprintf(out->shown, sizeof out->shown, "%s",
 		 ocb_live_status(out->status, out->pid, out->hostname, out->boot_id,
 				 out->started_at));
+}
+
+int ocb_run_load(struct ocb_store *s, int64_t run_id, struct ocb_run *out)
+{
+	sqlite3 *db = ocb_store_handle(s);
+	sqlite3_stmt *st = NULL;
+	int rc = OCB_OK;
+	memset(out, 0, sizeof *out);
+	out->quick = -1;
+	if (sqlite3_prepare_v2(db, OCB_RUN_SELECT " WHERE r.id = ?1", -1, &st, NULL) != SQLITE_OK)
+		return ocb_seterr(OCB_EDB, "load run: %s", sqlite3_errmsg(db));
+	sqlite3_bind_int64(st, 1, run_id);
+	int step = sqlite3_step(st);
+	if (step != SQLITE_ROW) {
+		rc = step == SQLITE_DONE ? ocb_seterr(OCB_ENOENT, "no run %lld", (long long)run_id)
+					 : ocb_seterr(OCB_EDB, "load run: %s", sqlite3_errmsg(db));
+		goto out;
+	}
+	ocb_run_from_row(st, out);
 out:
 	sqlite3_finalize(st);
 	return rc;

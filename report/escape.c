@@ -31,6 +31,9 @@ void ocb_esc_latex(FILE *f, const char *s)
 		case '<': fputs("\\textless{}", f); break;
 		case '>': fputs("\\textgreater{}", f); break;
 		case '|': fputs("\\textbar{}", f); break;
+		/* a straight double quote: the typewriter font's own glyph (OT1 tt slot 34);
+		 * a plain " prints as a curly closing quote */
+		case '"': fputs("{\\ttfamily\\char34}", f); break;
 		case '\n': case '\r': case '\t': fputc(' ', f); break;
 		default: fputc(*s, f);
 		}

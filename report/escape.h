@@ -13,8 +13,8 @@ void ocb_esc_html(FILE *f, const char *s);
 
 /* LaTeX text mode: \ { } $ & # ^ _ % ~ < > | become their text commands (all of which
  * exist in the default OT1 encoding, so the fragment needs no fontenc); newlines
- * become spaces. A double quote stays as is (it is plain text unless babel makes it
- * active). */
+ * become spaces. A double quote becomes the typewriter font's straight glyph (a plain
+ * one would print curly); an apostrophe stays one. */
 void ocb_esc_latex(FILE *f, const char *s);
 
 /* A Markdown table cell: | \ ` * _ [ ] < > are backslash-escaped or entity-escaped,

@@ -28,7 +28,12 @@ struct ocb_rctx {
 	struct ocb_run *runs;        /* the runs the report covers (sec_runs.c) */
 	size_t nruns;
 	char covers[1024];           /* one line: how many runs, machines, commits, modes */
+	char **heads;                /* headline figures for the page's summary (owned) */
+	size_t nheads;
 };
+
+/* Adds a headline figure (printf) to the summary. OCB_ENOMEM. */
+int ocb_rctx_headline(struct ocb_rctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Appends a table (zeroed) and returns it in *t; ocb_table_init() it next. */
 int ocb_rctx_table(struct ocb_rctx *x, struct ocb_table **t);
@@ -44,9 +49,19 @@ int ocb_runs_check_mixed(const struct ocb_run *r, size_t n, int allow_mixed);
 /* "N run(s) on M machine(s) (hosts); commits ...; modes ..." into buf. */
 void ocb_runs_summary(const struct ocb_run *r, size_t n, char *buf, size_t len);
 
+/* The provenance caption of the covered runs with ids[0..n) (every covered run when n
+ * is 0): "host (CPU); runs 1 e5147def, 2 ...; 2026-12-01; commit abc; ocbench 0.1.0".
+ * *out malloc'd (caller frees). OCB_ENOMEM. */
+int ocb_rctx_prov(const struct ocb_rctx *x, const int64_t *ids, size_t n, char **out);
+
+/* index.html (report/html.c) into f. OCB_EIO. */
+int ocb_report_html(struct ocb_rctx *x, const char *when, const char *what, FILE *f);
+
 /* Sections, each adds tables and plots to x. */
 int ocb_rsec_runs(struct ocb_rctx *x);
 int ocb_rsec_results(struct ocb_rctx *x);
+int ocb_rsec_kernels(struct ocb_rctx *x);
+int ocb_rsec_history(struct ocb_rctx *x);
 int ocb_rsec_quant(struct ocb_rctx *x);
 int ocb_rsec_compress(struct ocb_rctx *x);
 int ocb_rsec_curves(struct ocb_rctx *x);

@@ -43,3 +43,39 @@ double ocb_rrow_roof_frac(const struct ocb_rrow *r, const struct ocb_mceil *mc)
 	return ocb_roof_frac(mc->view, mc->n, r->bound, r->threads, r->flops, r->bytes,
 			     ocb_unit_seconds(r->unit) * r->median);
 }
+
+void ocb_param_text(const cJSON *e, char *v, size_t len)
+{
+	if (cJSON_IsNumber(e)) {
+		snprintf(v, len, "%.10g", e->valuedouble);
+	} else if (cJSON_IsString(e)) {
+		snprintf(v, len, "%s", e->valuestring);
+	} else if (e) { /* arrays, objects, booleans: their compact JSON */
+		char *j = cJSON_PrintUnformatted(e);
+		snprintf(v, len, "%s", j ? j : "?");
+		free(j);
+	} else {
+		snprintf(v, len, "?");
+	}
+}
+
+void ocb_params_words(const char *json, char *buf, size_t len)
+{
+	cJSON *j = cJSON_Parse(json ? json : "{}"), *e;
+	size_t o = 0;
+	if (!len)
+		return;
+	buf[0] = '\0';
+	if (!cJSON_IsObject(j)) {
+		snprintf(buf, len, "%s", json ? json : "");
+		cJSON_Delete(j);
+		return;
+	}
+	cJSON_ArrayForEach(e, j) {
+		char v[256];
+		ocb_param_text(e, v, sizeof v);
+		if (o < len)
+			o += (size_t)snprintf(buf + o, len - o, "%s%s=%s", o ? " " : "", e->string, v);
+	}
+	cJSON_Delete(j);
+}

@@ -3,6 +3,8 @@
 #ifndef OCB_RDATA_H
 #define OCB_RDATA_H
 
+#include <cJSON.h>
+
 #include "../db/select.h"
 
 /* Seconds per unit for a time unit ("s", "ms", "us", "ns"); 0 for anything else. */
@@ -16,5 +18,12 @@ double ocb_rrow_gbs(const struct ocb_rrow *r);
  * ocb_roof_frac of the stored bound with the machine's ceilings (mc may be NULL -> NaN;
  * a bound whose roof was never measured -> NaN, "no roof"). */
 double ocb_rrow_roof_frac(const struct ocb_rrow *r, const struct ocb_mceil *mc);
+
+/* A parameter's value as text: numbers %.10g, strings as they are, anything else its
+ * compact JSON ("?" for NULL). */
+void ocb_param_text(const cJSON *e, char *buf, size_t len);
+/* Canonical params JSON as words "k=512 m=1024 format=q4_0" (the JSON itself when it
+ * does not parse) into buf. */
+void ocb_params_words(const char *json, char *buf, size_t len);
 
 #endif

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -81,8 +82,27 @@ int ocb_rctx_plot(struct ocb_rctx *x, const char *base, const char *title, int d
 	return OCB_OK;
 }
 
+int ocb_rctx_headline(struct ocb_rctx *x, const char *fmt, ...)
+{
+	char *h = NULL, **nh = realloc(x->heads, (x->nheads + 1) * sizeof *nh);
+	if (!nh)
+		return ocb_seterr(OCB_ENOMEM, "report headlines");
+	x->heads = nh;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&h, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return ocb_seterr(OCB_ENOMEM, "report headlines");
+	x->heads[x->nheads++] = h;
+	return OCB_OK;
+}
+
 static void ctx_release(struct ocb_rctx *x)
 {
+	for (size_t i = 0; i < x->nheads; i++)
+		free(x->heads[i]);
+	free(x->heads);
 	for (size_t i = 0; i < x->ntables; i++)
 		ocb_table_release(&x->tables[i]);
 	free(x->tables);
@@ -170,8 +190,19 @@ static int write_md(struct ocb_rctx *x, const char *when, const char *what)
 		return OCB_EPERM; /* open_out set the detail */
 	}
 	fprintf(f, "# ocbench report\n\nGenerated %s from %s.\n\n", when, what);
-	for (size_t i = 0; i < x->ntables; i++)
-		ocb_table_write_md(&x->tables[i], f);
+	int nlong = 0;
+	for (size_t i = 0; i < x->ntables; i++) {
+		if (ocb_table_in_paper(&x->tables[i]))
+			ocb_table_write_md(&x->tables[i], f);
+		nlong += !ocb_table_in_paper(&x->tables[i]);
+	}
+	if (nlong) {
+		fputs("Long form (one row per case, every field):", f);
+		for (size_t i = 0; i < x->ntables; i++)
+			if (!ocb_table_in_paper(&x->tables[i]))
+				fprintf(f, " [%s](csv/%s.csv)", x->tables[i].id, x->tables[i].id);
+		fputs(".\n\n", f);
+	}
 	if (x->nplots)
 		fputs("## Plots\n\n", f);
 	for (size_t i = 0; i < x->nplots; i++) {
@@ -191,19 +222,68 @@ static int write_md(struct ocb_rctx *x, const char *when, const char *what)
 	return close_out(f, path);
 }
 
-static int write_latex(struct ocb_rctx *x, const char *when)
+/* report.tex: a standalone article (pdflatex report.tex in the output folder) with every
+ * paper table, split to fit the text width and 40 rows a float, and the drawn plots as
+ * figures; tex/<id>.tex: each table alone, split to fit one column of a two-column
+ * article (about 229 pt: \\input it there, with booktabs). */
+static int write_latex(struct ocb_rctx *x, const char *when, const char *what)
 {
-	char *path = NULL;
+	char *path = NULL, *dir = NULL;
+	int rc = OCB_OK;
 	FILE *f = open_out(x->out, "report.tex", &path);
 	if (!f) {
 		free(path);
 		return OCB_EPERM;
 	}
-	fprintf(f, "%% ocbench report, generated %s. Table floats for \\input{}; they need\n"
-		   "%% \\usepackage{booktabs}.\n\n", when);
+	fprintf(f, "%% ocbench report, generated %s: pdflatex report.tex\n"
+		   "%% Each table alone, for a two-column paper: tex/<id>.tex (needs booktabs).\n"
+		   "\\documentclass[10pt]{article}\n\\usepackage[a4paper,margin=2cm]{geometry}\n"
+		   "\\usepackage{booktabs}\n\\usepackage{graphicx}\n"
+		   "\\usepackage[section]{placeins}\n"
+		   "\\setcounter{topnumber}{4}\\setcounter{totalnumber}{6}\n"
+		   "\\renewcommand{\\topfraction}{0.95}\\renewcommand{\\textfraction}{0.05}\n"
+		   "\\renewcommand{\\floatpagefraction}{0.8}\n"
+		   "\\begin{document}\n\\section*{ocbench report}\n\\noindent Generated ", when);
+	ocb_esc_latex(f, when);
+	fputs(" from ", f);
+	ocb_esc_latex(f, what);
+	fputs(".\n\n", f);
 	for (size_t i = 0; i < x->ntables; i++)
-		ocb_table_write_latex(&x->tables[i], f);
-	return close_out(f, path);
+		if (ocb_table_in_paper(&x->tables[i]))
+			ocb_table_write_latex_fit(&x->tables[i], f, 470, 40);
+	fputs("\\FloatBarrier\n", f);
+	for (size_t i = 0; i < x->nplots; i++) {
+		const struct ocb_rplot *p = &x->plots[i];
+		if (!p->drawn)
+			continue;
+		fprintf(f, "\\begin{figure}[htbp]\n\\centering\n"
+			   "\\includegraphics[width=0.85\\textwidth]{%s.png}\n\\caption{", p->base);
+		ocb_esc_latex(f, p->title);
+		fprintf(f, "}\n\\label{fig:%s}\n\\end{figure}\n\n", p->base);
+	}
+	fputs("\\end{document}\n", f);
+	if ((rc = close_out(f, path)))
+		return rc;
+	if (asprintf(&dir, "%s/tex", x->out) < 0)
+		return ocb_seterr(OCB_ENOMEM, "tex");
+	if ((rc = make_dir(dir)))
+		goto out;
+	for (size_t i = 0; i < x->ntables && !rc; i++) {
+		char name[80];
+		if (!ocb_table_in_paper(&x->tables[i]))
+			continue;
+		snprintf(name, sizeof name, "%s.tex", x->tables[i].id);
+		if (!(f = open_out(dir, name, &path))) {
+			free(path);
+			rc = OCB_EPERM;
+			break;
+		}
+		ocb_table_write_latex_fit(&x->tables[i], f, 229, 40);
+		rc = close_out(f, path);
+	}
+out:
+	free(dir);
+	return rc;
 }
 
 static int write_csv(struct ocb_rctx *x)
@@ -216,6 +296,8 @@ static int write_csv(struct ocb_rctx *x)
 		goto out;
 	for (size_t i = 0; i < x->ntables && !rc; i++) {
 		char name[80], *path = NULL;
+		if (!ocb_table_in_long(&x->tables[i]))
+			continue;
 		snprintf(name, sizeof name, "%s.csv", x->tables[i].id);
 		FILE *f = open_out(dir, name, &path);
 		if (!f) {
@@ -248,6 +330,8 @@ static int write_json(struct ocb_rctx *x, const char *when, const char *what)
 		goto out;
 	}
 	for (size_t i = 0; i < x->ntables; i++) {
+		if (!ocb_table_in_long(&x->tables[i]))
+			continue;
 		cJSON *t = ocb_table_json(&x->tables[i]);
 		if (!t || !cJSON_AddItemToArray(tabs, t)) {
 			cJSON_Delete(t);
@@ -295,34 +379,6 @@ out:
 	return rc;
 }
 
-/* Copies the SVG file into the page, without its XML prolog and DOCTYPE. gnuplot's SVG
- * terminal escapes the text it draws (& < > in titles), and every title we give it is
- * already a literal. */
-static void embed_svg(FILE *f, const char *dir, const char *base)
-{
-	char *path = NULL, *buf = NULL;
-	size_t len = 0;
-	if (asprintf(&path, "%s/%s.svg", dir, base) < 0)
-		return;
-	FILE *in = fopen(path, "rb");
-	free(path);
-	if (!in)
-		return;
-	FILE *mem = open_memstream(&buf, &len);
-	char chunk[8192];
-	size_t r;
-	while (mem && (r = fread(chunk, 1, sizeof chunk, in)) > 0)
-		fwrite(chunk, 1, r, mem);
-	fclose(in);
-	if (!mem)
-		return;
-	fclose(mem);
-	const char *start = buf ? strstr(buf, "<svg") : NULL;
-	if (start)
-		fputs(start, f);
-	free(buf);
-}
-
 static int write_html(struct ocb_rctx *x, const char *when, const char *what)
 {
 	char *path = NULL;
@@ -331,51 +387,9 @@ static int write_html(struct ocb_rctx *x, const char *when, const char *what)
 		free(path);
 		return OCB_EPERM;
 	}
-	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-	      "<title>ocbench report</title>\n<style>\n"
-	      "body{font-family:sans-serif;margin:2em;max-width:1200px;color:#222}\n"
-	      "table{border-collapse:collapse;margin:0.5em 0 1.5em;font-size:0.9em}\n"
-	      "th,td{border-bottom:1px solid #ccc;padding:3px 8px;text-align:left}\n"
-	      "th{border-bottom:2px solid #444}td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
-	      ".note{font-size:0.85em;color:#555}figure{margin:1em 0}svg{max-width:100%;height:auto}\n"
-	      "</style>\n</head>\n<body>\n<h1>ocbench report</h1>\n<p>Generated ", f);
-	ocb_esc_html(f, when);
-	fputs(" from ", f);
-	ocb_esc_html(f, what);
-	fputs(".</p>\n", f);
-	if (x->ntables) {
-		fputs("<nav><ul>\n", f);
-		for (size_t i = 0; i < x->ntables; i++) {
-			fprintf(f, "<li><a href=\"#%s\">", x->tables[i].id);
-			ocb_esc_html(f, x->tables[i].title);
-			fputs("</a></li>\n", f);
-		}
-		fputs("</ul></nav>\n", f);
-	} else {
-		fputs("<p>No results in the selection.</p>\n", f);
-	}
-	for (size_t i = 0; i < x->ntables; i++)
-		ocb_table_write_html(&x->tables[i], f);
-	if (x->nplots)
-		fputs("<h2>Plots</h2>\n", f);
-	for (size_t i = 0; i < x->nplots; i++) {
-		const struct ocb_rplot *p = &x->plots[i];
-		if (p->drawn) {
-			fputs("<figure>\n", f);
-			embed_svg(f, x->out, p->base);
-			fputs("<figcaption>", f);
-			ocb_esc_html(f, p->title);
-			fputs("</figcaption>\n</figure>\n", f);
-		} else {
-			fputs("<p class=\"note\">Plot skipped: ", f);
-			ocb_esc_html(f, p->title);
-			fputs(" (", f);
-			ocb_esc_html(f, p->why);
-			fputs(")</p>\n", f);
-		}
-	}
-	fputs("</body>\n</html>\n", f);
-	return close_out(f, path);
+	int rc = ocb_report_html(x, when, what, f);
+	int rc2 = close_out(f, path);
+	return rc ? rc : rc2;
 }
 
 /* The report's "generated" time: $SOURCE_DATE_EPOCH (seconds since 1970, the
@@ -425,13 +439,29 @@ out:
 	return rc;
 }
 
+/* Tables without their own provenance get the report's: every covered run. */
+static int default_prov(struct ocb_rctx *x)
+{
+	char *prov = NULL;
+	int rc = OCB_OK;
+	for (size_t i = 0; i < x->ntables && !rc; i++) {
+		if (x->tables[i].prov)
+			continue;
+		if (!prov && (rc = ocb_rctx_prov(x, NULL, 0, &prov)))
+			break;
+		rc = ocb_table_set_prov(&x->tables[i], prov);
+	}
+	free(prov);
+	return rc;
+}
+
 /* The files of the formats asked for (fmt: OCB_FMT_* bits). */
 static int write_formats(struct ocb_rctx *x, unsigned fmt, const char *when, const char *what)
 {
 	int rc = OCB_OK;
 	if ((fmt & OCB_FMT_MD) && (rc = write_md(x, when, what)))
 		return rc;
-	if ((fmt & OCB_FMT_LATEX) && (rc = write_latex(x, when)))
+	if ((fmt & OCB_FMT_LATEX) && (rc = write_latex(x, when, what)))
 		return rc;
 	if ((fmt & OCB_FMT_CSV) && (rc = write_csv(x)))
 		return rc;
@@ -491,14 +521,18 @@ int ocb_report_write(struct ocb_store *db, const struct ocb_report_opts *o,
 	if ((rc = load_machines(&x)))
 		goto out;
 
-	if ((rc = ocb_rsec_runs(&x)) || (rc = ocb_rsec_results(&x)) || (rc = ocb_rsec_quant(&x)) ||
+	if ((rc = ocb_rsec_runs(&x)) || (rc = ocb_rsec_kernels(&x)) ||
+	    (rc = ocb_rsec_results(&x)) || (rc = ocb_rsec_quant(&x)) ||
 	    (rc = ocb_rsec_compress(&x)) ||
 	    (rc = ocb_rsec_ternary(&x)) ||
 	    (rc = ocb_rsec_sparse(&x)) || (rc = ocb_rsec_dist(&x)) ||
-	    (rc = ocb_rsec_mlperf(&x)) || (rc = ocb_rsec_roofline(&x)) ||
+	    (rc = ocb_rsec_mlperf(&x)) || (rc = ocb_rsec_history(&x)) ||
+	    (rc = ocb_rsec_roofline(&x)) ||
 	    (rc = ocb_rsec_curves(&x)))
 		goto out;
 
+	if ((rc = default_prov(&x)))
+		goto out;
 	if ((rc = write_formats(&x, fmt, when, what)))
 		goto out;
 	if (sum)

@@ -82,7 +82,8 @@ static int curve(struct ocb_rctx *x, const char *wl, const struct pt *p, size_t 
 		goto out;
 	}
 	FILE *f = gp.f;
-	fputs("set grid\nset key top right\nset title ", f);
+	/* the key below the plot: inside, it covers a rising (accuracy) or falling curve */
+	fputs("set grid\nset key outside below center horizontal\nset title ", f);
 	ocb_esc_gnuplot(f, title);
 	fputs("\nset xlabel ", f);
 	ocb_esc_gnuplot(f, xlabel);

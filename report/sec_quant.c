@@ -24,6 +24,7 @@
 
 #include "../common/ocb_error.h"
 #include "../common/workload_id.h"
+#include "pivot.h"
 #include "rctx.h"
 
 #define QMAX_KEYS 24
@@ -54,6 +55,7 @@ static const struct qkey known[] = {
 struct qrow {
 	char model[64], method[64], bits[16], group[16];
 	double v[QMAX_KEYS];
+	int64_t run;            /* the run its values come from */
 };
 
 struct qmodel {
@@ -114,65 +116,46 @@ static void sort_keys(struct qmodel *m)
 		}
 }
 
+/* The model's table through the pivot (pivot.h): rows method x bits x group in the
+ * papers' order (kept), one column per known key; digits as the quantity needs
+ * (accuracies 4 decimals, bits per weight 3, bytes exact, else 4 significant: these
+ * metrics carry no CI), provenance of the runs the rows come from. */
 static int emit(struct ocb_rctx *x, struct qmodel *m, size_t k)
 {
-	const char *cols[3 + QMAX_KEYS];
-	char titles[QMAX_KEYS][64];
-	struct ocb_table *t;
-	char id[64], *title = NULL;
+	static const char *const keyn[3] = {"method", "bits", "group"};
+	struct ocb_pmeasure meas[QMAX_KEYS];
+	struct ocb_pivot p;
+	char id[64], title[128];
 	int rc;
 
 	sort_keys(m);
 	qsort(m->rows, m->nrows, sizeof *m->rows, cmp_row);
-	cols[0] = "method";
-	cols[1] = "bits";
-	cols[2] = "group";
+	memset(meas, 0, sizeof meas);
 	for (size_t i = 0; i < m->nkeys; i++) {
 		int r = key_rank(m->keys[i]);
-		snprintf(titles[i], sizeof titles[i], "%s",
+		snprintf(meas[i].name, sizeof meas[i].name, "%s",
 			 r < (int)NKNOWN ? known[r].title : m->keys[i]);
-		cols[3 + i] = titles[i];
+		meas[i].best = r < (int)NKNOWN ? known[r].best : OCB_BEST_NONE;
+		meas[i].fmt = !strcmp(m->keys[i], "model_bytes") ? "%.0f"
+			      : strstr(m->keys[i], "accuracy") ? "%.4f"
+			      : !strcmp(m->keys[i], "effective_bpw") ? "%.3f" : "%.4g";
 	}
 	snprintf(id, sizeof id, "quant_accuracy_%zu", k);
-	if (asprintf(&title, "Compression vs accuracy: %s", m->model) < 0)
-		return ocb_seterr(OCB_ENOMEM, "quant table");
-	if ((rc = ocb_rctx_table(x, &t))) {
-		free(title);
+	snprintf(title, sizeof title, "Compression vs accuracy: %s", m->model);
+	if ((rc = ocb_pivot_init(&p, id, title, 3, keyn, m->nkeys ? m->nkeys : 1, meas)))
 		return rc;
-	}
-	rc = ocb_table_init(t, id, title, 3 + m->nkeys, cols);
-	free(title);
-	if (rc) {
-		ocb_rctx_table_drop(x);
-		return rc;
-	}
-	for (size_t i = 0; i < m->nkeys; i++) {
-		int r = key_rank(m->keys[i]);
-		t->best[3 + i] = r < (int)NKNOWN ? known[r].best : OCB_BEST_NONE;
-	}
-	for (size_t r = 0; r < m->nrows; r++) {
-		size_t row;
+	p.keep_order = 1;
+	p.form = OCB_FORM_BOTH;
+	for (size_t r = 0; r < m->nrows && !rc; r++) {
 		const struct qrow *q = &m->rows[r];
-		if ((rc = ocb_table_add_row(t, &row)))
-			return rc;
-		ocb_table_text(t, row, 0, q->method);
-		ocb_table_text(t, row, 1, q->bits);
 		/* group 0/-1/"" means one scale per output channel; baselines have none */
 		const char *g = q->group[0] && strcmp(q->group, "0") && strcmp(q->group, "-1") &&
 					strcmp(q->group, "pc") ? q->group : "per-channel";
 		if (!strncmp(q->method, "fp", 2) || !strcmp(q->method, "bf16"))
 			g = "-";
-		ocb_table_text(t, row, 2, g);
-		for (size_t i = 0; i < m->nkeys; i++) {
-			const char *fmt = "%.4g";
-			if (strcmp(m->keys[i], "model_bytes") == 0)
-				fmt = "%.0f";
-			else if (strstr(m->keys[i], "accuracy"))
-				fmt = "%.4f";
-			else if (strcmp(m->keys[i], "effective_bpw") == 0)
-				fmt = "%.3f";
-			ocb_table_num(t, row, 3 + i, q->v[i], fmt);
-		}
+		const char *rk[3] = {q->method, q->bits, g};
+		for (size_t i = 0; i < m->nkeys && !rc; i++)
+			rc = ocb_pivot_put(&p, rk, NULL, i, q->v[i], NAN, NAN, q->run);
 	}
 	char note[640];
 	int o = snprintf(note, sizeof note, "Best per column in bold: highest accuracy; lowest "
@@ -190,8 +173,12 @@ static int emit(struct ocb_rctx *x, struct qmodel *m, size_t k)
 			 "quantize_row_*_ref (codes against the fp32 scale); their /fp16-aware rows "
 			 "round the scale to fp16 first and pick codes against the stored value "
 			 "(same layout and bits, other bytes).");
-	ocb_table_set_note(t, note);
-	return OCB_OK;
+	if (!rc)
+		rc = ocb_pivot_note(&p, note);
+	if (!rc)
+		rc = ocb_pivot_emit(&p, x);
+	ocb_pivot_release(&p);
+	return rc;
 }
 
 /* The suite's acceptance checks: one row per key of workload "quant_acc_check". */
@@ -260,7 +247,8 @@ static struct qmodel *model_of(struct qmodel **models, size_t *nmodels, const st
 }
 
 /* Puts value v of `key` into the row of q in m (a new column / row if needed). */
-static int put_value(struct qmodel *m, const struct qrow *q, const char *key, double v)
+static int put_value(struct qmodel *m, const struct qrow *q, const char *key, double v,
+		     int64_t run)
 {
 	if (!strcmp(key, "eval_window"))
 		m->eval_window = v;
@@ -292,6 +280,7 @@ static int put_value(struct qmodel *m, const struct qrow *q, const char *key, do
 			row->v[i] = NAN;
 	}
 	row->v[ki] = v;
+	row->run = run;
 	return OCB_OK;
 }
 
@@ -314,7 +303,7 @@ int ocb_rsec_quant(struct ocb_rctx *x)
 		if (!(m = model_of(&models, &nmodels, &q)))
 			rc = ocb_seterr(OCB_ENOMEM, "quant tables");
 		else
-			rc = put_value(m, &q, r->key, r->value);
+			rc = put_value(m, &q, r->key, r->value, r->run_id);
 	}
 	for (size_t i = 0; i < nmodels && !rc; i++)
 		rc = emit(x, &models[i], i);

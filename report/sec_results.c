@@ -1,7 +1,8 @@
 /* sec_results: one table per suite of the selected results: case, params, variant,
  * threads, (machine,) median with its 95% CI, GFLOP/s, GB/s, the fraction of the
  * roofline bound, and every counter that was available for the suite (per repetition).
- * Counters come from one query over the selection. */
+ * Counters come from one query over the selection. This is the long form (CSV, JSON,
+ * the HTML page's data view); the paper tables are sec_kernels.c's pivots. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdarg.h>
@@ -118,6 +119,8 @@ static int suite_table(struct ocb_rctx *x, const struct suite_ctx *c, size_t k,
 	safe_id(id, sizeof id, "results_", suite, k);
 	if (!(rc = ocb_rctx_table(x, t)) && (rc = ocb_table_init(*t, id, title, nc, cols)))
 		ocb_rctx_table_drop(x);
+	else if (!rc)
+		(*t)->form = OCB_FORM_LONG; /* the paper form: sec_kernels.c's pivots */
 	free(title);
 	free(cols);
 	return rc;

@@ -38,13 +38,47 @@ static void row_roof(const struct ocb_rrow *r, char *ck, size_t len)
 		ck[0] = '\0';
 }
 
-static int same_group(const struct ocb_rrow *a, const struct ocb_rrow *b)
+/* Points of one plot group. Several machines overlaid (multi): grouped by machine and
+ * threads only (one colour per machine, one marker per thread count), else by suite and
+ * compute roof too. */
+static int same_group(const struct ocb_rrow *a, const struct ocb_rrow *b, int multi)
 {
+	if (multi)
+		return a->machine_id == b->machine_id && a->threads == b->threads;
+	char ka[32], kb[32];
+	row_roof(a, ka, sizeof ka);
+	row_roof(b, kb, sizeof kb);
+	return !strcmp(a->suite, b->suite) && a->machine_id == b->machine_id && !strcmp(ka, kb) &&
+	       a->threads == b->threads;
+}
+
+/* Same (suite, machine, roof) whatever the threads: one colour. */
+static int same_colour(const struct ocb_rrow *a, const struct ocb_rrow *b, int multi)
+{
+	if (multi)
+		return a->machine_id == b->machine_id;
 	char ka[32], kb[32];
 	row_roof(a, ka, sizeof ka);
 	row_roof(b, kb, sizeof kb);
 	return !strcmp(a->suite, b->suite) && a->machine_id == b->machine_id && !strcmp(ka, kb);
 }
+
+/* Database text made safe inside a datablock's double-quoted string and a tooltip:
+ * letters, digits and a few signs; anything else becomes '_'. */
+static void tip_safe(char *s)
+{
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+		      strchr(" _.,:=/%()+-", *s)))
+			*s = '_';
+}
+
+/* Line (and, overlaid, point) colours of the machines, in x->mc order. */
+static const char *const machine_rgb[] = {"#555555", "#b03a2e", "#1f618d", "#7d6608"};
+
+/* Point types per thread count (first seen order): circle, square, triangle, inverted
+ * triangle, diamond, pentagon. */
+static const int thr_pt[] = {7, 5, 9, 11, 13, 15};
 
 static int plottable(const struct ocb_rrow *r)
 {
@@ -107,36 +141,139 @@ static int add_plot(char **cmd, size_t *clen, const char *what, const char *labe
 	return rc;
 }
 
-/* Points: one datablock per (suite, machine, compute roof) group, in rs order; a label
- * for a roof a group is bound by that its machine never measured. */
-static int plot_points(const struct ocb_rctx *x, FILE *f, int multi, char **cmd, size_t *clen)
+/* The index of threads t among the plotted thread counts (first seen order). */
+static size_t thr_index(const struct ocb_rctx *x, int t)
 {
-	size_t ngroups = 0;
+	int seen[16];
+	size_t n = 0;
+	for (size_t i = 0; i < x->rs.n && n < 16; i++) {
+		if (!plottable(&x->rs.r[i]))
+			continue;
+		size_t k = 0;
+		while (k < n && seen[k] != x->rs.r[i].threads)
+			k++;
+		if (k == n)
+			seen[n++] = x->rs.r[i].threads;
+		if (seen[k] == t)
+			return k;
+	}
+	return 0;
+}
+
+/* Labels: the fastest point of each named kernel (bench) carries its name. */
+static void point_labels(const struct ocb_rctx *x, FILE *f)
+{
+	int tag = 100;
 	for (size_t i = 0; i < x->rs.n; i++) {
 		const struct ocb_rrow *r = &x->rs.r[i];
 		if (!plottable(r))
 			continue;
-		int first = 1;
-		for (size_t j = 0; j < i && first; j++)
-			first = !(plottable(&x->rs.r[j]) && same_group(&x->rs.r[j], r));
-		if (!first)
+		int best = 1; /* the fastest of its bench on its machine (the first of equals) */
+		for (size_t j = 0; j < x->rs.n && best; j++) {
+			const struct ocb_rrow *q = &x->rs.r[j];
+			if (j == i || !plottable(q) || strcmp(q->bench, r->bench) ||
+			    q->machine_id != r->machine_id)
+				continue;
+			double gq = ocb_rrow_gflops(q), gr = ocb_rrow_gflops(r);
+			best = gq < gr || (gq == gr && j > i);
+		}
+		if (!best)
 			continue;
+		char *lt = esc_title(r->bench, NULL);
+		if (lt)
+			fprintf(f, "set label %d %s at %.9g, %.9g offset char 0.6, char 0.5 font ',9' front\n",
+				tag++, lt, r->flops / r->bytes, ocb_rrow_gflops(r));
+		free(lt);
+	}
+}
+
+/* The colour of every plottable row (index of its colour group in first-seen order)
+ * into col[0..rs.n); whether it starts a plot group into start[]. One pass over the rows
+ * against the groups seen so far: O(rows x groups). OCB_ENOMEM. */
+static int point_groups(const struct ocb_rctx *x, int multi, size_t *col, char *start)
+{
+	size_t *crep = calloc(x->rs.n + 1, sizeof *crep), *grep = calloc(x->rs.n + 1, sizeof *grep);
+	size_t nc = 0, ng = 0;
+	if (!crep || !grep) {
+		free(crep);
+		free(grep);
+		return ocb_seterr(OCB_ENOMEM, "roofline");
+	}
+	for (size_t i = 0; i < x->rs.n; i++) {
+		const struct ocb_rrow *r = &x->rs.r[i];
+		start[i] = 0;
+		if (!plottable(r))
+			continue;
+		size_t c = 0, g = 0;
+		while (c < nc && !same_colour(&x->rs.r[crep[c]], r, multi))
+			c++;
+		if (c == nc)
+			crep[nc++] = i;
+		col[i] = c;
+		while (g < ng && !same_group(&x->rs.r[grep[g]], r, multi))
+			g++;
+		if (g == ng) {
+			grep[ng++] = i;
+			start[i] = 1;
+		}
+	}
+	free(crep);
+	free(grep);
+	return OCB_OK;
+}
+
+/* Points: one datablock per (suite, machine, compute roof, threads) group, in rs order:
+ * the colour says the (suite, machine, roof), the marker the thread count; each point
+ * carries a tooltip (case, threads, value, fraction of its roof: gnuplot's hypertext,
+ * turned into an SVG <title> by the HTML page). A label for a roof a group is bound by
+ * that its machine never measured. */
+static int plot_points(const struct ocb_rctx *x, FILE *f, int multi, char **cmd, size_t *clen)
+{
+	size_t ngroups = 0, *colours = calloc(x->rs.n + 1, sizeof *colours);
+	char *starts = calloc(x->rs.n + 1, 1);
+	int rc = colours && starts ? point_groups(x, multi, colours, starts)
+				   : ocb_seterr(OCB_ENOMEM, "roofline");
+	for (size_t i = 0; i < x->rs.n && !rc; i++) {
+		const struct ocb_rrow *r = &x->rs.r[i];
+		if (!starts[i])
+			continue;
+		size_t colour = colours[i];
 		fprintf(f, "$P%zu << EOD\n", ngroups);
 		for (size_t j = i; j < x->rs.n; j++) {
 			const struct ocb_rrow *q = &x->rs.r[j];
-			if (plottable(q) && same_group(q, r))
-				fprintf(f, "%.9g %.9g\n", q->flops / q->bytes, ocb_rrow_gflops(q));
+			if (!plottable(q) || !same_group(q, r, multi))
+				continue;
+			const struct ocb_mceil *qm = ocb_mceil_find(x->mc, x->nmc, q->machine_id);
+			char tip[640], words[256];
+			ocb_params_words(q->params, words, sizeof words);
+			snprintf(tip, sizeof tip,
+				 "%s %s %s t=%d: %.3g GFLOP/s, %.3g GB/s, %.0f%% of roof%s%s", q->bench, q->variant, words, q->threads, ocb_rrow_gflops(q),
+				 ocb_rrow_gbs(q), 100 * ocb_rrow_roof_frac(q, qm), multi ? " on " : "",
+				 multi ? q->host : "");
+			tip_safe(tip);
+			fprintf(f, "%.9g %.9g \"%s\"\n", q->flops / q->bytes, ocb_rrow_gflops(q), tip);
 		}
 		fputs("EOD\n", f);
-		char ck[32], name[96], what[96];
+		char ck[32], name[128], what[160];
 		row_roof(r, ck, sizeof ck);
-		snprintf(name, sizeof name, "%s%s%s%s", r->suite, ck[0] ? " (" : "", ck,
-			 ck[0] ? ")" : "");
-		snprintf(what, sizeof what, "$P%zu using 1:2 with points pt %zu ps 1.4 lc %zu",
-			 ngroups, 5 + 2 * (ngroups % 4), ngroups + 1);
-		int rc = add_plot(cmd, clen, what, name, multi ? r->host : NULL);
-		if (rc)
-			return rc;
+		if (multi)
+			snprintf(name, sizeof name, "%d thr", r->threads);
+		else
+			snprintf(name, sizeof name, "%s%s%s%s, %d thr", r->suite, ck[0] ? " (" : "", ck,
+				 ck[0] ? ")" : "", r->threads);
+		char lc[32];
+		size_t mi = 0;
+		while (mi < x->nmc && x->mc[mi].machine_id != r->machine_id)
+			mi++;
+		if (multi) /* the machine's colour, as its roof lines */
+			snprintf(lc, sizeof lc, "rgb '%s'", machine_rgb[mi % 4]);
+		else
+			snprintf(lc, sizeof lc, "%zu", colour + 1);
+		snprintf(what, sizeof what,
+			 "$P%zu using 1:2:3 with labels hypertext point pt %d ps 1.3 lc %s", ngroups,
+			 thr_pt[thr_index(x, r->threads) % 6], lc);
+		if ((rc = add_plot(cmd, clen, what, name, multi ? r->host : NULL)))
+			break;
 		ngroups++;
 		const struct ocb_mceil *mc = ocb_mceil_find(x->mc, x->nmc, r->machine_id);
 		if (ck[0] && !(mc && ocb_roof_find(mc->view, mc->view ? mc->n : 0, ck, r->threads))) {
@@ -149,7 +286,11 @@ static int plot_points(const struct ocb_rctx *x, FILE *f, int multi, char **cmd,
 			free(lt);
 		}
 	}
-	return OCB_OK;
+	if (!rc)
+		point_labels(x, f);
+	free(colours);
+	free(starts);
+	return rc;
 }
 
 /* The thread counts machine mc's ceilings are drawn at: those its points use, or all it
@@ -178,14 +319,41 @@ static size_t roof_threads(const struct ocb_rctx *x, const struct ocb_mceil *mc,
 	return nthr;
 }
 
-/* Machine mc's roofs at thread count thr (the k-th of nthr: dash type k + 1):
- * horizontals for each compute peak, diagonals for each memory level clipped at the
- * highest peak. *lc: the next line colour. */
+/* The ceilings drawn so far (one machine): a line within 5% of one already drawn of
+ * the same kind (the same roof measured at another thread count) is not drawn again. */
+struct drawn {
+	const struct ocb_ceiling *c[64];
+	size_t n;
+};
+
+static int seen_before(struct drawn *d, const struct ocb_ceiling *ce)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (!strcmp(d->c[i]->kind, ce->kind) && fabs(d->c[i]->value - ce->value) <= 0.05 * ce->value)
+			return 1;
+	if (d->n < 64)
+		d->c[d->n++] = ce;
+	return 0;
+}
+
+/* One ceiling label on the plot (not in the key): host, text, where. */
+static void roof_label(FILE *f, int *tag, const char *host, const char *text, const char *at)
+{
+	char *lt = esc_title(text, host);
+	if (lt)
+		fprintf(f, "set label %d %s at %s font ',9' tc rgb '#333333' front\n", (*tag)++, lt, at);
+	free(lt);
+}
+
+/* Machine mc's roofs at thread count thr (the k-th of nthr: dash type k + 1), each
+ * labelled once on the plot: horizontals for each compute peak (label at the right),
+ * diagonals for each memory level clipped at the highest peak (label at x = xlab). */
 static int plot_roofs_at(const struct ocb_mceil *mc, int thr, size_t k, size_t nthr,
-			 const char *host, int *lc, char **cmd, size_t *clen)
+			 const char *host, const char *rgb, struct drawn *d, double xlab, FILE *f,
+			 int *tag, char **cmd, size_t *clen)
 {
 	double peak = 0; /* highest compute peak at this thread count */
-	char suffix[96] = "", label[160], what[256];
+	char suffix[96] = "", label[160], what[256], at[96];
 	int rc = OCB_OK;
 	for (size_t c = 0; c < mc->n; c++)
 		if (is_compute(mc->c[c].kind) && mc->c[c].threads == thr)
@@ -194,47 +362,62 @@ static int plot_roofs_at(const struct ocb_mceil *mc, int thr, size_t k, size_t n
 		snprintf(suffix, sizeof suffix, " (%d thr)", thr);
 	for (size_t c = 0; c < mc->n && !rc; c++) {
 		const struct ocb_ceiling *ce = &mc->c[c];
-		if (!is_compute(ce->kind) || ce->threads != thr || !(ce->value > 0))
+		if (!is_compute(ce->kind) || ce->threads != thr || !(ce->value > 0) || seen_before(d, ce))
 			continue;
 		int ops = !strncmp(ce->kind, "ops_", 4);
 		snprintf(label, sizeof label, "%.1f %s %s%s", ce->value, ops ? "GOP/s" : "GFLOP/s",
 			 ce->kind + (ops ? 4 : 6), suffix);
-		snprintf(what, sizeof what, "%.9g with lines lw 2 dt %zu lc %d", ce->value, k + 1,
-			 (*lc)++);
-		rc = add_plot(cmd, clen, what, label, host);
+		/* staggered along the line so that close peaks' labels do not overlap */
+		snprintf(at, sizeof at, "graph %.2f, first %.9g right", 0.99 - 0.3 * (*tag % 3),
+			 ce->value * 1.1);
+		roof_label(f, tag, host, label, at);
+		snprintf(what, sizeof what, "%.9g with lines lw 2 dt %zu lc rgb '%s'", ce->value, k + 1, rgb);
+		rc = cat(cmd, clen, "%s%s notitle", *cmd ? ", " : "plot ", what);
 	}
 	for (size_t l = 0; l < sizeof levels / sizeof *levels && !rc; l++) {
 		const struct ocb_ceiling *ce = NULL;
 		for (size_t c = 0; c < mc->n; c++)
 			if (!strcmp(mc->c[c].kind, levels[l][0]) && mc->c[c].threads == thr)
 				ce = &mc->c[c];
-		if (!ce || !(ce->value > 0))
+		if (!ce || !(ce->value > 0) || seen_before(d, ce))
 			continue;
 		char term[160];
 		snprintf(label, sizeof label, "%s - %.1f GB/s%s", levels[l][1], ce->value, suffix);
+		snprintf(at, sizeof at, "first %.9g, first %.9g", xlab, ce->value * xlab * 1.25);
+		roof_label(f, tag, host, label, at);
 		if (peak > 0)
 			snprintf(term, sizeof term, "((%.9g*x <= %.9g) ? %.9g*x : 1/0)", ce->value,
 				 peak, ce->value);
 		else
 			snprintf(term, sizeof term, "%.9g*x", ce->value);
-		snprintf(what, sizeof what, "%s with lines lw 1.5 dt %zu lc %d", term, k + 1, (*lc)++);
-		rc = add_plot(cmd, clen, what, label, host);
+		snprintf(what, sizeof what, "%s with lines lw 1.5 dt %zu lc rgb '%s'", term, k + 1, rgb);
+		rc = cat(cmd, clen, "%s%s notitle", *cmd ? ", " : "plot ", what);
 	}
 	return rc;
 }
 
-/* Ceilings, per machine, at the thread counts its points use (or all it has). */
-static int plot_ceilings(const struct ocb_rctx *x, int multi, int npts, char **cmd,
-			 size_t *clen)
+/* Ceilings, per machine (one colour each), at the thread counts its points use (or all
+ * it has); xlab: where the diagonals' labels go. */
+static int plot_ceilings(const struct ocb_rctx *x, FILE *f, int multi, int npts, double xlab,
+			 char **cmd, size_t *clen)
 {
-	int lc = 20, rc = OCB_OK;
+	int rc = OCB_OK, tag = 200;
 	for (size_t m = 0; m < x->nmc && !rc; m++) {
 		const struct ocb_mceil *mc = &x->mc[m];
+		struct drawn d = {.n = 0};
 		int threads[8];
 		size_t nthr = roof_threads(x, mc, npts, threads);
+		if (multi && nthr > 1) { /* overlaid machines: each one's roofs at its most
+					  * threads only (the normalised plot has every point
+					  * against its own roof) */
+			for (size_t k = 1; k < nthr; k++)
+				threads[0] = threads[k] > threads[0] ? threads[k] : threads[0];
+			nthr = 1;
+		}
 		for (size_t k = 0; k < nthr && !rc; k++)
-			rc = plot_roofs_at(mc, threads[k], k, nthr, multi ? mc->host : NULL, &lc, cmd,
-					   clen);
+			rc = plot_roofs_at(mc, threads[k], k, nthr, multi ? mc->host : NULL,
+					   machine_rgb[m % 4],
+					   &d, xlab * (1 + 0.6 * (double)m), f, &tag, cmd, clen);
 	}
 	return rc;
 }
@@ -264,6 +447,68 @@ static void plot_axes(const struct ocb_rctx *x, FILE *f, int npts, double xmin, 
 	fprintf(f, "set xrange [%.9g:%.9g]\nset title 'Roofline'\n", xmin, xmax);
 	if (ymax > 0) /* room above the highest peak so its line shows */
 		fprintf(f, "set yrange [*:%.9g]\n", ymax * 2);
+}
+
+/* Several machines: every point as the fraction of its own machine's roof (x: operational
+ * intensity), one colour per machine, one marker per thread count, 100% drawn. */
+static int roofline_norm(struct ocb_rctx *x)
+{
+	const char *title = "Roofline, normalised: % of each machine's own roof";
+	struct ocb_gp gp = {0};
+	char *cmd = NULL;
+	size_t clen = 0, nblk = 0;
+	int rc;
+	if (!ocb_gp_available())
+		return ocb_rctx_plot(x, "roofline_norm", title, 0, "gnuplot not found in PATH");
+	if ((rc = ocb_gp_open(&gp, x->out, "roofline_norm")))
+		return ocb_rctx_plot(x, "roofline_norm", title, 0, ocb_lasterr());
+	fputs("set logscale x\nset grid lc rgb '#dddddd'\nset key outside right top box\n"
+	      "set xlabel 'operational intensity (FLOP or int8 op / byte)'\n"
+	      "set ylabel '% of the machine roof'\nset yrange [0:*]\n"
+	      "set title 'Roofline, normalised per machine'\n", gp.f);
+	for (size_t m = 0; m < x->nmc && !rc; m++) {
+		const struct ocb_mceil *mc = &x->mc[m];
+		int thr[8];
+		size_t nthr = roof_threads(x, mc, 1, thr);
+		for (size_t k = 0; k < nthr && !rc; k++) {
+			int any = 0;
+			fprintf(gp.f, "$N%zu << EOD\n", nblk);
+			for (size_t i = 0; i < x->rs.n; i++) {
+				const struct ocb_rrow *r = &x->rs.r[i];
+				double f = plottable(r) && r->machine_id == mc->machine_id && r->threads == thr[k]
+						   ? ocb_rrow_roof_frac(r, mc) : NAN;
+				if (isnan(f))
+					continue;
+				char tip[640], words[256];
+				ocb_params_words(r->params, words, sizeof words);
+				snprintf(tip, sizeof tip, "%s %s %s t=%d on %s: %.0f%% of roof", r->bench,
+					 r->variant, words, r->threads, r->host, 100 * f);
+				tip_safe(tip);
+				fprintf(gp.f, "%.9g %.9g \"%s\"\n", r->flops / r->bytes, 100 * f, tip);
+				any = 1;
+			}
+			fputs("EOD\n", gp.f);
+			if (!any)
+				continue;
+			char what[160], name[96];
+			snprintf(what, sizeof what,
+				 "$N%zu using 1:2:3 with labels hypertext point pt %d ps 1.3 lc rgb '%s'",
+				 nblk, thr_pt[thr_index(x, thr[k]) % 6], machine_rgb[m % 4]);
+			snprintf(name, sizeof name, "%d thr", thr[k]);
+			rc = add_plot(&cmd, &clen, what, name, mc->host);
+			nblk++;
+		}
+	}
+	if (!rc && cmd)
+		rc = cat(&cmd, &clen, ", 100 with lines lw 2 lc rgb '#555555' title 'roof (100%%)'");
+	if (rc || !cmd) {
+		ocb_gp_abort(&gp);
+		free(cmd);
+		return rc ? rc : ocb_rctx_plot(x, "roofline_norm", title, 0, "no point has a roof");
+	}
+	rc = ocb_gp_finish(&gp, cmd);
+	free(cmd);
+	return ocb_rctx_plot(x, "roofline_norm", title, rc == OCB_OK, rc ? ocb_lasterr() : NULL);
 }
 
 int ocb_rsec_roofline(struct ocb_rctx *x)
@@ -297,7 +542,8 @@ int ocb_rsec_roofline(struct ocb_rctx *x)
 		return ocb_rctx_plot(x, "roofline", title, 0, ocb_lasterr());
 	plot_axes(x, gp.f, npts, xmin, xmax);
 	if ((rc = plot_points(x, gp.f, multi, &cmd, &clen)) ||
-	    (rc = plot_ceilings(x, multi, npts, &cmd, &clen))) {
+	    (rc = plot_ceilings(x, gp.f, multi, npts, npts ? fmin(xmin / 4, 0.01) * 1.6 : 0.02,
+				&cmd, &clen))) {
 		ocb_gp_abort(&gp);
 		free(cmd);
 		return rc;
@@ -308,5 +554,7 @@ int ocb_rsec_roofline(struct ocb_rctx *x)
 	}
 	rc = ocb_gp_finish(&gp, cmd);
 	free(cmd);
-	return ocb_rctx_plot(x, "roofline", title, rc == OCB_OK, rc ? ocb_lasterr() : NULL);
+	if ((rc = ocb_rctx_plot(x, "roofline", title, rc == OCB_OK, rc ? ocb_lasterr() : NULL)))
+		return rc;
+	return multi && npts ? roofline_norm(x) : OCB_OK;
 }

@@ -113,3 +113,56 @@ int ocb_rsec_runs(struct ocb_rctx *x)
 		rc = ocb_table_set_note(t, x->covers);
 	return rc;
 }
+
+/* Appends `word` to the list in buf (at *o) once, separated by `sep`. */
+static void add_once(char *buf, size_t len, size_t *o, const char *word, const char *sep)
+{
+	if (!*word || *o >= len)
+		return;
+	size_t wl = strlen(word);
+	for (const char *p = strstr(buf, word); p; p = strstr(p + 1, word))
+		if ((p == buf || !strncmp(p - strlen(sep), sep, strlen(sep))) &&
+		    (!p[wl] || !strncmp(p + wl, sep, strlen(sep))))
+			return;
+	*o += (size_t)snprintf(buf + *o, len - *o, "%s%s", *o ? sep : "", word);
+}
+
+int ocb_rctx_prov(const struct ocb_rctx *x, const int64_t *ids, size_t n, char **out)
+{
+	char mach[512] = "", runs[512] = "", dates[128] = "", shas[256] = "", vers[96] = "";
+	size_t om = 0, orun = 0, od = 0, os = 0, ov = 0, nrun = 0, more = 0;
+	for (size_t i = 0; i < x->nruns; i++) {
+		const struct ocb_run *r = &x->runs[i];
+		int used = n == 0;
+		for (size_t k = 0; k < n && !used; k++)
+			used = ids[k] == r->id;
+		if (!used)
+			continue;
+		char m[600], run[64], date[11];
+		snprintf(m, sizeof m, "%s (%s)", r->machine_host, r->cpu_model[0] ? r->cpu_model : "CPU ?");
+		add_once(mach, sizeof mach, &om, m, "; ");
+		if (nrun++ < 6) {
+			snprintf(run, sizeof run, "%lld %.8s", (long long)r->id, r->uuid);
+			add_once(runs, sizeof runs, &orun, run, ", ");
+		} else {
+			more++;
+		}
+		snprintf(date, sizeof date, "%.10s", r->started_at);
+		add_once(dates, sizeof dates, &od, date, ", ");
+		add_once(shas, sizeof shas, &os, r->git_sha[0] ? r->git_sha : "-", ", ");
+		add_once(vers, sizeof vers, &ov, r->ocbench_version[0] ? r->ocbench_version : "-", ", ");
+	}
+	if (!nrun) {
+		*out = strdup("no run recorded");
+		return *out ? OCB_OK : ocb_seterr(OCB_ENOMEM, "provenance");
+	}
+	char extra[48] = "";
+	if (more)
+		snprintf(extra, sizeof extra, " and %zu more", more);
+	if (asprintf(out, "%s; run%s %s%s; %s; commit %s; ocbench %s", mach, nrun > 1 ? "s" : "",
+		     runs, extra, dates, shas, vers) < 0) {
+		*out = NULL;
+		return ocb_seterr(OCB_ENOMEM, "provenance");
+	}
+	return OCB_OK;
+}

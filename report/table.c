@@ -49,8 +49,12 @@ void ocb_table_release(struct ocb_table *t)
 	free(t->best);
 	free(t->text);
 	free(t->num);
+	for (size_t c = 0; t->group && c < t->ncols; c++)
+		free(t->group[c]);
+	free(t->group);
 	free(t->title);
 	free(t->note);
+	free(t->prov);
 	memset(t, 0, sizeof *t);
 }
 
@@ -121,6 +125,46 @@ int ocb_table_set_note(struct ocb_table *t, const char *note)
 	return OCB_OK;
 }
 
+int ocb_table_set_prov(struct ocb_table *t, const char *prov)
+{
+	char *d = strdup(prov ? prov : "");
+	if (!d)
+		return ocb_seterr(OCB_ENOMEM, "table %s", t->id);
+	free(t->prov);
+	t->prov = d;
+	return OCB_OK;
+}
+
+int ocb_table_set_group(struct ocb_table *t, size_t col, const char *group)
+{
+	if (col >= t->ncols)
+		return ocb_seterr(OCB_EINVAL, "table %s: no column %zu", t->id, col);
+	if (!t->group && !(t->group = calloc(t->ncols, sizeof *t->group)))
+		return ocb_seterr(OCB_ENOMEM, "table %s", t->id);
+	char *d = group ? strdup(group) : NULL;
+	if (group && !d)
+		return ocb_seterr(OCB_ENOMEM, "table %s", t->id);
+	free(t->group[col]);
+	t->group[col] = d;
+	return OCB_OK;
+}
+
+int ocb_table_in_paper(const struct ocb_table *t)
+{
+	return t->form != OCB_FORM_LONG;
+}
+
+int ocb_table_in_long(const struct ocb_table *t)
+{
+	return t->form != OCB_FORM_PAPER;
+}
+
+/* Column c's group header, "" when none. */
+static const char *group_of(const struct ocb_table *t, size_t c)
+{
+	return t->group && t->group[c] ? t->group[c] : "";
+}
+
 int ocb_table_is_best(const struct ocb_table *t, size_t row, size_t col)
 {
 	if (col >= t->ncols || row >= t->nrows || t->best[col] == OCB_BEST_NONE)
@@ -138,6 +182,23 @@ int ocb_table_is_best(const struct ocb_table *t, size_t row, size_t col)
 			return 0;
 	}
 	return counted > 1; /* a lone number is not "best" of anything */
+}
+
+void ocb_table_best_values(const struct ocb_table *t, double *bv)
+{
+	for (size_t c = 0; c < t->ncols; c++) {
+		size_t counted = 0;
+		double b = NAN;
+		for (size_t r = 0; r < t->nrows && t->best[c] != OCB_BEST_NONE; r++) {
+			double w = t->num[CELL(t, r, c)];
+			if (isnan(w))
+				continue;
+			counted++;
+			if (isnan(b) || (t->best[c] > 0 && w > b) || (t->best[c] < 0 && w < b))
+				b = w;
+		}
+		bv[c] = counted > 1 ? b : NAN;
+	}
 }
 
 static const char *cell(const struct ocb_table *t, size_t r, size_t c)
@@ -163,9 +224,19 @@ int ocb_table_write_md(const struct ocb_table *t, FILE *f)
 {
 	fputs("### ", f);
 	ocb_esc_md(f, t->title);
-	fputs("\n\n|", f);
+	fputs("\n\n", f);
+	if (t->prov && *t->prov) {
+		fputc('*', f);
+		ocb_esc_md(f, t->prov);
+		fputs("*\n\n", f);
+	}
+	fputc('|', f);
 	for (size_t c = 0; c < t->ncols; c++) {
 		fputc(' ', f);
+		if (*group_of(t, c)) {
+			ocb_esc_md(f, group_of(t, c));
+			fputc(' ', f);
+		}
 		ocb_esc_md(f, t->cols[c]);
 		fputs(" |", f);
 	}
@@ -173,16 +244,21 @@ int ocb_table_write_md(const struct ocb_table *t, FILE *f)
 	for (size_t c = 0; c < t->ncols; c++)
 		fputs(col_numeric(t, c) ? "---:|" : "---|", f);
 	fputc('\n', f);
+	double *bv = calloc(t->ncols, sizeof *bv);
+	if (!bv)
+		return ocb_seterr(OCB_ENOMEM, "table %s", t->id);
+	ocb_table_best_values(t, bv);
 	for (size_t r = 0; r < t->nrows; r++) {
 		fputc('|', f);
 		for (size_t c = 0; c < t->ncols; c++) {
-			int b = ocb_table_is_best(t, r, c);
+			int b = !isnan(bv[c]) && t->num[CELL(t, r, c)] == bv[c];
 			fputs(b ? " **" : " ", f);
 			ocb_esc_md(f, cell(t, r, c));
 			fputs(b ? "** |" : " |", f);
 		}
 		fputc('\n', f);
 	}
+	free(bv);
 	if (t->note && *t->note) {
 		fputs("\n", f);
 		ocb_esc_md(f, t->note);
@@ -194,39 +270,7 @@ int ocb_table_write_md(const struct ocb_table *t, FILE *f)
 
 int ocb_table_write_latex(const struct ocb_table *t, FILE *f)
 {
-	fputs("\\begin{table}[htbp]\n\\centering\n\\small\n\\caption{", f);
-	ocb_esc_latex(f, t->title);
-	fprintf(f, "}\n\\label{tab:%s}\n\\begin{tabular}{", t->id);
-	for (size_t c = 0; c < t->ncols; c++)
-		fputc(col_numeric(t, c) ? 'r' : 'l', f);
-	fputs("}\n\\toprule\n", f);
-	for (size_t c = 0; c < t->ncols; c++) {
-		if (c)
-			fputs(" & ", f);
-		ocb_esc_latex(f, t->cols[c]);
-	}
-	fputs(" \\\\\n\\midrule\n", f);
-	for (size_t r = 0; r < t->nrows; r++) {
-		for (size_t c = 0; c < t->ncols; c++) {
-			int b = ocb_table_is_best(t, r, c);
-			if (c)
-				fputs(" & ", f);
-			if (b)
-				fputs("\\textbf{", f);
-			ocb_esc_latex(f, cell(t, r, c));
-			if (b)
-				fputc('}', f);
-		}
-		fputs(" \\\\\n", f);
-	}
-	fputs("\\bottomrule\n\\end{tabular}\n", f);
-	if (t->note && *t->note) {
-		fputs("\\par\\smallskip\\footnotesize ", f);
-		ocb_esc_latex(f, t->note);
-		fputc('\n', f);
-	}
-	fputs("\\end{table}\n\n", f);
-	return status(f);
+	return ocb_table_write_latex_fit(t, f, 0, 0);
 }
 
 int ocb_table_write_csv(const struct ocb_table *t, FILE *f)
@@ -293,6 +337,8 @@ cJSON *ocb_table_json(const struct ocb_table *t)
 	cJSON_AddStringToObject(o, "title", t->title ? t->title : "");
 	if (t->note)
 		cJSON_AddStringToObject(o, "note", t->note);
+	if (t->prov)
+		cJSON_AddStringToObject(o, "provenance", t->prov);
 	cols = cJSON_AddArrayToObject(o, "columns");
 	rows = cJSON_AddArrayToObject(o, "rows");
 	if (!cols || !rows)

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli_util.h"
 
@@ -76,7 +77,7 @@ Test(report_golden, fixed_database_gives_the_committed_report, .timeout = 120)
 
 	struct cli_out *o = calloc(1, sizeof *o);
 	const char *argv[] = {"ocbench", "--db", db, "report", "--out", out,
-			      "--format", "md,csv,json", NULL};
+			      "--format", "md,csv,json,latex", NULL};
 	const char *env[] = {"SOURCE_DATE_EPOCH=1700000000", NULL};
 	cr_assert_eq(cli_run(o, argv, env), 0);
 	cr_assert_eq(o->status, 0, "report failed: %s", o->err);
@@ -106,6 +107,54 @@ Test(report_golden, fixed_database_gives_the_committed_report, .timeout = 120)
 	char cmd[1200];
 	snprintf(cmd, sizeof cmd, "test $(ls %s/csv | wc -l) -eq $(ls %s/csv | wc -l)", GOLDEN, out);
 	cr_assert_eq(system(cmd), 0, "the report wrote a different set of CSV files");
+	/* the real report's LaTeX: report.tex standalone and each tex/<id>.tex in a
+	 * two-column article compile, no overfull box over 10 pt */
+	if (access("/usr/bin/pdflatex", X_OK) == 0) {
+		snprintf(cmd, sizeof cmd, "sh tests/latex_check.sh '%s' >'%s/latex.txt' 2>&1", out, dir);
+		int st = system(cmd);
+		snprintf(cmd, sizeof cmd, "%s/latex.txt", dir);
+		size_t ll = 0;
+		char *why = cli_slurp(cmd, &ll);
+		cr_assert_eq(st, 0, "LaTeX check failed:\n%s", why ? why : "?");
+		free(why);
+	} else {
+		cr_log_warn("pdflatex not installed: the LaTeX compile check is skipped");
+	}
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
+	free(o);
+}
+
+/* The fixture's HTML page in headless Chromium (tests/html_shots.js over the DevTools
+ * protocol) at 1,400 px: a header click sorts, no console error, no outside request, no
+ * URL, ids unique. Skipped (with a warning) without chromium or a node with WebSocket. */
+Test(report_golden, html_page_in_headless_chromium, .timeout = 180)
+{
+	if (system("command -v chromium >/dev/null 2>&1 && node --experimental-websocket -e "
+		   "\"process.exit(typeof WebSocket === 'function' ? 0 : 1)\" >/dev/null 2>&1")) {
+		cr_log_warn("chromium, or node >= 20.10 (WebSocket), not installed: the HTML page "
+			    "check is skipped");
+		return;
+	}
+	char dir[256], db[512], out[512], cmd[2400];
+	cli_tmpdir(dir, sizeof dir);
+	snprintf(db, sizeof db, "%s/report.db", dir);
+	snprintf(out, sizeof out, "%s/rep", dir);
+	load_fixture(db);
+	struct cli_out *o = calloc(1, sizeof *o);
+	const char *argv[] = {"ocbench", "--db", db, "report", "--out", out, "--format", "html", NULL};
+	cr_assert_eq(cli_run(o, argv, NULL), 0);
+	cr_assert_eq(o->status, 0, "report failed: %s", o->err);
+	snprintf(cmd, sizeof cmd, "node --experimental-websocket tests/html_shots.js '%s' '%s/shots' "
+		 "k_quant_gemv_6 1 >'%s/shots.txt' 2>&1", out, dir, dir);
+	int st = system(cmd);
+	snprintf(cmd, sizeof cmd, "%s/shots.txt", dir);
+	size_t len = 0;
+	char *log = cli_slurp(cmd, &len);
+	cr_assert_eq(st, 0, "html_shots failed:\n%s", log ? log : "?");
+	cr_assert_not_null(strstr(log, "sorted k_quant_gemv_6 by column 1 -> descending: tq2_0"), "%s", log);
+	cr_assert_not_null(strstr(log, "no console errors"), "%s", log);
+	free(log);
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	cr_assert_eq(system(cmd), 0);
 	free(o);
