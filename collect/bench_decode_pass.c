@@ -10,7 +10,7 @@
 
 #include "../common/ocb_error.h"
 #include "../workloads/decode_pass.h"
-#include "../workloads/model_cost.h"
+#include "../analysis/model_cost.h"
 #include "bench.h"
 #include "params.h"
 

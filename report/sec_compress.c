@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "../common/ocb_error.h"
-#include "../workloads/model_cost.h"
+#include "../analysis/model_cost.h"
 #include "rctx.h"
 
 static const char *const stage_names[4] = {"fp32", "pivot", "block", "global"};

@@ -8,7 +8,7 @@
 
 #include "../common/ocb_error.h"
 #include "../workloads/decode_pass.h"
-#include "../workloads/model_cost.h"
+#include "../analysis/model_cost.h"
 
 static struct ocb_model_spec small(int tied)
 {

@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "../kernels/quant_formats.h"
-#include "model_spec.h"
+#include "../analysis/model_spec.h"
 
 struct decode_pass {
 	struct ocb_model_spec s;
