@@ -49,6 +49,7 @@ int ocb_rsec_runs(struct ocb_rctx *x);
 int ocb_rsec_results(struct ocb_rctx *x);
 int ocb_rsec_quant(struct ocb_rctx *x);
 int ocb_rsec_compress(struct ocb_rctx *x);
+int ocb_rsec_inspect(struct ocb_rctx *x);
 int ocb_rsec_curves(struct ocb_rctx *x);
 int ocb_rsec_mlperf(struct ocb_rctx *x);
 int ocb_rsec_roofline(struct ocb_rctx *x);

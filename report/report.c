@@ -492,6 +492,7 @@ int ocb_report_write(struct ocb_store *db, const struct ocb_report_opts *o,
 
 	if ((rc = ocb_rsec_runs(&x)) || (rc = ocb_rsec_results(&x)) || (rc = ocb_rsec_quant(&x)) ||
 	    (rc = ocb_rsec_compress(&x)) ||
+	    (rc = ocb_rsec_inspect(&x)) ||
 	    (rc = ocb_rsec_ternary(&x)) ||
 	    (rc = ocb_rsec_mlperf(&x)) || (rc = ocb_rsec_roofline(&x)) ||
 	    (rc = ocb_rsec_curves(&x)))
