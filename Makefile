@@ -30,7 +30,7 @@ ALL_CFLAGS = $(OCB_CFLAGS) $(CFLAGS)
 LDLIBS   += $(PKG_LIBS) -fopenmp -lm
 
 # Every .c in these folders is part of the library; ocbench.c holds main().
-LIB_DIRS := common db kernels workloads collect report cli
+LIB_DIRS := common db kernels analysis workloads collect report cli
 LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/db/schema_blob.o
 TEST_SRC := $(wildcard tests/*.c)

@@ -10,7 +10,7 @@
 
 #include "../common/ocb_error.h"
 #include "../workloads/compress.h"
-#include "../workloads/model_cost_out.h"
+#include "../analysis/model_cost_out.h"
 #include "cli.h"
 #include "listing.h"
 

@@ -1,5 +1,5 @@
 /* ocbench inspect MODEL: static analysis of a model spec, checkpoint or GGUF file
- * (workloads/model_spec.h, model_cost.h) with the roofline prediction on a machine of the
+ * (analysis/model_spec.h, model_cost.h) with the roofline prediction on a machine of the
  * database. Read-only; the database is optional (no prediction without it). */
 #include <math.h>
 #include <stdio.h>
@@ -9,7 +9,8 @@
 
 #include "../common/ocb_error.h"
 #include "../workloads/gguf.h"
-#include "../workloads/model_cost_out.h"
+#include "../analysis/model_cost_out.h"
+#include "../workloads/model_spec_load.h"
 #include "cli.h"
 #include "machine_roof.h"
 

@@ -10,7 +10,7 @@
 
 #include "../common/ocb_error.h"
 #include "../workloads/decode_pass.h"
-#include "../workloads/model_cost.h"
+#include "../analysis/model_cost.h"
 #include "bench.h"
 #include "params.h"
 
@@ -130,6 +130,11 @@ static cJSON *dp_cases(const struct ocb_ctx *ctx)
 	return a;
 }
 
+static const char *dp_variant(void *state)
+{
+	return decode_pass_variant(&((struct dp_state *)state)->p);
+}
+
 static const char *const dp_models[] = {"llama-3.2-1b", "llama-3-8b", "mistral-7b", NULL};
 static const char *const dp_formats[] = {"q8_0", "q4_0", "q4_1", "q3_g", "q2_g", "tq2_0",
 					 "tq1_0", NULL};
@@ -153,5 +158,6 @@ const struct ocb_bench ocb_bench_decode_pass = {
 	.run = dp_run,
 	.check = dp_check,
 	.work = dp_work,
+	.variant = dp_variant,
 	.teardown = dp_teardown,
 };

@@ -64,6 +64,7 @@ int ocb_rsec_kernels(struct ocb_rctx *x);
 int ocb_rsec_history(struct ocb_rctx *x);
 int ocb_rsec_quant(struct ocb_rctx *x);
 int ocb_rsec_compress(struct ocb_rctx *x);
+int ocb_rsec_inspect(struct ocb_rctx *x);
 int ocb_rsec_curves(struct ocb_rctx *x);
 int ocb_rsec_mlperf(struct ocb_rctx *x);
 int ocb_rsec_roofline(struct ocb_rctx *x);

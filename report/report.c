@@ -524,6 +524,7 @@ int ocb_report_write(struct ocb_store *db, const struct ocb_report_opts *o,
 	if ((rc = ocb_rsec_runs(&x)) || (rc = ocb_rsec_kernels(&x)) ||
 	    (rc = ocb_rsec_results(&x)) || (rc = ocb_rsec_quant(&x)) ||
 	    (rc = ocb_rsec_compress(&x)) ||
+	    (rc = ocb_rsec_inspect(&x)) ||
 	    (rc = ocb_rsec_ternary(&x)) ||
 	    (rc = ocb_rsec_sparse(&x)) || (rc = ocb_rsec_dist(&x)) ||
 	    (rc = ocb_rsec_mlperf(&x)) || (rc = ocb_rsec_history(&x)) ||

@@ -1,12 +1,6 @@
-/* sec_compress: the report's part of issue 13.
- *   1. Static analysis (what `ocbench inspect` prints): the built-in real shapes
- *      (Llama-3-8B, Llama-3.2-1B, Mistral-7B) x formats -> weight bytes and the
- *      roofline-predicted decode tokens/s (1 thread, ctx 2048, weights streamed from DRAM)
- *      on every machine of the report that has ceilings.
- *   2. Predicted vs measured: the DRAM-bound quant GEMV cases and the decode_pass cases,
- *      prediction = the work over the attainable rate of the stored bound (the roofline
- *      module), measurement = the median, and their ratio.
- *   3. The compression pipeline: per workload of identity kind "compress" (collect/
+/* sec_compress: the report's part of issue 13 about compression (the static analysis
+ * and predicted vs measured are sec_inspect.c).
+ *   The compression pipeline: per workload of identity kind "compress" (collect/
  *      bench_compress.c), one row per stage (fp32, pivot, block, global) with validation
  *      perplexity, change against the pivot, bpw, bytes, time, peak RSS and whether the
  *      stage was kept. Metrics through db/'s typed API only. */
@@ -17,125 +11,9 @@
 #include <string.h>
 
 #include "../common/ocb_error.h"
-#include "../workloads/model_cost.h"
 #include "rctx.h"
 
 static const char *const stage_names[4] = {"fp32", "pivot", "block", "global"};
-
-/* ---- 1. static analysis ---- */
-
-static int inspect_rows(struct ocb_table *t, const struct ocb_mceil *m)
-{
-	static const char *const models[] = {"llama-3-8b", "llama-3.2-1b", "mistral-7b"};
-	static const int fmts[] = {WF_F16, WF_Q8_0, WF_Q4_0, WF_Q2_G, WF_TQ1_0};
-	const struct ocb_roof_caches caches = {0};
-	int rc = OCB_OK;
-	for (size_t i = 0; i < 3 && !rc; i++) {
-		struct ocb_model_spec s;
-		struct ocb_cost c;
-		if ((rc = ocb_spec_builtin(models[i], &s)) || (rc = ocb_cost_compute(&s, 2048, 1, &c)))
-			return rc;
-		c.level = OCB_LEVEL_DRAM;
-		for (size_t f = 0; f < sizeof fmts / sizeof *fmts && !rc; f++) {
-			struct ocb_pred p;
-			size_t row;
-			if ((rc = ocb_cost_predict(&c, fmts[f], m->view, m->n, &caches, 1, &p)))
-				break;
-			if (!(rc = ocb_table_add_row(t, &row))) {
-				ocb_table_text(t, row, 0, m->host);
-				ocb_table_text(t, row, 1, s.name);
-				ocb_table_num(t, row, 2, c.total.params / 1e9, "%.2f");
-				ocb_table_text(t, row, 3, ocb_wfmt_name(fmts[f]));
-				ocb_table_num(t, row, 4, c.total.wbytes[fmts[f]] / 1e9, "%.2f");
-				ocb_table_num(t, row, 5, p.decode_tok_s, "%.3g");
-				ocb_table_text(t, row, 6, p.layer[1].bound_decode);
-			}
-			ocb_pred_release(&p);
-		}
-		ocb_cost_release(&c);
-	}
-	return rc;
-}
-
-static int sec_inspect(struct ocb_rctx *x)
-{
-	static const char *cols[] = {"machine", "model", "params (B)", "format", "weights (GB)",
-				     "decode tok/s", "bound"};
-	struct ocb_table *t = NULL;
-	int rc = OCB_OK;
-	for (size_t i = 0; i < x->nmc && !rc; i++) {
-		if (!x->mc[i].n)
-			continue;
-		if (!t) {
-			if ((rc = ocb_rctx_table(x, &t)))
-				return rc;
-			if ((rc = ocb_table_init(t, "inspect", "Static analysis: real shapes, "
-						 "predicted decode speed", 7, cols))) {
-				ocb_rctx_table_drop(x);
-				return rc;
-			}
-			ocb_table_set_note(t, "ocbench inspect: parameters and weight bytes from the "
-					      "shapes (matrices in the format, norms f32); decode tok/s = "
-					      "the roofline over the machine's ceilings, 1 thread, ctx 2048, "
-					      "batch 1, weights streamed from DRAM.");
-		}
-		rc = inspect_rows(t, &x->mc[i]);
-	}
-	return rc;
-}
-
-/* ---- 2. predicted vs measured ---- */
-
-static int wanted(const struct ocb_rrow *r)
-{
-	if (strcmp(r->status, "ok") != 0 || !(r->median > 0) || strcmp(r->unit, "s") != 0)
-		return 0;
-	if (strcmp(r->bench, "decode_pass") == 0)
-		return 1;
-	return strcmp(r->bench, "quant_gemv") == 0 && strstr(r->bound, "bw_dram") != NULL;
-}
-
-static int sec_predicted(struct ocb_rctx *x)
-{
-	static const char *cols[] = {"bench", "params", "threads", "bound", "predicted",
-				     "measured", "measured / predicted"};
-	struct ocb_table *t = NULL;
-	int rc = OCB_OK;
-	for (size_t i = 0; i < x->rs.n && !rc; i++) {
-		const struct ocb_rrow *r = &x->rs.r[i];
-		if (!wanted(r))
-			continue;
-		double frac = ocb_rrow_roof_frac(r, ocb_mceil_find(x->mc, x->nmc, r->machine_id));
-		if (!t) {
-			if ((rc = ocb_rctx_table(x, &t)))
-				return rc;
-			if ((rc = ocb_table_init(t, "predicted_vs_measured",
-						 "Predicted vs measured (roofline)", 7, cols))) {
-				ocb_rctx_table_drop(x);
-				return rc;
-			}
-			ocb_table_set_note(t, "Predicted = the static work over the attainable rate of "
-					      "the stored bound and the machine's current ceilings "
-					      "(common/ocb_roofline.h); measured = the median; a ratio "
-					      "of 1 is a kernel at its roof. decode_pass: one decode step "
-					      "of Llama-3.2-1B blocks (workloads/decode_pass.h) with the "
-					      "bytes and FLOPs `inspect` counts.");
-		}
-		size_t row;
-		if ((rc = ocb_table_add_row(t, &row)))
-			break;
-		ocb_table_text(t, row, 0, r->bench);
-		ocb_table_text(t, row, 1, r->params);
-		ocb_table_num(t, row, 2, r->threads, "%.0f");
-		ocb_table_text(t, row, 3, r->bound);
-		ocb_table_num(t, row, 4, frac * r->median, "%.4g");
-		ocb_table_num(t, row, 5, r->median, "%.4g");
-		ocb_table_num(t, row, 6, 1.0 / frac, "%.3f");
-	}
-	return rc;
-}
-
-/* ---- 3. the compression pipeline ---- */
 
 struct cstage {
 	double v[7]; /* val_ppl, bpw, model_bytes, stage_time, peak_rss, accepted, calib_obj */
@@ -210,10 +88,5 @@ static int sec_pipeline(struct ocb_rctx *x)
 
 int ocb_rsec_compress(struct ocb_rctx *x)
 {
-	int rc = sec_pipeline(x);
-	if (!rc)
-		rc = sec_predicted(x);
-	if (!rc)
-		rc = sec_inspect(x);
-	return rc;
+	return sec_pipeline(x);
 }

@@ -162,6 +162,32 @@ Test(checkpoint, truncated_refused)
 	expect_refused("truncated");
 }
 
+/* Every prefix of the file, so every section boundary (fixed header, kind, config,
+ * tensor count, each table entry, each tensor's data, the checksum) and every byte
+ * between: refused with one line, never read past the end. */
+Test(checkpoint, truncated_at_every_byte)
+{
+	write_sample();
+	long n = file_size(path);
+	FILE *f = fopen(path, "rb");
+	cr_assert_not_null(f);
+	unsigned char *all = malloc((size_t)n);
+	cr_assert_eq(fread(all, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	for (long keep = 0; keep < n; keep++) {
+		f = fopen(path, "wb");
+		cr_assert_eq(fwrite(all, 1, (size_t)keep, f), (size_t)keep);
+		fclose(f);
+		struct ocb_ckpt *c = (void *)1;
+		cr_assert_eq(ocb_ckpt_load(path, &c), OCB_EFORMAT, "cut at %ld of %ld", keep, n);
+		cr_assert_null(c);
+		const char *e = ocb_lasterr();
+		cr_assert_null(strchr(e, '\n'), "%s", e);
+		cr_assert(strstr(e, keep < 8 ? "bad magic" : "truncated"), "cut at %ld: %s", keep, e);
+	}
+	free(all);
+}
+
 Test(checkpoint, trailing_bytes_refused)
 {
 	write_sample();

@@ -177,3 +177,73 @@ Test(cli_inspect, gguf_model)
 	run_ok(&o, b);
 	cr_expect(strstr(o.out, "stored types: f32 3 (3072 B) q4_0 4"), "%s", o.out);
 }
+
+/* The byte offsets where the sections of a GGUF file end (REFERENCE.md §4): the four
+ * header fields, each key-value, each tensor info, the padded start of the data section
+ * and each tensor's data. Sizes from the parsed file (scalar kvs and strings only: the
+ * file written above has no arrays). Returns the count written to b. */
+static size_t gguf_boundaries(const struct gguf_file *g, uint64_t *b, size_t cap)
+{
+	static const uint64_t scalar[13] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
+	size_t n = 0;
+	uint64_t at = 0;
+	const uint64_t head[4] = {4, 4, 8, 8}; /* magic, version, n_tensors, n_kv */
+	for (int i = 0; i < 4 && n < cap; i++)
+		b[n++] = at += head[i];
+	for (uint64_t i = 0; i < g->n_kv && n < cap; i++) {
+		const struct gguf_kv *kv = &g->kv[i];
+		cr_assert(kv->type == GGUF_STRING || (kv->type < 13 && scalar[kv->type]));
+		at += 8 + strlen(kv->key) + 4;
+		at += kv->type == GGUF_STRING ? 8 + strlen(kv->str) : scalar[kv->type];
+		b[n++] = at;
+	}
+	for (uint64_t i = 0; i < g->n_tensors && n < cap; i++) {
+		const struct gguf_tensor_info *t = &g->t[i];
+		b[n++] = at += 8 + strlen(t->name) + 4 + 8ull * t->n_dims + 4 + 8;
+	}
+	cr_assert_eq(g->data_offset, (at + g->alignment - 1) / g->alignment * g->alignment);
+	if (n < cap)
+		b[n++] = g->data_offset;
+	for (uint64_t i = 0; i < g->n_tensors && n < cap; i++)
+		b[n++] = g->data_offset + g->t[i].offset + g->t[i].nbytes;
+	return n;
+}
+
+/* `inspect` on the GGUF cut one byte short of every section boundary, and cut exactly at
+ * it (the next section missing): exit 2 and one line each time; the whole file reads. */
+Test(cli_inspect, gguf_truncated_at_every_section_boundary)
+{
+	char dir[64], path[160], cut[160], db[160];
+	uint64_t b[128];
+	struct gguf_file *g = NULL;
+	struct cli_out o;
+	size_t len = 0;
+	cli_tmpdir(dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/tiny.gguf", dir);
+	snprintf(cut, sizeof cut, "%s/cut.gguf", dir);
+	snprintf(db, sizeof db, "--db=%s/none.db", dir);
+	write_gguf(path);
+	cr_assert_eq(gguf_read(path, &g), 0);
+	size_t nb = gguf_boundaries(g, b, sizeof b / sizeof b[0]);
+	gguf_free(g);
+	char *all = cli_slurp(path, &len);
+	cr_assert_not_null(all);
+	cr_assert_eq(b[nb - 1], len, "the last tensor ends the file");
+	cr_assert_eq(nb, 4 + 6 + 12 + 1 + 12);
+	for (size_t i = 0; i < nb; i++)
+		for (uint64_t keep = b[i] - 1; keep <= b[i] && keep < len; keep++) {
+			FILE *f = fopen(cut, "wb");
+			cr_assert_eq(fwrite(all, 1, keep, f), keep);
+			fclose(f);
+			const char *a[] = {"", db, "inspect", cut, NULL};
+			cr_assert_eq(cli_run(&o, a, NULL), 0);
+			cr_expect_eq(o.status, 2, "cut at %llu: exit %d: %s", (unsigned long long)keep,
+				     o.status, o.err);
+			cr_expect_eq(cli_lines(o.err), 1, "cut at %llu: %s", (unsigned long long)keep,
+				     o.err);
+			cr_expect(strncmp(o.err, "ocbench: inspect: ", 18) == 0, "%s", o.err);
+		}
+	free(all);
+	const char *a[] = {"", db, "inspect", path, NULL};
+	run_ok(&o, a);
+}

@@ -4,11 +4,12 @@
  * f16 there; the new position is read too); specs it cannot run are refused. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../common/ocb_error.h"
 #include "../workloads/decode_pass.h"
-#include "../workloads/model_cost.h"
+#include "../analysis/model_cost.h"
 
 static struct ocb_model_spec small(int tied)
 {
@@ -63,4 +64,36 @@ Test(decode_pass, refuses)
 	cr_assert_eq(decode_pass_init(&p, &s, qformat_find("q8_0"), 8, 1, 1), OCB_OK);
 	cr_assert_eq(decode_pass_step(&p, 512), OCB_EINVAL);
 	decode_pass_release(&p);
+}
+
+/* The r8 path (weights repacked at init, the kernel qgemv_choose picks on an AVX2 CPU)
+ * against the plain-layout path (OCB_QGEMV=plain): the same logits within rounding (the
+ * kernels sum in a different order), tied and untied, for a token inside an 8-row group
+ * and one among the remainder rows (vocab 515 = 64 groups + 3). */
+Test(decode_pass, r8_layout_agrees_with_plain)
+{
+	for (int t = 0; t < 2; t++) {
+		struct ocb_model_spec s = small(t);
+		s.vocab = 515;
+		const struct qformat *f = qformat_find("q4_0");
+		struct decode_pass a, b;
+		setenv("OCB_QGEMV", "plain", 1);
+		cr_assert_eq(decode_pass_init(&a, &s, f, 16, 1, 7), OCB_OK, "%s", ocb_lasterr());
+		unsetenv("OCB_QGEMV");
+		cr_assert_eq(decode_pass_init(&b, &s, f, 16, 1, 7), OCB_OK, "%s", ocb_lasterr());
+		cr_assert_str_neq(decode_pass_variant(&a), "avx2-r8");
+		const int toks[2] = {13, 513};
+		for (int i = 0; i < 2; i++) {
+			cr_assert_eq(decode_pass_step(&a, toks[i]), OCB_OK, "%s", ocb_lasterr());
+			cr_assert_eq(decode_pass_step(&b, toks[i]), OCB_OK, "%s", ocb_lasterr());
+			for (int j = 0; j < s.vocab; j++)
+				cr_assert_float_eq(a.logits[j], b.logits[j],
+						   1e-4f * (1 + fabsf(a.logits[j])),
+						   "%s tied %d tok %d logit %d: %g vs %g",
+						   decode_pass_variant(&b), t, toks[i], j,
+						   a.logits[j], b.logits[j]);
+		}
+		decode_pass_release(&a);
+		decode_pass_release(&b);
+	}
 }

@@ -13,8 +13,9 @@
 #include "../common/ocb_rng.h"
 #include "../kernels/quant_formats.h"
 #include "../workloads/gguf.h"
-#include "../workloads/model_cost.h"
-#include "../workloads/model_spec.h"
+#include "../analysis/model_cost.h"
+#include "../analysis/model_spec.h"
+#include "../workloads/model_spec_load.h"
 
 static char dir[64];
 static char path[128], path2[128];

@@ -10,9 +10,10 @@
 
 #include "../common/ocb_error.h"
 #include "../kernels/quant_formats.h"
-#include "../workloads/model_cost.h"
+#include "../analysis/model_cost.h"
 #include "../workloads/model_lm.h"
-#include "../workloads/model_spec.h"
+#include "../analysis/model_spec.h"
+#include "../workloads/model_spec_load.h"
 
 static void load(const char *path, struct ocb_model_spec *s)
 {

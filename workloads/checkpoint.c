@@ -344,26 +344,16 @@ void ocb_ckpt_free(struct ocb_ckpt *c)
 	free(c);
 }
 
-int ocb_ckpt_load(const char *path, struct ocb_ckpt **out)
+/* The whole file into c->blob (c->blob_len bytes). OCB_ENOENT, OCB_EIO, OCB_ENOMEM. */
+static int ckpt_read_file(const char *path, struct ocb_ckpt *c)
 {
-	struct ocb_ckpt *c = NULL;
-	FILE *f = NULL;
+	FILE *f = fopen(path, "rb");
 	int rc = OCB_OK;
 	long flen;
-
-	*out = NULL;
-	f = fopen(path, "rb");
-	if (!f) {
-		rc = ocb_seterr(OCB_ENOENT, "%s: cannot open checkpoint: %s", path, strerror(errno));
-		goto out;
-	}
+	if (!f)
+		return ocb_seterr(OCB_ENOENT, "%s: cannot open checkpoint: %s", path, strerror(errno));
 	if (fseek(f, 0, SEEK_END) != 0 || (flen = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
 		rc = ocb_seterr(OCB_EIO, "%s: cannot read", path);
-		goto out;
-	}
-	c = calloc(1, sizeof *c);
-	if (!c || !(c->path = strdup(path))) {
-		rc = ocb_seterr(OCB_ENOMEM, "%s: out of memory", path);
 		goto out;
 	}
 	c->blob_len = (size_t)flen;
@@ -378,133 +368,139 @@ int ocb_ckpt_load(const char *path, struct ocb_ckpt **out)
 			goto out;
 		}
 	}
+out:
+	fclose(f);
+	return rc;
+}
+
+/* The frame of c->blob: magic, version, stated length = file length, CRC-32 of all but
+ * the last 4 bytes. On success *cu is at the table (its len excludes the crc). */
+static int ckpt_check_frame(const char *path, struct ocb_ckpt *c, struct cur *cu)
+{
 	const unsigned char *p = c->blob;
-	size_t len = (size_t)flen;
-	if (len < MAGIC_LEN || memcmp(p, OCB_CKPT_MAGIC, MAGIC_LEN) != 0) {
-		rc = ocb_seterr(OCB_EFORMAT, "%s: not an ocbench checkpoint (bad magic)", path);
-		goto out;
-	}
-	struct cur cu = {p, len, MAGIC_LEN, 0};
-	c->version = get_u32(&cu);
-	uint64_t file_len = get_u64(&cu);
-	if (cu.short_) {
-		rc = ocb_seterr(OCB_EFORMAT, "%s: truncated: header cut at %zu bytes", path, len);
-		goto out;
-	}
-	if (c->version > OCB_CKPT_VERSION || c->version == 0) {
-		rc = ocb_seterr(OCB_EFORMAT, "%s: checkpoint version %u, this ocbench reads <= %u",
-				path, c->version, OCB_CKPT_VERSION);
-		goto out;
-	}
-	if (file_len > len) {
-		rc = ocb_seterr(OCB_EFORMAT, "%s: truncated: expected %llu bytes, got %zu", path,
-				(unsigned long long)file_len, len);
-		goto out;
-	}
-	if (file_len < len) {
-		rc = ocb_seterr(OCB_EFORMAT, "%s: %zu trailing bytes after the checksum "
-					     "(expected %llu bytes)", path, len - (size_t)file_len,
-				(unsigned long long)file_len);
-		goto out;
-	}
-	if (len < cu.at + 4) {
-		rc = ocb_seterr(OCB_EFORMAT, "%s: truncated: no checksum", path);
-		goto out;
-	}
+	size_t len = c->blob_len;
+	if (len < MAGIC_LEN || memcmp(p, OCB_CKPT_MAGIC, MAGIC_LEN) != 0)
+		return ocb_seterr(OCB_EFORMAT, "%s: not an ocbench checkpoint (bad magic)", path);
+	*cu = (struct cur){p, len, MAGIC_LEN, 0};
+	c->version = get_u32(cu);
+	uint64_t file_len = get_u64(cu);
+	if (cu->short_)
+		return ocb_seterr(OCB_EFORMAT, "%s: truncated: header cut at %zu bytes", path, len);
+	if (c->version > OCB_CKPT_VERSION || c->version == 0)
+		return ocb_seterr(OCB_EFORMAT, "%s: checkpoint version %u, this ocbench reads <= %u",
+				  path, c->version, OCB_CKPT_VERSION);
+	if (file_len > len)
+		return ocb_seterr(OCB_EFORMAT, "%s: truncated: expected %llu bytes, got %zu", path,
+				  (unsigned long long)file_len, len);
+	if (file_len < len)
+		return ocb_seterr(OCB_EFORMAT, "%s: %zu trailing bytes after the checksum "
+					       "(expected %llu bytes)", path, len - (size_t)file_len,
+				  (unsigned long long)file_len);
+	if (len < cu->at + 4)
+		return ocb_seterr(OCB_EFORMAT, "%s: truncated: no checksum", path);
 	uint32_t want = 0;
 	for (int i = 0; i < 4; i++)
 		want |= (uint32_t)p[len - 4 + i] << (8 * i);
 	uint32_t got = (uint32_t)crc32_z(crc32(0L, Z_NULL, 0), p, len - 4);
-	if (got != want) {
-		rc = ocb_seterr(OCB_EFORMAT, "%s: checksum mismatch (stored %08x, computed %08x): "
-					     "corrupt file", path, want, got);
-		goto out;
-	}
+	if (got != want)
+		return ocb_seterr(OCB_EFORMAT, "%s: checksum mismatch (stored %08x, computed %08x): "
+					       "corrupt file", path, want, got);
+	cu->len = len - 4;
+	return OCB_OK;
+}
 
-	/* the table; every read is bounds-checked against the bytes before the crc */
-	cu.len = len - 4;
-	uint32_t klen = get_u32(&cu);
-	if (klen > MAX_NAME) {
-		rc = ocb_seterr(OCB_EFORMAT, "%s: malformed header: kind length %u", path, klen);
-		goto out;
-	}
-	c->kind = get_str(&cu, klen);
-	uint64_t clen = get_u64(&cu);
-	c->config_json = cu.short_ ? NULL : get_str(&cu, clen);
-	uint32_t nt = get_u32(&cu);
-	if (cu.short_ || !c->kind || !c->config_json) {
-		rc = ocb_seterr(OCB_EFORMAT, "%s: malformed header", path);
-		goto out;
-	}
+/* Kind, config (parsed) and the tensor count *nt, bounds-checked. */
+static int ckpt_read_header(const char *path, struct ocb_ckpt *c, struct cur *cu, uint32_t *nt)
+{
+	uint32_t klen = get_u32(cu);
+	if (klen > MAX_NAME)
+		return ocb_seterr(OCB_EFORMAT, "%s: malformed header: kind length %u", path, klen);
+	c->kind = get_str(cu, klen);
+	uint64_t clen = get_u64(cu);
+	c->config_json = cu->short_ ? NULL : get_str(cu, clen);
+	*nt = get_u32(cu);
+	if (cu->short_ || !c->kind || !c->config_json)
+		return ocb_seterr(OCB_EFORMAT, "%s: malformed header", path);
 	c->config = cJSON_ParseWithLength(c->config_json, clen);
-	if (!c->config) {
-		rc = ocb_seterr(OCB_EFORMAT, "%s: model config is not valid JSON", path);
+	if (!c->config)
+		return ocb_seterr(OCB_EFORMAT, "%s: model config is not valid JSON", path);
+	if (*nt > (cu->len - cu->at) / 16) /* each entry holds at least 16 bytes */
+		return ocb_seterr(OCB_EFORMAT, "%s: malformed table: %u tensors", path, *nt);
+	return OCB_OK;
+}
+
+/* Table entry i into c->tensors[i]: name, dtype, shape, offset and size consistent with
+ * the file (data inside it, before the crc, aligned), no duplicate name. */
+static int ckpt_read_entry(const char *path, struct ocb_ckpt *c, struct cur *cu, uint32_t i)
+{
+	struct ocb_ckpt_tensor *t = &c->tensors[i];
+	const size_t len = c->blob_len;
+	uint32_t nl = get_u32(cu);
+	if (nl == 0 || nl > MAX_NAME)
+		return ocb_seterr(OCB_EFORMAT, "%s: malformed table: tensor %u name length %u",
+				  path, i, nl);
+	t->name = get_str(cu, nl);
+	if (t->name)
+		c->ntensors++;
+	t->dtype = (enum ocb_dtype)get_u32(cu);
+	t->ndim = (int)get_u32(cu);
+	if (cu->short_ || !t->name || t->ndim < 1 || t->ndim > OCB_CKPT_MAXDIM ||
+	    ocb_dtype_size(t->dtype) == 0)
+		return ocb_seterr(OCB_EFORMAT, "%s: malformed table entry %u", path, i);
+	uint64_t elems = 1;
+	int overflow = 0;
+	for (int d = 0; d < t->ndim; d++) {
+		uint64_t s = get_u64(cu);
+		if (s > INT64_MAX || (s && elems > UINT64_MAX / 8 / s))
+			overflow = 1;
+		else
+			elems *= s;
+		t->shape[d] = (int64_t)s;
+	}
+	t->offset = get_u64(cu);
+	t->nbytes = get_u64(cu);
+	if (cu->short_ || overflow || t->nbytes != elems * ocb_dtype_size(t->dtype) ||
+	    t->offset % CKPT_ALIGN != 0 || t->offset > len - 4 || t->nbytes > len - 4 - t->offset)
+		return ocb_seterr(OCB_EFORMAT, "%s: tensor '%s': shape, size or offset "
+					       "inconsistent with the file", path, t->name);
+	t->data = (const unsigned char *)c->blob + t->offset;
+	for (uint32_t j = 0; j < i; j++)
+		if (strcmp(c->tensors[j].name, t->name) == 0)
+			return ocb_seterr(OCB_EFORMAT, "%s: duplicate tensor '%s'", path, t->name);
+	return OCB_OK;
+}
+
+int ocb_ckpt_load(const char *path, struct ocb_ckpt **out)
+{
+	struct ocb_ckpt *c = NULL;
+	struct cur cu;
+	uint32_t nt = 0;
+	int rc = OCB_OK;
+
+	*out = NULL;
+	c = calloc(1, sizeof *c);
+	if (!c || !(c->path = strdup(path))) {
+		rc = ocb_seterr(OCB_ENOMEM, "%s: out of memory", path);
 		goto out;
 	}
-	if (nt > (cu.len - cu.at) / 16) { /* each entry holds at least 16 bytes */
-		rc = ocb_seterr(OCB_EFORMAT, "%s: malformed table: %u tensors", path, nt);
+	if ((rc = ckpt_read_file(path, c)) || (rc = ckpt_check_frame(path, c, &cu)) ||
+	    (rc = ckpt_read_header(path, c, &cu, &nt)))
 		goto out;
-	}
 	c->tensors = calloc(nt ? nt : 1, sizeof *c->tensors);
 	if (!c->tensors) {
 		rc = ocb_seterr(OCB_ENOMEM, "%s: out of memory", path);
 		goto out;
 	}
-	for (uint32_t i = 0; i < nt; i++) {
-		struct ocb_ckpt_tensor *t = &c->tensors[i];
-		uint32_t nl = get_u32(&cu);
-		if (nl == 0 || nl > MAX_NAME) {
-			rc = ocb_seterr(OCB_EFORMAT, "%s: malformed table: tensor %u name length %u",
-					path, i, nl);
-			goto out;
-		}
-		t->name = get_str(&cu, nl);
-		if (t->name)
-			c->ntensors++;
-		t->dtype = (enum ocb_dtype)get_u32(&cu);
-		t->ndim = (int)get_u32(&cu);
-		if (cu.short_ || !t->name || t->ndim < 1 || t->ndim > OCB_CKPT_MAXDIM ||
-		    ocb_dtype_size(t->dtype) == 0) {
-			rc = ocb_seterr(OCB_EFORMAT, "%s: malformed table entry %u", path, i);
-			goto out;
-		}
-		uint64_t elems = 1;
-		int overflow = 0;
-		for (int d = 0; d < t->ndim; d++) {
-			uint64_t s = get_u64(&cu);
-			if (s > INT64_MAX || (s && elems > UINT64_MAX / 8 / s))
-				overflow = 1;
-			else
-				elems *= s;
-			t->shape[d] = (int64_t)s;
-		}
-		t->offset = get_u64(&cu);
-		t->nbytes = get_u64(&cu);
-		if (cu.short_ || overflow || t->nbytes != elems * ocb_dtype_size(t->dtype) ||
-		    t->offset % CKPT_ALIGN != 0 || t->offset > len - 4 ||
-		    t->nbytes > len - 4 - t->offset) {
-			rc = ocb_seterr(OCB_EFORMAT, "%s: tensor '%s': shape, size or offset "
-						     "inconsistent with the file", path,
-					t->name);
-			goto out;
-		}
-		t->data = p + t->offset;
-		for (uint32_t j = 0; j < i; j++)
-			if (strcmp(c->tensors[j].name, t->name) == 0) {
-				rc = ocb_seterr(OCB_EFORMAT, "%s: duplicate tensor '%s'", path,
-						t->name);
-				goto out;
-			}
-	}
-	if (nt > 0 && c->tensors[0].offset < cu.at) {
+	/* the table; every read is bounds-checked against the bytes before the crc */
+	for (uint32_t i = 0; i < nt && !rc; i++)
+		rc = ckpt_read_entry(path, c, &cu, i);
+	if (!rc && nt > 0 && c->tensors[0].offset < cu.at)
 		rc = ocb_seterr(OCB_EFORMAT, "%s: tensor data overlaps the header", path);
+	if (rc)
 		goto out;
-	}
 	*out = c;
 	c = NULL;
 out:
-	if (f)
-		fclose(f);
 	ocb_ckpt_free(c);
 	return rc;
 }

@@ -14,7 +14,7 @@
 #include "mixed_precision.h"
 #include "model_lm.h"
 #include "ptq_lm.h"
-#include "model_cost.h"
+#include "../analysis/model_cost.h"
 #include "quant_rtn.h"
 
 static const int cand_bits[CPLAN_NCAND] = {2, 3, 4, 8};

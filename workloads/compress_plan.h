@@ -10,7 +10,7 @@
 #include <cJSON.h>
 #include <stdint.h>
 
-#include "model_spec.h"
+#include "../analysis/model_spec.h"
 
 struct compress_plan_layer {
 	char name[64];

@@ -157,13 +157,83 @@ out:
 	return rc;
 }
 
+/* The names of the text files in directory `path` (not hidden, not fortune's .dat/.u8
+ * indexes), sorted by strcmp. *names (nnames strings) is the caller's to free, also on
+ * failure. */
+static int list_text_names(const char *path, char ***names, size_t *nnames)
+{
+	DIR *d = opendir(path);
+	size_t ncap = 0;
+	int rc = OCB_OK;
+	if (!d)
+		return ocb_seterr(OCB_ENOENT, "%s: cannot open directory: %s", path, strerror(errno));
+	for (struct dirent *e; (e = readdir(d));) {
+		const char *n = e->d_name;
+		if (n[0] == '.' || has_suffix(n, ".dat") || has_suffix(n, ".u8"))
+			continue;
+		if (*nnames == ncap) {
+			ncap = ncap ? 2 * ncap : 64;
+			char **p = realloc(*names, ncap * sizeof *p);
+			if (!p) {
+				rc = ocb_seterr(OCB_ENOMEM, "%s: out of memory", path);
+				goto out;
+			}
+			*names = p;
+		}
+		if (!((*names)[*nnames] = strdup(n))) {
+			rc = ocb_seterr(OCB_ENOMEM, "%s: out of memory", path);
+			goto out;
+		}
+		(*nnames)++;
+	}
+	/* strcmp order, not readdir or locale order: the same corpus everywhere */
+	if (*nnames)
+		qsort(*names, *nnames, sizeof **names, by_name);
+out:
+	closedir(d);
+	return rc;
+}
+
+/* Appends the regular files names[0..nnames) of directory `path` to buf (len/cap), each
+ * ending in a newline; *nfiles counts them. */
+static int read_text_files(const char *path, char *const *names, size_t nnames,
+			   unsigned char **buf, size_t *len, size_t *cap, size_t *nfiles)
+{
+	struct stat st;
+	char *full = malloc(strlen(path) + 258);
+	int rc = OCB_OK;
+	if (!full)
+		return ocb_seterr(OCB_ENOMEM, "%s: out of memory", path);
+	for (size_t i = 0; i < nnames; i++) {
+		sprintf(full, "%s/%s", path, names[i]);
+		if (stat(full, &st) != 0 || !S_ISREG(st.st_mode))
+			continue; /* subdirectories (off/), dangling links */
+		if ((rc = read_append(full, buf, len, cap)))
+			break;
+		/* a file that does not end its last line must not glue onto the next file */
+		if (*len > 0 && (*buf)[*len - 1] != '\n') {
+			if (*len == *cap) {
+				unsigned char *p = realloc(*buf, *cap + 1);
+				if (!p) {
+					rc = ocb_seterr(OCB_ENOMEM, "%s: out of memory", path);
+					break;
+				}
+				*buf = p;
+				(*cap)++;
+			}
+			(*buf)[(*len)++] = '\n';
+		}
+		(*nfiles)++;
+	}
+	free(full);
+	return rc;
+}
+
 int ocb_text_load(const char *path, struct ocb_text *t)
 {
 	unsigned char *buf = NULL;
 	size_t len = 0, cap = 0, nfiles = 0, nnames = 0;
 	char **names = NULL;
-	char *full = NULL;
-	DIR *d = NULL;
 	struct stat st;
 	int rc = OCB_OK;
 
@@ -177,68 +247,11 @@ int ocb_text_load(const char *path, struct ocb_text *t)
 	if (!S_ISDIR(st.st_mode)) {
 		rc = read_append(path, &buf, &len, &cap);
 		nfiles = 1;
-		goto split;
-	}
-	d = opendir(path);
-	if (!d) {
-		rc = ocb_seterr(OCB_ENOENT, "%s: cannot open directory: %s", path, strerror(errno));
-		goto out;
-	}
-	size_t ncap = 0;
-	for (struct dirent *e; (e = readdir(d));) {
-		const char *n = e->d_name;
-		if (n[0] == '.' || has_suffix(n, ".dat") || has_suffix(n, ".u8"))
-			continue;
-		if (nnames == ncap) {
-			ncap = ncap ? 2 * ncap : 64;
-			char **p = realloc(names, ncap * sizeof *p);
-			if (!p) {
-				rc = ocb_seterr(OCB_ENOMEM, "%s: out of memory", path);
-				goto out;
-			}
-			names = p;
-		}
-		if (!(names[nnames] = strdup(n))) {
-			rc = ocb_seterr(OCB_ENOMEM, "%s: out of memory", path);
-			goto out;
-		}
-		nnames++;
-	}
-	/* strcmp order, not readdir or locale order: the same corpus everywhere */
-	if (nnames)
-		qsort(names, nnames, sizeof *names, by_name);
-	full = malloc(strlen(path) + 258);
-	if (!full) {
-		rc = ocb_seterr(OCB_ENOMEM, "%s: out of memory", path);
-		goto out;
-	}
-	for (size_t i = 0; i < nnames; i++) {
-		sprintf(full, "%s/%s", path, names[i]);
-		if (stat(full, &st) != 0 || !S_ISREG(st.st_mode))
-			continue; /* subdirectories (off/), dangling links */
-		rc = read_append(full, &buf, &len, &cap);
-		if (rc)
-			goto out;
-		/* a file that does not end its last line must not glue onto the next file */
-		if (len > 0 && buf[len - 1] != '\n') {
-			if (len == cap) {
-				unsigned char *p = realloc(buf, cap + 1);
-				if (!p) {
-					rc = ocb_seterr(OCB_ENOMEM, "%s: out of memory", path);
-					goto out;
-				}
-				buf = p;
-				cap++;
-			}
-			buf[len++] = '\n';
-		}
-		nfiles++;
-	}
-	if (nfiles == 0) {
+	} else if (!(rc = list_text_names(path, &names, &nnames)) &&
+		   !(rc = read_text_files(path, names, nnames, &buf, &len, &cap, &nfiles)) &&
+		   nfiles == 0) {
 		rc = ocb_seterr(OCB_EINVAL, "%s: no text files (fortunes not installed?)", path);
-		goto out;
 	}
-split:
 	if (rc)
 		goto out;
 	if (len == 0) {
@@ -249,12 +262,9 @@ split:
 	if (rc == OCB_OK)
 		t->nfiles = nfiles;
 out:
-	if (d)
-		closedir(d);
 	for (size_t i = 0; i < nnames; i++)
 		free(names[i]);
 	free(names);
-	free(full);
 	free(buf);
 	return rc;
 }

@@ -6,9 +6,11 @@
 #include <string.h>
 
 #include "../common/ocb_alloc.h"
+#include "../common/ocb_cpu.h"
 #include "../common/ocb_error.h"
 #include "../common/ocb_rng.h"
 #include "../kernels/quant_gemv.h"
+#include "../kernels/quant_repack.h"
 
 static int64_t pad_to(int64_t k, int b)
 {
@@ -75,6 +77,37 @@ static int alloc_all(struct decode_pass *p)
 	return OCB_OK;
 }
 
+/* The GEMV this CPU runs (qgemv_choose): when it wants the r8 layout, every matrix the
+ * GEMVs read is repacked in place at init, as the quant bench and llama.cpp's load-time
+ * repack do, so the pass streams its weights through the same kernel as the measured
+ * quant_gemv cases. Only where the r8 layout has the plain layout's size (not TQ1_0,
+ * which it transcodes). The untied embedding stays plain (it is only looked up). */
+static int repack_all(struct decode_pass *p, const int64_t rows[7])
+{
+	const struct ocb_model_spec *s = &p->s;
+	p->kind = qgemv_choose(p->f);
+	if (!qgemv_kind_r8(p->kind) ||
+	    qrepack_bytes(p->f, 8, p->kd) != 8 * qformat_row_bytes(p->f, p->kd)) {
+		p->kind = ocb_cpu_avx2() ? QGEMV_AVX2 : QGEMV_REF;
+		return OCB_OK;
+	}
+	size_t most = (size_t)s->vocab * qformat_row_bytes(p->f, p->kd);
+	most = p->block_bytes > most ? p->block_bytes : most;
+	uint8_t *tmp = ocb_alloc(most);
+	int rc = tmp ? OCB_OK : ocb_seterr(OCB_ENOMEM, "decode pass: repack buffer");
+	for (int64_t l = 0; l < s->n_layers && !rc; l++)
+		for (int i = 0; i < 7 && !rc; i++) {
+			uint8_t *w = p->w + (size_t)l * p->block_bytes + p->off[i];
+			int64_t k = i == 6 ? p->kf : p->kd;
+			if (!(rc = qrepack_pack(p->f, w, rows[i], k, tmp, p->threads)))
+				memcpy(w, tmp, qrepack_bytes(p->f, rows[i], k));
+		}
+	if (!rc && !(rc = qrepack_pack(p->f, p->w + p->head_off, s->vocab, p->kd, tmp, p->threads)))
+		memcpy(p->w + p->head_off, tmp, qrepack_bytes(p->f, s->vocab, p->kd));
+	ocb_free(tmp);
+	return rc;
+}
+
 int decode_pass_init(struct decode_pass *p, const struct ocb_model_spec *s,
 		     const struct qformat *f, int ctx, int threads, uint64_t seed)
 {
@@ -109,6 +142,8 @@ int decode_pass_init(struct decode_pass *p, const struct ocb_model_spec *s,
 	size_t nkv = (size_t)s->n_layers * 2 * (p->ctx + 1) * kvd;
 	for (size_t i = 0; i < nkv; i++)
 		p->kv[i] = (float)(ocb_rng_u64(&r) >> 40) * 0x1p-24f - 0.5f;
+	if (!rc)
+		rc = repack_all(p, rows);
 	return rc;
 }
 
@@ -169,7 +204,30 @@ static void attend(const struct ocb_model_spec *s, const float *q, const float *
 static int gemv(struct decode_pass *p, size_t off, int64_t m, int64_t k, const float *x,
 		float *y)
 {
-	return qmatmul(p->f, p->w + off, m, k, x, 1, y, p->act, p->threads);
+	if (!qgemv_kind_r8(p->kind))
+		return qmatmul(p->f, p->w + off, m, k, x, 1, y, p->act, p->threads);
+	int rc = qformat_quantize_act(p->f, x, p->act, 1, k);
+	return rc ? rc : qgemv_r8(p->f, p->w + off, m, k, p->act, y, p->threads);
+}
+
+/* Embedding row tok, dequantized into out (kd floats). A tied embedding in the r8 layout
+ * (it is the head) is read by unpacking the 8-row group that holds tok. */
+static int embed_row(struct decode_pass *p, int tok, float *out)
+{
+	const struct ocb_model_spec *s = &p->s;
+	size_t rb = qformat_row_bytes(p->f, p->kd);
+	const uint8_t *e = p->w + (size_t)s->n_layers * p->block_bytes;
+	int64_t g = tok / QR_ROWS, ng = s->vocab / QR_ROWS;
+	if (!qgemv_kind_r8(p->kind) || !s->tied || g >= ng) /* the remainder rows stay plain */
+		return qformat_dequantize(p->f, e + (size_t)tok * rb, out, 1, p->kd);
+	uint8_t *grp = malloc(QR_ROWS * rb);
+	if (!grp)
+		return ocb_seterr(OCB_ENOMEM, "decode pass: embedding group");
+	int rc = qrepack_unpack(p->f, e + (size_t)g * QR_ROWS * rb, QR_ROWS, p->kd, grp);
+	if (!rc)
+		rc = qformat_dequantize(p->f, grp + (size_t)(tok % QR_ROWS) * rb, out, 1, p->kd);
+	free(grp);
+	return rc;
 }
 
 static int block(struct decode_pass *p, int64_t l, float *sc)
@@ -211,9 +269,7 @@ int decode_pass_step(struct decode_pass *p, int tok)
 	const struct ocb_model_spec *s = &p->s;
 	if (tok < 0 || tok >= s->vocab)
 		return ocb_seterr(OCB_EINVAL, "decode pass: token %d outside vocab", tok);
-	size_t rb = qformat_row_bytes(p->f, p->kd);
-	size_t emb = (size_t)s->n_layers * p->block_bytes;
-	int rc = qformat_dequantize(p->f, p->w + emb + (size_t)tok * rb, p->tmp, 1, p->kd);
+	int rc = embed_row(p, tok, p->tmp);
 	float *sc = malloc((size_t)(p->ctx + 1) * sizeof *sc);
 	if (!sc)
 		return ocb_seterr(OCB_ENOMEM, "decode pass: scores");
@@ -247,6 +303,11 @@ double decode_pass_static_bytes(const struct ocb_model_spec *s, const struct qfo
 	p.s = *s, p.f = f, p.ctx = ctx;
 	layout(&p);
 	return decode_pass_bytes(&p);
+}
+
+const char *decode_pass_variant(const struct decode_pass *p)
+{
+	return qgemv_kind_name((enum qgemv_kind)p->kind);
 }
 
 void decode_pass_release(struct decode_pass *p)

@@ -11,7 +11,9 @@
  * gate/up GEMVs, SwiGLU, down GEMV + residual; then the final RMSNorm and the head GEMV
  * (tied: the embedding matrix in the same format). Activations are quantized per GEMV as
  * the kernels need (qmatmul). Rows whose input width is not a multiple of the format's
- * block are zero-padded (as workloads/quant_apply.h counts them).
+ * block are zero-padded (as workloads/quant_apply.h counts them). The GEMVs run the
+ * kernel this CPU chooses (kernels/quant_repack.h qgemv_choose); when it is an r8 one
+ * the matrices are repacked at init (decode_pass_variant names it).
  *
  * Ownership: struct decode_pass owns one allocation per group (weights, cache, scratch). */
 #ifndef OCB_DECODE_PASS_H
@@ -21,7 +23,7 @@
 #include <stdint.h>
 
 #include "../kernels/quant_formats.h"
-#include "model_spec.h"
+#include "../analysis/model_spec.h"
 
 struct decode_pass {
 	struct ocb_model_spec s;
@@ -37,6 +39,7 @@ struct decode_pass {
 	float *x, *xn, *q, *k, *v, *att, *g, *u, *tmp, *logits; /* scratch, one allocation */
 	void *act;               /* quantized activations, the largest GEMV's */
 	int threads;
+	int kind;                /* enum qgemv_kind the GEMVs run (r8: weights repacked) */
 };
 
 /* Builds the pass for a llama spec in format f with a cache of ctx positions (weights and
@@ -46,6 +49,8 @@ int decode_pass_init(struct decode_pass *p, const struct ocb_model_spec *s,
 /* One decode step of token `tok` (< vocab): logits into p->logits. */
 int decode_pass_step(struct decode_pass *p, int tok);
 void decode_pass_release(struct decode_pass *p);
+/* The GEMV kernel the pass runs: "avx2-r8", "avx2", "ref" (qgemv_kind_name). */
+const char *decode_pass_variant(const struct decode_pass *p);
 
 /* Bytes one step reads: every weight matrix once, one embedding row (fp32 from the
  * format: its dequantized row), the K and V cache rows ((ctx + 1) positions, fp32). */

@@ -80,6 +80,114 @@ static int cmp_state(const void *a, const void *b)
 	return 0;
 }
 
+/* The units of a solve: a fused group or a lone layer, in order of first appearance,
+ * with each option's summed cost and error and the cheapest cost of units u.. . */
+struct units {
+	int nu, maxopt;
+	int *unit_of;     /* [nl] layer -> unit */
+	int *lead;        /* [nu] unit -> its first layer */
+	int64_t *ucost;   /* [nu][maxopt] */
+	double *uerr;     /* [nu][maxopt] */
+	int64_t *minrest; /* [nu + 1] cheapest cost of units u..nu-1 */
+};
+
+static void units_release(struct units *un)
+{
+	free(un->unit_of);
+	free(un->lead);
+	free(un->ucost);
+	free(un->uerr);
+	free(un->minrest);
+}
+
+static int units_build(const struct mixprec_layer *l, int nl, struct units *un)
+{
+	memset(un, 0, sizeof *un);
+	un->unit_of = malloc((size_t)nl * sizeof *un->unit_of);
+	un->lead = malloc((size_t)nl * sizeof *un->lead);
+	if (!un->unit_of || !un->lead)
+		return ocb_seterr(OCB_ENOMEM, "mixprec: out of memory");
+	for (int i = 0; i < nl; i++) {
+		un->maxopt = l[i].nopt > un->maxopt ? l[i].nopt : un->maxopt;
+		un->unit_of[i] = -1;
+		for (int j = 0; j < i && l[i].fuse >= 0; j++)
+			if (l[j].fuse == l[i].fuse) {
+				un->unit_of[i] = un->unit_of[j];
+				break;
+			}
+		if (un->unit_of[i] < 0) {
+			un->lead[un->nu] = i;
+			un->unit_of[i] = un->nu++;
+		}
+	}
+	const int nu = un->nu, maxopt = un->maxopt;
+	un->ucost = calloc((size_t)nu * maxopt, sizeof *un->ucost);
+	un->uerr = calloc((size_t)nu * maxopt, sizeof *un->uerr);
+	un->minrest = calloc((size_t)nu + 1, sizeof *un->minrest);
+	if (!un->ucost || !un->uerr || !un->minrest)
+		return ocb_seterr(OCB_ENOMEM, "mixprec: out of memory");
+	for (int i = 0; i < nl; i++)
+		for (int k = 0; k < l[i].nopt; k++) {
+			un->ucost[(size_t)un->unit_of[i] * maxopt + k] += l[i].opt[k].cost_bits;
+			un->uerr[(size_t)un->unit_of[i] * maxopt + k] += l[i].opt[k].err;
+		}
+	for (int u = nu - 1; u >= 0; u--) {
+		int64_t m = INT64_MAX;
+		for (int k = 0; k < l[un->lead[u]].nopt; k++)
+			m = un->ucost[(size_t)u * maxopt + k] < m ? un->ucost[(size_t)u * maxopt + k] : m;
+		un->minrest[u] = un->minrest[u + 1] + m;
+	}
+	return OCB_OK;
+}
+
+/* The frontiers of all levels, in one growing array: level[u]..level[u+1] is the
+ * frontier after unit u-1 (level 0: the empty plan). */
+struct frontier {
+	struct state *fr;
+	size_t nfr, cap;
+	int *level; /* [nu + 2] */
+};
+
+/* Appends the Pareto frontier after unit u (cand: a scratch buffer the caller frees). */
+static int frontier_extend(struct frontier *f, const struct units *un, int u, int nopt,
+			   int64_t budget_bits, struct state **cand)
+{
+	int p0 = f->level[u], p1 = f->level[u + 1];
+	size_t nc = 0, want = (size_t)(p1 - p0) * nopt;
+	if (want > (size_t)MIXPREC_MAX_STATES)
+		return ocb_seterr(OCB_ENOMEM, "mixprec: frontier too large (%zu states)", want);
+	free(*cand);
+	if (!(*cand = malloc(want * sizeof **cand)))
+		return ocb_seterr(OCB_ENOMEM, "mixprec: out of memory");
+	struct state *cd = *cand;
+	for (int s = p0; s < p1; s++)
+		for (int k = 0; k < nopt; k++) {
+			int64_t c = f->fr[s].cost + un->ucost[(size_t)u * un->maxopt + k];
+			if (c + un->minrest[u + 1] > budget_bits)
+				continue; /* cannot be completed within the budget */
+			cd[nc++] = (struct state){c, f->fr[s].err + un->uerr[(size_t)u * un->maxopt + k],
+						  s, k};
+		}
+	qsort(cd, nc, sizeof *cd, cmp_state);
+	/* Pareto sweep: keep a state only if its error beats every cheaper one. */
+	double best = INFINITY;
+	for (size_t i = 0; i < nc; i++) {
+		if (!(cd[i].err < best))
+			continue;
+		best = cd[i].err;
+		if (f->nfr == f->cap) {
+			struct state *t = realloc(f->fr, 2 * f->cap * sizeof *f->fr);
+			if (!t)
+				return ocb_seterr(OCB_ENOMEM, "mixprec: out of memory");
+			f->fr = t;
+			f->cap *= 2;
+		}
+		f->fr[f->nfr++] = cd[i];
+	}
+	f->level[u + 2] = (int)f->nfr;
+	return OCB_OK;
+}
+
 int mixprec_solve(const struct mixprec_layer *l, int nl, int64_t budget_bits,
 		  struct mixprec_plan *plan)
 {
@@ -88,110 +196,39 @@ int mixprec_solve(const struct mixprec_layer *l, int nl, int64_t budget_bits,
 		return st;
 	memset(plan, 0, sizeof *plan);
 
-	/* Units: a fused group or a lone layer, in order of first appearance. */
-	int *unit_of = NULL, *lead = NULL, *level = NULL;
-	int64_t *ucost = NULL, *minrest = NULL;
-	double *uerr = NULL;
-	struct state *fr = NULL, *cand = NULL;
-	int maxopt = 0, nu = 0;
-	unit_of = malloc((size_t)nl * sizeof *unit_of);
-	lead = malloc((size_t)nl * sizeof *lead);
-	if (!unit_of || !lead)
-		goto nomem;
-	for (int i = 0; i < nl; i++) {
-		maxopt = l[i].nopt > maxopt ? l[i].nopt : maxopt;
-		unit_of[i] = -1;
-		for (int j = 0; j < i && l[i].fuse >= 0; j++)
-			if (l[j].fuse == l[i].fuse) {
-				unit_of[i] = unit_of[j];
-				break;
-			}
-		if (unit_of[i] < 0) {
-			lead[nu] = i;
-			unit_of[i] = nu++;
-		}
-	}
-	ucost = calloc((size_t)nu * maxopt, sizeof *ucost);
-	uerr = calloc((size_t)nu * maxopt, sizeof *uerr);
-	minrest = calloc((size_t)nu + 1, sizeof *minrest);
-	level = calloc((size_t)nu + 2, sizeof *level);
-	if (!ucost || !uerr || !minrest || !level)
-		goto nomem;
-	for (int i = 0; i < nl; i++)
-		for (int k = 0; k < l[i].nopt; k++) {
-			ucost[(size_t)unit_of[i] * maxopt + k] += l[i].opt[k].cost_bits;
-			uerr[(size_t)unit_of[i] * maxopt + k] += l[i].opt[k].err;
-		}
-	for (int u = nu - 1; u >= 0; u--) {
-		int64_t m = INT64_MAX;
-		for (int k = 0; k < l[lead[u]].nopt; k++)
-			m = ucost[(size_t)u * maxopt + k] < m ? ucost[(size_t)u * maxopt + k] : m;
-		minrest[u] = minrest[u + 1] + m;
-	}
-	if (minrest[0] > budget_bits) {
+	struct units un;
+	struct frontier f = {NULL, 1, 1024, NULL};
+	struct state *cand = NULL;
+	if ((st = units_build(l, nl, &un)))
+		goto out;
+	const int nu = un.nu;
+	if (un.minrest[0] > budget_bits) {
 		st = ocb_seterr(OCB_EINVAL, "mixprec: budget %lld bits is below the cheapest plan "
-				"(%lld bits)", (long long)budget_bits, (long long)minrest[0]);
+				"(%lld bits)", (long long)budget_bits, (long long)un.minrest[0]);
 		goto out;
 	}
-
-	/* Frontiers of all levels live in fr; level[u]..level[u+1] is the frontier after
-	 * unit u-1 (level 0: the empty plan). */
-	size_t cap = 1024, nfr = 1;
-	fr = malloc(cap * sizeof *fr);
-	if (!fr)
+	f.level = calloc((size_t)nu + 2, sizeof *f.level);
+	f.fr = malloc(f.cap * sizeof *f.fr);
+	if (!f.level || !f.fr)
 		goto nomem;
-	fr[0] = (struct state){0, 0.0, -1, -1};
-	level[0] = 0;
-	level[1] = 1;
-	for (int u = 0; u < nu; u++) {
-		int p0 = level[u], p1 = level[u + 1], nopt = l[lead[u]].nopt;
-		size_t nc = 0, want = (size_t)(p1 - p0) * nopt;
-		if (want > (size_t)MIXPREC_MAX_STATES) {
-			st = ocb_seterr(OCB_ENOMEM, "mixprec: frontier too large (%zu states)", want);
+	f.fr[0] = (struct state){0, 0.0, -1, -1};
+	f.level[0] = 0;
+	f.level[1] = 1;
+	for (int u = 0; u < nu; u++)
+		if ((st = frontier_extend(&f, &un, u, l[un.lead[u]].nopt, budget_bits, &cand)))
 			goto out;
-		}
-		free(cand);
-		cand = malloc(want * sizeof *cand);
-		if (!cand)
-			goto nomem;
-		for (int s = p0; s < p1; s++)
-			for (int k = 0; k < nopt; k++) {
-				int64_t c = fr[s].cost + ucost[(size_t)u * maxopt + k];
-				if (c + minrest[u + 1] > budget_bits)
-					continue; /* cannot be completed within the budget */
-				cand[nc++] = (struct state){c, fr[s].err + uerr[(size_t)u * maxopt + k],
-							    s, k};
-			}
-		qsort(cand, nc, sizeof *cand, cmp_state);
-		/* Pareto sweep: keep a state only if its error beats every cheaper one. */
-		double best = INFINITY;
-		for (size_t i = 0; i < nc; i++) {
-			if (!(cand[i].err < best))
-				continue;
-			best = cand[i].err;
-			if (nfr == cap) {
-				struct state *t = realloc(fr, 2 * cap * sizeof *fr);
-				if (!t)
-					goto nomem;
-				fr = t;
-				cap *= 2;
-			}
-			fr[nfr++] = cand[i];
-		}
-		level[u + 2] = (int)nfr;
-	}
 
 	/* The last state of the final frontier has the smallest error. */
 	plan->choice = malloc((size_t)nl * sizeof *plan->choice);
 	if (!plan->choice)
 		goto nomem;
-	int s = level[nu + 1] - 1;
-	plan->err = fr[s].err;
+	int s = f.level[nu + 1] - 1;
+	plan->err = f.fr[s].err;
 	for (int u = nu - 1; u >= 0; u--) {
 		for (int i = 0; i < nl; i++)
-			if (unit_of[i] == u)
-				plan->choice[i] = fr[s].opt;
-		s = fr[s].parent;
+			if (un.unit_of[i] == u)
+				plan->choice[i] = f.fr[s].opt;
+		s = f.fr[s].parent;
 	}
 	plan->nlayers = nl;
 	plan->budget_bits = budget_bits;
@@ -201,13 +238,9 @@ int mixprec_solve(const struct mixprec_layer *l, int nl, int64_t budget_bits,
 nomem:
 	st = ocb_seterr(OCB_ENOMEM, "mixprec: out of memory");
 out:
-	free(unit_of);
-	free(lead);
-	free(level);
-	free(ucost);
-	free(minrest);
-	free(uerr);
-	free(fr);
+	units_release(&un);
+	free(f.level);
+	free(f.fr);
 	free(cand);
 	if (st)
 		mixprec_plan_release(plan);

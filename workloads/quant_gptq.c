@@ -72,54 +72,65 @@ static int cmp_desc_diag(const void *a, const void *b)
 	return x->i - y->i;
 }
 
-int quant_gptq(const float *w, int out, int in, const float *h, const struct quant_gptq_cfg *c,
-	       float *wq, float *scales, uint8_t *zeros, double *loss)
+/* One call's shape, options and work buffers (views of one allocation). */
+struct gptq_ws {
+	int out, in, bits, sym, maxq, B, g, ng, grouped, static_groups, act_order;
+	double damp;
+	float *wp;    /* [out][in] working W, permuted order */
+	float *u;     /* [in][in] upper Cholesky factor of H^-1 */
+	double *hd;   /* [in][in] damped H, permuted, double */
+	float *err;   /* [out][B] scaled errors of one block */
+	float *gs;    /* [out][ng] scales, natural group order */
+	float *gz;    /* [out][ng] zeros */
+	int *perm;    /* processing position -> column */
+	double *diag; /* [in] diag H, dead columns set to 1 */
+	float *cur;   /* [out][2] current (scale, zero) per row */
+};
+
+/* One allocation, views carved from it (each view 64-byte aligned). Returns the block
+ * to ocb_free, NULL when out of memory. */
+static char *gptq_ws_alloc(struct gptq_ws *x)
 {
-	int st = c ? quant_cfg_check(&c->q, out, in) : ocb_seterr(OCB_EINVAL, "gptq: NULL cfg");
-	if (st)
-		return st;
-	if (!w || !h || !wq)
-		return ocb_seterr(OCB_EINVAL, "gptq: NULL weights or Hessian");
-
-	const int bits = c->q.bits, sym = c->q.sym, maxq = (1 << bits) - 1;
-	const int B = c->block > 0 ? c->block : 128;
-	const double damp = c->damp > 0 ? c->damp : 0.01;
-	const int g = quant_group_len(&c->q, in), ng = quant_ngroups(&c->q, in);
-	const int grouped = g < in, static_groups = grouped && c->act_order;
-	const size_t nw = (size_t)out * in, nh = (size_t)in * in;
-
-	/* One allocation, views carved from it (each view 64-byte aligned). */
+	const size_t out = (size_t)x->out, in = (size_t)x->in, ng = (size_t)x->ng;
 	size_t off_wp = 0;
-	size_t off_u = off_wp + ocb_round_up(nw * sizeof(float), OCB_ALIGN);
-	size_t off_hd = off_u + ocb_round_up(nh * sizeof(float), OCB_ALIGN);
-	size_t off_err = off_hd + ocb_round_up(nh * sizeof(double), OCB_ALIGN);
-	size_t off_gs = off_err + ocb_round_up((size_t)out * B * sizeof(float), OCB_ALIGN);
-	size_t off_gz = off_gs + ocb_round_up((size_t)out * ng * sizeof(float), OCB_ALIGN);
-	size_t off_perm = off_gz + ocb_round_up((size_t)out * ng * sizeof(float), OCB_ALIGN);
-	size_t off_diag = off_perm + ocb_round_up((size_t)in * sizeof(int), OCB_ALIGN);
-	size_t off_cur = off_diag + ocb_round_up((size_t)in * sizeof(double), OCB_ALIGN);
-	size_t total = off_cur + ocb_round_up((size_t)out * 2 * sizeof(float), OCB_ALIGN);
+	size_t off_u = off_wp + ocb_round_up(out * in * sizeof(float), OCB_ALIGN);
+	size_t off_hd = off_u + ocb_round_up(in * in * sizeof(float), OCB_ALIGN);
+	size_t off_err = off_hd + ocb_round_up(in * in * sizeof(double), OCB_ALIGN);
+	size_t off_gs = off_err + ocb_round_up(out * (size_t)x->B * sizeof(float), OCB_ALIGN);
+	size_t off_gz = off_gs + ocb_round_up(out * ng * sizeof(float), OCB_ALIGN);
+	size_t off_perm = off_gz + ocb_round_up(out * ng * sizeof(float), OCB_ALIGN);
+	size_t off_diag = off_perm + ocb_round_up(in * sizeof(int), OCB_ALIGN);
+	size_t off_cur = off_diag + ocb_round_up(in * sizeof(double), OCB_ALIGN);
+	size_t total = off_cur + ocb_round_up(out * 2 * sizeof(float), OCB_ALIGN);
 	char *mem = ocb_alloc(total);
 	if (!mem)
-		return OCB_ENOMEM;
-	float *wp = (float *)(mem + off_wp);     /* [out][in] working W, permuted order */
-	float *u = (float *)(mem + off_u);       /* [in][in] upper Cholesky factor of H^-1 */
-	double *hd = (double *)(mem + off_hd);   /* [in][in] damped H, permuted, double */
-	float *err = (float *)(mem + off_err);   /* [out][B] scaled errors of one block */
-	float *gs = (float *)(mem + off_gs);     /* [out][ng] scales, natural group order */
-	float *gz = (float *)(mem + off_gz);     /* [out][ng] zeros */
-	int *perm = (int *)(mem + off_perm);     /* processing position -> column */
-	double *diag = (double *)(mem + off_diag);
-	float *cur = (float *)(mem + off_cur);   /* [out][2] current (scale, zero) per row */
-	double total_loss = 0.0;
+		return NULL;
+	x->wp = (float *)(mem + off_wp);
+	x->u = (float *)(mem + off_u);
+	x->hd = (double *)(mem + off_hd);
+	x->err = (float *)(mem + off_err);
+	x->gs = (float *)(mem + off_gs);
+	x->gz = (float *)(mem + off_gz);
+	x->perm = (int *)(mem + off_perm);
+	x->diag = (double *)(mem + off_diag);
+	x->cur = (float *)(mem + off_cur);
+	return mem;
+}
 
+/* wp = w with dead columns zeroed; static scales fitted; with act-order, perm sorted and
+ * wp's columns permuted. */
+static void gptq_prepare(struct gptq_ws *x, const float *w, const float *h)
+{
+	const int out = x->out, in = x->in, g = x->g, ng = x->ng;
+	float *wp = x->wp;
+	double *diag = x->diag;
 	/* Dead columns: an input that never fires carries no information; GPTQ sets its
 	 * diagonal to 1 (keeps H invertible) and its weights to 0 (they never matter). */
 	for (int j = 0; j < in; j++) {
 		diag[j] = h[(size_t)j * in + j];
-		perm[j] = j;
+		x->perm[j] = j;
 	}
-	memcpy(wp, w, nw * sizeof *wp);
+	memcpy(wp, w, (size_t)out * in * sizeof *wp);
 	for (int j = 0; j < in; j++)
 		if (diag[j] == 0.0) {
 			diag[j] = 1.0;
@@ -129,47 +140,53 @@ int quant_gptq(const float *w, int out, int in, const float *h, const struct qua
 
 	/* Static group scales (act-order with groups) and per-channel scales are fitted on
 	 * the weights before any update, in natural column order. */
-	if (static_groups || !grouped) {
+	if (x->static_groups || !x->grouped) {
 #pragma omp parallel for schedule(static)
 		for (int r = 0; r < out; r++)
 			for (int k = 0; k < ng; k++) {
 				int c0 = k * g, n = in - c0 < g ? in - c0 : g;
-				quant_fit(wp + (size_t)r * in + c0, n, bits, sym, &gs[(size_t)r * ng + k],
-					  &gz[(size_t)r * ng + k]);
+				quant_fit(wp + (size_t)r * in + c0, n, x->bits, x->sym,
+					  &x->gs[(size_t)r * ng + k], &x->gz[(size_t)r * ng + k]);
 			}
 	}
 
-	if (c->act_order) {
+	if (x->act_order) {
 		/* hd is free until H is copied into it: use it for the sort keys */
-		struct diag_key *key = (struct diag_key *)hd;
+		struct diag_key *key = (struct diag_key *)x->hd;
 		for (int j = 0; j < in; j++)
 			key[j] = (struct diag_key){diag[j], j};
 		qsort(key, (size_t)in, sizeof *key, cmp_desc_diag);
 		for (int j = 0; j < in; j++)
-			perm[j] = key[j].i;
-		/* permute W's columns in place, row by row, through the err buffer rows */
-		float *tmp = u; /* u is free until the factorisation: use it as a row buffer */
+			x->perm[j] = key[j].i;
+		/* permute W's columns in place, row by row, through a row buffer */
+		float *tmp = x->u; /* u is free until the factorisation: use it as a row buffer */
 		for (int r = 0; r < out; r++) {
 			float *row = wp + (size_t)r * in;
 			for (int i = 0; i < in; i++)
-				tmp[i] = row[perm[i]];
+				tmp[i] = row[x->perm[i]];
 			memcpy(row, tmp, (size_t)in * sizeof *row);
 		}
 	}
+}
 
+/* u = the upper Cholesky factor of (H[perm][perm] + damp mean(diag) I)^-1, in float. */
+static int gptq_hinv_factor(struct gptq_ws *x, const float *h)
+{
+	const int in = x->in;
+	double *hd = x->hd;
 	/* hd = H[perm][perm] in double, dead diagonals set to 1, then damped. */
 	double mean_diag = 0.0;
 	for (int i = 0; i < in; i++) {
-		const float *hrow = h + (size_t)perm[i] * in;
+		const float *hrow = h + (size_t)x->perm[i] * in;
 		double *drow = hd + (size_t)i * in;
 		for (int j = 0; j < in; j++)
-			drow[j] = hrow[perm[j]];
-		drow[i] = diag[perm[i]];
+			drow[j] = hrow[x->perm[j]];
+		drow[i] = x->diag[x->perm[i]];
 		mean_diag += drow[i];
 	}
 	mean_diag /= in;
 	for (int i = 0; i < in; i++)
-		hd[(size_t)i * in + i] += damp * mean_diag;
+		hd[(size_t)i * in + i] += x->damp * mean_diag;
 
 	/* H = R^T R; H^-1 from R; H^-1 = U^T U (upper, row-major). LAPACK reads and writes
 	 * only the upper triangle. */
@@ -178,20 +195,29 @@ int quant_gptq(const float *w, int out, int in, const float *h, const struct qua
 		info = LAPACKE_dpotri(LAPACK_ROW_MAJOR, 'U', in, hd, in);
 	if (info == 0)
 		info = LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'U', in, hd, in);
-	if (info != 0) {
-		st = ocb_seterr(OCB_ERUNTIME, "gptq: Cholesky of the damped Hessian failed "
-				"(LAPACK info %d, in=%d)", (int)info, in);
-		goto out;
-	}
+	if (info != 0)
+		return ocb_seterr(OCB_ERUNTIME, "gptq: Cholesky of the damped Hessian failed "
+				  "(LAPACK info %d, in=%d)", (int)info, in);
 	for (int i = 0; i < in; i++)
 		for (int j = 0; j < in; j++)
-			u[(size_t)i * in + j] = j >= i ? (float)hd[(size_t)i * in + j] : 0.0f;
+			x->u[(size_t)i * in + j] = j >= i ? (float)hd[(size_t)i * in + j] : 0.0f;
+	return OCB_OK;
+}
+
+/* The column sweep: blocks of B columns, each column quantized, its error spread over
+ * the block's later columns, then the lazy update of the columns after the block.
+ * Returns the summed loss (err^2 / 2). */
+static double gptq_sweep(struct gptq_ws *x)
+{
+	const int out = x->out, in = x->in, B = x->B, g = x->g, ng = x->ng;
+	const int grouped = x->grouped, static_groups = x->static_groups;
+	float *wp = x->wp, *u = x->u, *err = x->err, *gs = x->gs, *gz = x->gz, *cur = x->cur;
+	double total_loss = 0.0;
 
 	for (int r = 0; r < out; r++) { /* per-channel: the one fitted scale */
 		cur[2 * r] = gs[(size_t)r * ng];
 		cur[2 * r + 1] = gz[(size_t)r * ng];
 	}
-
 	for (int i1 = 0; i1 < in; i1 += B) {
 		int i2 = i1 + B < in ? i1 + B : in;
 #pragma omp parallel for schedule(static) reduction(+ : total_loss)
@@ -200,17 +226,17 @@ int quant_gptq(const float *w, int out, int in, const float *h, const struct qua
 			float s = cur[2 * r], z = cur[2 * r + 1];
 			for (int i = i1; i < i2; i++) {
 				if (static_groups) {
-					int k = perm[i] / g;
+					int k = x->perm[i] / g;
 					s = gs[(size_t)r * ng + k];
 					z = gz[(size_t)r * ng + k];
 				} else if (grouped && i % g == 0) {
 					int n = in - i < g ? in - i : g;
-					quant_fit(wr + i, n, bits, sym, &s, &z);
+					quant_fit(wr + i, n, x->bits, x->sym, &s, &z);
 					gs[(size_t)r * ng + i / g] = s;
 					gz[(size_t)r * ng + i / g] = z;
 				}
 				const float *ui = u + (size_t)i * in;
-				float q = quant_grid(wr[i], s, z, maxq);
+				float q = quant_grid(wr[i], s, z, x->maxq);
 				float e = (wr[i] - q) / ui[i];
 				total_loss += (double)e * e / 2.0;
 				wr[i] = q;
@@ -226,19 +252,47 @@ int quant_gptq(const float *w, int out, int in, const float *h, const struct qua
 			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, out, in - i2, i2 - i1,
 				    -1.0f, err, B, u + (size_t)i1 * in + i2, in, 1.0f, wp + i2, in);
 	}
+	return total_loss;
+}
+
+int quant_gptq(const float *w, int out, int in, const float *h, const struct quant_gptq_cfg *c,
+	       float *wq, float *scales, uint8_t *zeros, double *loss)
+{
+	int st = c ? quant_cfg_check(&c->q, out, in) : ocb_seterr(OCB_EINVAL, "gptq: NULL cfg");
+	if (st)
+		return st;
+	if (!w || !h || !wq)
+		return ocb_seterr(OCB_EINVAL, "gptq: NULL weights or Hessian");
+
+	struct gptq_ws x = {.out = out, .in = in, .bits = c->q.bits, .sym = c->q.sym,
+			    .B = c->block > 0 ? c->block : 128,
+			    .damp = c->damp > 0 ? c->damp : 0.01,
+			    .g = quant_group_len(&c->q, in), .ng = quant_ngroups(&c->q, in),
+			    .act_order = c->act_order};
+	x.maxq = (1 << x.bits) - 1;
+	x.grouped = x.g < in;
+	x.static_groups = x.grouped && c->act_order;
+	char *mem = gptq_ws_alloc(&x);
+	if (!mem)
+		return OCB_ENOMEM;
+
+	gptq_prepare(&x, w, h);
+	if ((st = gptq_hinv_factor(&x, h)))
+		goto out;
+	double total_loss = gptq_sweep(&x);
 
 	/* Undo the permutation into wq. */
 	for (int r = 0; r < out; r++) {
-		const float *src = wp + (size_t)r * in;
+		const float *src = x.wp + (size_t)r * in;
 		float *dst = wq + (size_t)r * in;
 		for (int i = 0; i < in; i++)
-			dst[perm[i]] = src[i];
+			dst[x.perm[i]] = src[i];
 	}
 	if (scales)
-		memcpy(scales, gs, (size_t)out * ng * sizeof *scales);
+		memcpy(scales, x.gs, (size_t)out * x.ng * sizeof *scales);
 	if (zeros)
-		for (size_t i = 0; i < (size_t)out * ng; i++)
-			zeros[i] = (uint8_t)gz[i];
+		for (size_t i = 0; i < (size_t)out * x.ng; i++)
+			zeros[i] = (uint8_t)x.gz[i];
 	if (loss)
 		*loss = total_loss;
 	st = OCB_OK;

@@ -7,7 +7,8 @@
  *      "tied_embeddings": false, "ctx": 8192, "source": "..."}
  *     {"name": "mlp", "arch": "mlp", "dims": [784, 256, 128, 10]}
  *   an ocbench checkpoint (workloads/checkpoint.h) of kind "lm" or "mlp": its config;
- *   a GGUF file (workloads/gguf.h): "general.architecture" = "llama" and its keys.
+ *   a GGUF file (workloads/gguf.h): "general.architecture" = "llama" and its keys
+ *   (files are read by workloads/model_spec_load.h; this module is pure).
  *
  * "llama" is the decoder of workloads/model_lm.h generalised to grouped-query attention
  * (Ainslie et al. 2023): n_kv_heads <= n_heads, n_heads % n_kv_heads == 0; head_dim
@@ -53,10 +54,6 @@ int ocb_spec_from_json(const cJSON *o, const char *what, struct ocb_model_spec *
  * them). OCB_EFORMAT for another kind or a bad config. */
 int ocb_spec_from_ckpt_config(const char *kind, const cJSON *cfg, const char *what,
 			      struct ocb_model_spec *s);
-
-/* A spec file (JSON), a checkpoint or a GGUF file, told apart by their first bytes
- * ("OCBCKPT\0", "GGUF", else JSON). OCB_ENOENT, OCB_EFORMAT (one line naming the file). */
-int ocb_spec_load(const char *path, struct ocb_model_spec *s);
 
 /* A built-in real shape by its example file's stem ("llama-3-8b", "llama-3.2-1b",
  * "mistral-7b"), equal to examples/models/<stem>.json. OCB_EINVAL for another name. */
