@@ -12,7 +12,7 @@
 #include <zlib.h>
 
 #include "../../workloads/checkpoint.h"
-#include "../../workloads/model_spec.h"
+#include "../../analysis/model_spec.h"
 #include "fuzz_util.h"
 
 static void fix_len_crc(uint8_t *p, size_t n)

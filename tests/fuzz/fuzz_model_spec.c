@@ -1,12 +1,12 @@
-/* fuzz_model_spec: `ocbench inspect MODEL` — ocb_spec_load (workloads/model_spec.h) tells
+/* fuzz_model_spec: `ocbench inspect MODEL` — ocb_spec_load (workloads/model_spec_load.h) tells
  * a spec JSON, an ocbench checkpoint and a GGUF file apart by their first bytes and reads
  * the shape; an accepted spec is then costed (workloads/model_cost.h) at its own context
  * as inspect does, so the arithmetic on hostile-but-in-range sizes runs under UBSan. */
 #include <stdint.h>
 #include <unistd.h>
 
-#include "../../workloads/model_cost.h"
-#include "../../workloads/model_spec.h"
+#include "../../analysis/model_cost.h"
+#include "../../workloads/model_spec_load.h"
 #include "fuzz_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
