@@ -207,6 +207,17 @@ Test(regress_noise, ab_pair_is_judged_paired)
 	free(buf);
 	ocb_cmp_release(&c);
 	ocb_store_close(s);
+	/* history names the pair on each of its two points */
+	char dbopt[320];
+	snprintf(dbopt, sizeof dbopt, "--db=%s", db);
+	const char *hist[] = {"", dbopt, "history", "k", NULL};
+	struct cli_out o;
+	cr_assert_eq(cli_run(&o, hist, NULL), 0);
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	cr_assert(strstr(o.out, "ab-abcdef12-base"), "%s", o.out);
+	char want[64];
+	snprintf(want, sizeof want, "(A/B pair with run %lld)", (long long)run[1]);
+	cr_assert(strstr(o.out, want), "%s", o.out);
 	fx_rmdir(dir);
 }
 
