@@ -343,9 +343,19 @@ int ab_adaptive(struct ab *a, uint64_t seed)
 
 void ab_canary_point(struct ab *a, int point)
 {
+	struct ocb_machine m;
 	if (!a->have_canary)
 		return;
+	/* set up for each checkpoint and released after it: the DRAM canary's buffer (4
+	 * L3 shares) is not held during the rounds */
+	ocb_host_probe(&m);
+	if (ocb_canaries_init(&a->can, &m) != OCB_OK) {
+		ocb_info("ab: canaries at checkpoint %s: %s", ocb_canary_point[point],
+			 ocb_lasterr());
+		return;
+	}
 	ocb_canaries_measure(&a->can, a->canary[point]);
+	ocb_canaries_release(&a->can);
 }
 
 void ab_release(struct ab *a)
@@ -359,8 +369,6 @@ void ab_release(struct ab *a)
 		free(a->units[i]);
 	free(a->c);
 	free(a->units);
-	if (a->have_canary)
-		ocb_canaries_release(&a->can);
 	ab_side_release(&a->side[0]);
 	ab_side_release(&a->side[1]);
 }

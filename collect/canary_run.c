@@ -19,10 +19,8 @@ void ocb_canary_run_init(struct ocb_canary_run *cr, const struct ocb_machine *m,
 	memset(cr, 0, sizeof *cr);
 	if (ocb_canary_run_disabled())
 		return;
-	if (ocb_canaries_init_mode(&cr->can, m, quick) != OCB_OK) {
-		ocb_info("canaries: not measured: %s", ocb_lasterr());
-		return;
-	}
+	cr->m = *m;
+	cr->quick = quick;
 	cr->on = 1;
 }
 
@@ -41,16 +39,20 @@ int ocb_canary_run_point(struct ocb_canary_run *cr, struct ocb_store *s, int64_t
 			 int point)
 {
 	double rate[OCB_CANARY_N];
+	struct ocb_canaries can;
 	if (!cr->on || (cr->stored & (1 << point)))
 		return OCB_OK;
 	cr->stored |= 1 << point;
-	ocb_canaries_measure(&cr->can, rate);
+	if (ocb_canaries_init_mode(&can, &cr->m, cr->quick) != OCB_OK) {
+		ocb_info("canaries: %s not measured: %s", ocb_canary_point[point], ocb_lasterr());
+		return OCB_OK;
+	}
+	ocb_canaries_measure(&can, rate);
+	ocb_canaries_release(&can);
 	return ocb_canary_store_point(s, run_id, point, rate);
 }
 
 void ocb_canary_run_release(struct ocb_canary_run *cr)
 {
-	if (cr->on)
-		ocb_canaries_release(&cr->can);
 	cr->on = 0;
 }

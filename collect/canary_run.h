@@ -5,10 +5,10 @@
  * stores, so `compare` reads both alike. No schema change.
  *
  * Sizes follow the machine's caches (ocb_canary_plan); a --quick run uses the quick
- * bands (a smaller DRAM read). The environment variable OCBENCH_NO_CANARIES=1 turns
+ * bands (a smaller DRAM read). A checkpoint that cannot be set up (no memory) is
+ * logged and skipped. The environment variable OCBENCH_NO_CANARIES=1 turns
  * them off (`ocbench ab` sets it for its children: it measures canaries itself, once,
- * not in every child). A canary that cannot be set up (no memory) is logged and the
- * run goes on without it: canaries describe the machine, they never fail a run. */
+ * not in every child). Canaries describe the machine, they never fail a run. */
 #ifndef OCB_CANARY_RUN_H
 #define OCB_CANARY_RUN_H
 
@@ -18,15 +18,18 @@
 #include "canary.h"
 
 struct ocb_canary_run {
-	int on;                  /* set up and enabled */
+	int on;                  /* enabled */
 	int stored;              /* checkpoints stored so far (bit per point) */
-	struct ocb_canaries can;
+	int quick;
+	struct ocb_machine m;    /* what the sizes come from */
 };
 
 /* Whether OCBENCH_NO_CANARIES asks for none (set, non-empty, not "0"). */
 int ocb_canary_run_disabled(void);
 
-/* Sets up (allocation, calibration) unless disabled; never fails the run. */
+/* Enables unless disabled. The canaries' buffers are allocated and calibrated at each
+ * checkpoint and released after it (the DRAM read's buffer spans 4 L3 shares: not
+ * held while the cases run). */
 void ocb_canary_run_init(struct ocb_canary_run *cr, const struct ocb_machine *m, int quick);
 
 /* Measures checkpoint `point` (OCB_CANARY_START/MID/END) once and stores it in run_id.
