@@ -99,6 +99,12 @@ int ocb_canaries_init(struct ocb_canaries *c, const struct ocb_machine *m)
 
 int ocb_canaries_init_mode(struct ocb_canaries *c, const struct ocb_machine *m, int quick)
 {
+	return ocb_canaries_init_reps(c, m, quick, NULL);
+}
+
+int ocb_canaries_init_reps(struct ocb_canaries *c, const struct ocb_machine *m, int quick,
+			   const long reps[OCB_CANARY_N])
+{
 	memset(c, 0, sizeof *c);
 	ocb_canary_plan_mode(m, quick, &c->plan);
 	const struct ocb_canary_plan *p = &c->plan;
@@ -120,7 +126,7 @@ int ocb_canaries_init_mode(struct ocb_canaries *c, const struct ocb_machine *m, 
 		c->mat[i] = 2.0f * ocb_rng_uniformf(&rng) - 1.0f;
 	openblas_set_num_threads(p->threads);
 	for (int k = 0; k < OCB_CANARY_N; k++)
-		c->reps[k] = calibrate(c, k);
+		c->reps[k] = reps && reps[k] > 0 ? reps[k] : calibrate(c, k);
 	return OCB_OK;
 }
 

@@ -43,10 +43,12 @@ int ocb_canary_run_point(struct ocb_canary_run *cr, struct ocb_store *s, int64_t
 	if (!cr->on || (cr->stored & (1 << point)))
 		return OCB_OK;
 	cr->stored |= 1 << point;
-	if (ocb_canaries_init_mode(&can, &cr->m, cr->quick) != OCB_OK) {
+	if (ocb_canaries_init_reps(&can, &cr->m, cr->quick, cr->reps[0] > 0 ? cr->reps : NULL) !=
+	    OCB_OK) {
 		ocb_info("canaries: %s not measured: %s", ocb_canary_point[point], ocb_lasterr());
 		return OCB_OK;
 	}
+	memcpy(cr->reps, can.reps, sizeof cr->reps);
 	ocb_canaries_measure(&can, rate);
 	ocb_canaries_release(&can);
 	return ocb_canary_store_point(s, run_id, point, rate);

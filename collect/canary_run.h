@@ -22,6 +22,7 @@ struct ocb_canary_run {
 	int stored;              /* checkpoints stored so far (bit per point) */
 	int quick;
 	struct ocb_machine m;    /* what the sizes come from */
+	long reps[OCB_CANARY_N]; /* calibrated at the first checkpoint, reused after */
 };
 
 /* Whether OCBENCH_NO_CANARIES asks for none (set, non-empty, not "0"). */
