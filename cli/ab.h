@@ -30,6 +30,9 @@ struct ab_opts {
 	long min_reps;
 	uint64_t seed;
 	int keep, no_canaries, quick; /* quick: children run --quick (small sizes) */
+	int use_median;            /* per-round statistic: 0 the fastest sample (min_s), 1
+				      the median (median_s; also where a build has no min_s) */
+	double time_limit;         /* s; > 0: adaptive rounds for undecided cases until then */
 	struct ocb_ab_opts stat;
 };
 
@@ -57,6 +60,7 @@ struct ab {
 	int have_canary;
 	struct ocb_canaries can;
 	double wall_s;
+	size_t extra_rounds;       /* adaptive rounds run (each on the undecided units only) */
 	size_t steps, failed_steps;
 	const char *cmdline;       /* the whole command line, stored with the runs */
 	int64_t run_id[2];         /* the stored pair (ab_store), 0 until stored */
@@ -67,9 +71,14 @@ extern volatile int ab_stop;
 
 /* ab_exec.c. Each returns OCB_OK or a status with ocb_lasterr() set. */
 int ab_discover(struct ab *a);
-/* Runs rounds [a->rounds, a->rounds + n) (plan seeded from seed); measures the middle
- * canary when round `mid` completes (mid == SIZE_MAX: never). */
-int ab_rounds(struct ab *a, size_t n, uint64_t seed, size_t mid);
+/* Runs rounds [a->rounds, a->rounds + n) (plan seeded from seed) of the units sub[0..nsub)
+ * (indices into a->units; sub NULL: all of them); measures the middle canary when round
+ * `mid` completes (mid == SIZE_MAX: never). */
+int ab_rounds(struct ab *a, size_t n, uint64_t seed, size_t mid, const size_t *sub,
+	      size_t nsub);
+/* Adaptive rounds (--time-limit): while time is left and rounds < max_rounds, one more
+ * round of the units whose cases are undecided (ocb_ab_undecided). Returns OCB_OK. */
+int ab_adaptive(struct ab *a, uint64_t seed);
 /* From the rounds so far: the rounds needed for the target MDE (90th percentile over the
  * cases), clamped to [a->rounds, max_rounds]. */
 size_t ab_plan_rounds(struct ab *a);

@@ -197,23 +197,26 @@ static int on_step(void *ctx, const char *line)
 	int rc = ocb_ab_parse_line(line, &o);
 	if (rc <= 0)
 		return rc;
+	/* the fastest sample by default: interference on a shared machine only adds time
+	 * (Chen & Revels, "Robust benchmarking in noisy environments", 2016) */
+	double v = !x->a->o.use_median && o.min > 0 ? o.min : o.median;
 	for (size_t i = 0; i < x->a->n; i++)
 		if (strcmp(x->a->c[i].key, o.key) == 0)
-			x->a->c[i].med[x->side][x->round] = o.median;
+			x->a->c[i].med[x->side][x->round] = v;
 	free(o.key);
 	free(o.unit);
 	return OCB_OK;
 }
 
 static int run_step(struct ab *a, const struct ocb_ab_plan *p, const struct ocb_ab_step *s,
-		    size_t round0)
+		    size_t round0, const size_t *sub)
 {
 	const size_t *idx = ocb_ab_step_cases(p, s);
 	const char **u = malloc(s->count * sizeof *u);
 	if (!u)
 		return ocb_seterr(OCB_ENOMEM, "ab: step");
 	for (size_t i = 0; i < s->count; i++)
-		u[i] = a->units[idx[i]];
+		u[i] = a->units[sub ? sub[idx[i]] : idx[i]];
 	char *re = ocb_ab_filter_regex(u, s->count);
 	free(u);
 	if (!re)
@@ -224,7 +227,8 @@ static int run_step(struct ab *a, const struct ocb_ab_plan *p, const struct ocb_
 	return rc;
 }
 
-int ab_rounds(struct ab *a, size_t n, uint64_t seed, size_t mid)
+int ab_rounds(struct ab *a, size_t n, uint64_t seed, size_t mid, const size_t *sub,
+	      size_t nsub)
 {
 	struct ocb_ab_plan p;
 	size_t round0 = a->rounds;
@@ -233,10 +237,10 @@ int ab_rounds(struct ab *a, size_t n, uint64_t seed, size_t mid)
 		return OCB_OK;
 	if (round0 + n > a->cap_rounds)
 		return ocb_seterr(OCB_EINVAL, "ab: %zu rounds > %zu", round0 + n, a->cap_rounds);
-	if ((rc = ocb_ab_plan_make(a->nunits, n, a->o.block, seed, &p)) != OCB_OK)
+	if ((rc = ocb_ab_plan_make(sub ? nsub : a->nunits, n, a->o.block, seed, &p)) != OCB_OK)
 		return rc;
 	for (size_t i = 0; i < p.nsteps && rc == OCB_OK; i++) {
-		rc = run_step(a, &p, &p.steps[i], round0);
+		rc = run_step(a, &p, &p.steps[i], round0, sub);
 		int round_done = i + 1 == p.nsteps || p.steps[i + 1].round != p.steps[i].round;
 		if (rc != OCB_OK || !round_done)
 			continue;
@@ -293,11 +297,65 @@ out:
 	return rounds;
 }
 
+/* The units of the undecided cases into sub[] (room for a->nunits); returns how many. */
+static size_t undecided_units(struct ab *a, size_t *sub, size_t *ncases)
+{
+	size_t n = 0;
+	*ncases = 0;
+	for (size_t i = 0; i < a->n; i++) {
+		struct ocb_ab_stats st;
+		if (ocb_ab_eval(a->c[i].med[0], a->c[i].med[1], a->rounds, &a->o.stat, &st) ||
+		    !ocb_ab_undecided(&st, &a->o.stat))
+			continue;
+		(*ncases)++;
+		size_t k = 0;
+		while (k < n && sub[k] != a->c[i].unit)
+			k++;
+		if (k == n)
+			sub[n++] = a->c[i].unit;
+	}
+	return n;
+}
+
+int ab_adaptive(struct ab *a, uint64_t seed)
+{
+	size_t *sub = malloc((a->nunits ? a->nunits : 1) * sizeof *sub), ncases;
+	int rc = OCB_OK;
+	if (!sub)
+		return ocb_seterr(OCB_ENOMEM, "ab: adaptive rounds");
+	while (rc == OCB_OK && !ab_stop && a->rounds < a->o.max_rounds &&
+	       a->rounds < a->cap_rounds) {
+		double spent = ocb_now_s() - a->wall_s;
+		/* one round of everything took spent / rounds at most: stop when even a round
+		 * of the subset might overrun the limit */
+		size_t nsub = undecided_units(a, sub, &ncases);
+		double per_unit = spent / (double)(a->rounds + 1) / (double)a->nunits;
+		if (nsub == 0 || spent + per_unit * (double)nsub > a->o.time_limit)
+			break;
+		ocb_info("ab: adaptive round %zu: %zu undecided case(s) in %zu unit(s)",
+			 a->rounds + 1, ncases, nsub);
+		rc = ab_rounds(a, 1, seed + a->rounds, SIZE_MAX, sub, nsub);
+		a->extra_rounds++;
+	}
+	free(sub);
+	return rc;
+}
+
 void ab_canary_point(struct ab *a, int point)
 {
+	struct ocb_machine m;
 	if (!a->have_canary)
 		return;
+	/* set up for each checkpoint and released after it: the DRAM canary's buffer (4
+	 * L3 shares) is not held during the rounds */
+	ocb_host_probe(&m);
+	if (ocb_canaries_init(&a->can, &m) != OCB_OK) {
+		ocb_info("ab: canaries at checkpoint %s: %s", ocb_canary_point[point],
+			 ocb_lasterr());
+		return;
+	}
 	ocb_canaries_measure(&a->can, a->canary[point]);
+	ocb_canaries_release(&a->can);
 }
 
 void ab_release(struct ab *a)
@@ -311,8 +369,6 @@ void ab_release(struct ab *a)
 		free(a->units[i]);
 	free(a->c);
 	free(a->units);
-	if (a->have_canary)
-		ocb_canaries_release(&a->can);
 	ab_side_release(&a->side[0]);
 	ab_side_release(&a->side[1]);
 }

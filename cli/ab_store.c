@@ -2,8 +2,9 @@
  * that `compare`, `history`, `show` and the report see them like any run:
  *   - labels "ab-<pair8>-base" and "ab-<pair8>-cand" (pair8: the first 8 hex digits of
  *     a fresh pair uuid), and config_json {"ab": {"pair", "side", "other" (the other
- *     run's uuid), "base", "cand" (as typed), "rounds", "inject_slowdown"}};
- *   - one result per case, its samples the per-round medians (seconds; a round where
+ *     run's uuid), "base", "cand" (as typed), "rounds", "block", "adaptive_rounds",
+ *     "stat" (min|median: what a sample is), "threshold", "alpha", "inject_slowdown"}};
+ *   - one result per case, its samples the per-round values (--stat; seconds; a round where
  *     the case failed is left out), statistics over them; timing-only;
  *   - the drift canaries as metrics of both runs: workload "canary", step 0/1/2 =
  *     start/mid/end, key the canary's name, unit GFLOP/s or GB/s.
@@ -33,6 +34,10 @@ static char *config_of(const struct ab *a, const char *pair, int side, const cha
 	cJSON_AddStringToObject(ab, "cand", a->o.spec[1]);
 	cJSON_AddNumberToObject(ab, "rounds", (double)a->rounds);
 	cJSON_AddNumberToObject(ab, "block", (double)a->o.block);
+	cJSON_AddNumberToObject(ab, "adaptive_rounds", (double)a->extra_rounds);
+	cJSON_AddStringToObject(ab, "stat", a->o.use_median ? "median" : "min");
+	cJSON_AddNumberToObject(ab, "threshold", a->o.stat.threshold);
+	cJSON_AddNumberToObject(ab, "alpha", a->o.stat.alpha);
 	if (a->o.inject)
 		cJSON_AddStringToObject(ab, "inject_slowdown", a->o.inject);
 	char *s = ocb_json_canonical(c);

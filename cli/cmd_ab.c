@@ -1,6 +1,7 @@
 /* ocbench ab BASE CAND: interleaved A/B comparison of two builds (see ab.h).
  * Exit 0: no case slower; 1: at least one case slower; 2: bad input; 3: failure. */
 #include <getopt.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +45,12 @@ static void help(void)
 	       "  --rounds N          rounds (default %d, or from --target-mde)\n"
 	       "  --target-mde X      choose the rounds from a pilot so that the MDE of 90%%\n"
 	       "                      of the cases is <= X (e.g. 3%%)\n"
-	       "  --max-rounds N      upper bound for --target-mde (default %d)\n"
+	       "  --max-rounds N      upper bound for --target-mde and --time-limit (default %d)\n"
+	       "  --time-limit S      adaptive: after the rounds, keep adding rounds of the cases\n"
+	       "                      still undecided (CI across 1 +- threshold, or MDE above\n"
+	       "                      it) until S seconds in all or --max-rounds\n"
+	       "  --stat min|median   per-round value of a case on a side: its fastest sample\n"
+	       "                      (default; interference only adds time) or its median\n"
 	       "  --threshold X       change that matters (default 2%%)\n"
 	       "  --alpha A           significance level (default 0.01)\n"
 	       "  --budget S          seconds per case per round and side (default 0.05)\n"
@@ -96,6 +102,8 @@ static int parse_num(int c, const char *arg, struct ab_opts *o)
 		return cli_parse_double("ab", "--alpha", arg, 1e-12, 0.5, &o->stat.alpha);
 	case 'b':
 		return cli_parse_double("ab", "--budget", arg, 0, 3600, &o->budget);
+	case 'L':
+		return cli_parse_double("ab", "--time-limit", arg, 1, 1e7, &o->time_limit);
 	}
 	return 2;
 }
@@ -109,7 +117,8 @@ static int parse(int argc, char **argv, struct ab_opts *o, int *json, int *done)
 		{"threshold", required_argument, NULL, 't'}, {"alpha", required_argument, NULL, 'a'},
 		{"budget", required_argument, NULL, 'b'}, {"min-reps", required_argument, NULL, 'm'},
 		{"block", required_argument, NULL, 'B'}, {"threads", required_argument, NULL, 'n'},
-		{"seed", required_argument, NULL, 's'},
+		{"seed", required_argument, NULL, 's'}, {"time-limit", required_argument, NULL, 'L'},
+		{"stat", required_argument, NULL, 'x'},
 		{"inject-slowdown", required_argument, NULL, 'i'},
 		{"no-canaries", no_argument, NULL, 'C'}, {"keep", no_argument, NULL, 'k'},
 		{"quick", no_argument, NULL, 'q'},
@@ -127,6 +136,11 @@ static int parse(int argc, char **argv, struct ab_opts *o, int *json, int *done)
 			if (!strchr(optarg, ':'))
 				return cli_usage_error("ab", "--inject-slowdown wants BENCH:FRACTION");
 			o->inject = optarg;
+			break;
+		case 'x':
+			if (strcmp(optarg, "min") && strcmp(optarg, "median"))
+				return cli_usage_error("ab", "--stat wants min or median");
+			o->use_median = strcmp(optarg, "median") == 0;
 			break;
 		case 'C': o->no_canaries = 1; break;
 		case 'k': o->keep = 1; break;
@@ -186,16 +200,13 @@ out:
 
 static void start_canaries(struct ab *a)
 {
-	struct ocb_machine m;
 	if (a->o.no_canaries)
 		return;
-	ocb_host_probe(&m);
-	if (ocb_canaries_init(&a->can, &m) == OCB_OK) {
-		a->have_canary = 1;
-		ab_canary_point(a, OCB_CANARY_START);
-	} else {
-		ocb_info("ab: canaries unavailable: %s", ocb_lasterr());
-	}
+	for (int p = 0; p < OCB_CANARY_NPOINT; p++)
+		for (int k = 0; k < OCB_CANARY_N; k++)
+			a->canary[p][k] = NAN;
+	a->have_canary = 1;
+	ab_canary_point(a, OCB_CANARY_START);
 }
 
 /* Discovery, then the rounds (planned from a pilot when --target-mde). */
@@ -208,14 +219,17 @@ static int measure(struct ab *a)
 	size_t total = a->o.rounds ? a->o.rounds : OCB_AB_ROUNDS;
 	if (a->o.target_mde > 0 && !a->o.rounds) {
 		size_t pilot = ocb_mde_min_rounds(a->o.stat.alpha) + 2;
-		if ((rc = ab_rounds(a, pilot, a->o.seed, SIZE_MAX)) != OCB_OK)
+		if ((rc = ab_rounds(a, pilot, a->o.seed, SIZE_MAX, NULL, 0)) != OCB_OK)
 			return rc;
 		total = ab_plan_rounds(a);
 		if (a->rounds >= total / 2)
 			ab_canary_point(a, OCB_CANARY_MID);
 	}
 	if (total > a->rounds)
-		rc = ab_rounds(a, total - a->rounds, a->o.seed + 0x9e3779b97f4a7c15ULL, total / 2);
+		rc = ab_rounds(a, total - a->rounds, a->o.seed + 0x9e3779b97f4a7c15ULL, total / 2,
+			       NULL, 0);
+	if (rc == OCB_OK && a->o.time_limit > 0)
+		rc = ab_adaptive(a, a->o.seed * 0x9e3779b97f4a7c15ULL + 7);
 	ab_canary_point(a, OCB_CANARY_END);
 	return rc;
 }
@@ -231,6 +245,11 @@ int cmd_ab(const struct ocb_global *g, int argc, char **argv)
 	a.o.stat.seed = a.o.seed;
 	a.cap_rounds = a.o.rounds ? a.o.rounds : a.o.target_mde > 0 ? a.o.max_rounds + 16
 								: OCB_AB_ROUNDS;
+	if (a.o.time_limit > 0 && a.cap_rounds < a.o.max_rounds)
+		a.cap_rounds = a.o.max_rounds;
+	/* the children's runs skip their own canaries: ab measures them itself, around
+	 * the rounds (collect/canary_run.h) */
+	setenv("OCBENCH_NO_CANARIES", "1", 1);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	a.wall_s = ocb_now_s();

@@ -3,6 +3,7 @@
 #include <cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,9 @@ int ocb_ab_parse_line(const char *line, struct ocb_ab_obs *o)
 	snprintf(o->unit, nu, "%s/%s/%s", suite, bench, pj);
 	snprintf(o->key, nk, "%s|%s|%d", o->unit, variant, (int)threads);
 	o->median = med;
+	o->min = ocb_json_num(j, "min_s", NAN);
+	if (!(o->min > 0 && o->min <= med))
+		o->min = NAN;
 	rc = 1;
 out:
 	free(pj);

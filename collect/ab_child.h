@@ -4,7 +4,8 @@
  * the plain `run` interface every ocbench build has, so BASE may be any older revision.
  * Each `--json` result line (collect/runner.c print_result: suite, bench, params,
  * variant, threads, status, median_s) becomes one observation keyed by
- * "suite/bench/params|variant|threads"; its unit, "suite/bench/params" (params in
+ * "suite/bench/params|variant|threads" with its median and, where the build prints it,
+ * its fastest sample (min_s; NaN from builds before it); its unit, "suite/bench/params" (params in
  * canonical form), is what `run --filter` matches, so the parent can ask for it again.
  * Pure parsing and regex building; the spawn is fork + execv with stdout on a pipe. */
 #ifndef OCB_AB_CHILD_H
@@ -16,6 +17,7 @@ struct ocb_ab_obs {
 	char *unit;    /* "suite/bench/params", malloc'd */
 	char *key;     /* unit "|" variant "|" threads, malloc'd */
 	double median; /* seconds */
+	double min;    /* seconds; NaN when the line has no min_s (an older build) */
 };
 
 /* Parses one output line. Returns 1 with *o filled (caller frees unit and key) for an

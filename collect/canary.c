@@ -27,8 +27,13 @@ static volatile double canary_sink;
 
 void ocb_canary_plan(const struct ocb_machine *m, struct ocb_canary_plan *p)
 {
+	ocb_canary_plan_mode(m, 0, p);
+}
+
+void ocb_canary_plan_mode(const struct ocb_machine *m, int quick, struct ocb_canary_plan *p)
+{
 	struct ocb_bands b;
-	ocb_ceilings_bands(m, 0, &b);
+	ocb_ceilings_bands(m, quick, &b);
 	p->threads = m->cores > 0 ? m->cores : 1;
 	/* L3: geometric middle of the per-thread band; an empty band (no L3 known) takes its
 	 * lower edge, 2 x L2, which still lies past L2. */
@@ -89,8 +94,19 @@ static long calibrate(struct ocb_canaries *c, int k)
 
 int ocb_canaries_init(struct ocb_canaries *c, const struct ocb_machine *m)
 {
+	return ocb_canaries_init_mode(c, m, 0);
+}
+
+int ocb_canaries_init_mode(struct ocb_canaries *c, const struct ocb_machine *m, int quick)
+{
+	return ocb_canaries_init_reps(c, m, quick, NULL);
+}
+
+int ocb_canaries_init_reps(struct ocb_canaries *c, const struct ocb_machine *m, int quick,
+			   const long reps[OCB_CANARY_N])
+{
 	memset(c, 0, sizeof *c);
-	ocb_canary_plan(m, &c->plan);
+	ocb_canary_plan_mode(m, quick, &c->plan);
 	const struct ocb_canary_plan *p = &c->plan;
 	size_t nn = (size_t)p->sgemm_n * (size_t)p->sgemm_n;
 	c->l3 = ocb_alloc(p->l3_floats * sizeof(float));
@@ -110,7 +126,7 @@ int ocb_canaries_init(struct ocb_canaries *c, const struct ocb_machine *m)
 		c->mat[i] = 2.0f * ocb_rng_uniformf(&rng) - 1.0f;
 	openblas_set_num_threads(p->threads);
 	for (int k = 0; k < OCB_CANARY_N; k++)
-		c->reps[k] = calibrate(c, k);
+		c->reps[k] = reps && reps[k] > 0 ? reps[k] : calibrate(c, k);
 	return OCB_OK;
 }
 

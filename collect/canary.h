@@ -52,6 +52,14 @@ struct ocb_canaries {
 /* Allocates, fills and calibrates for machine *m. On failure everything is released
  * and a negative status returned. Release with ocb_canaries_release. */
 int ocb_canaries_init(struct ocb_canaries *c, const struct ocb_machine *m);
+/* The same with the bands of a --quick run when quick (ocb_ceilings_bands(m, 1): a
+ * smaller DRAM read, for CI-sized runs). */
+int ocb_canaries_init_mode(struct ocb_canaries *c, const struct ocb_machine *m, int quick);
+/* The same, with the repetitions of an earlier calibration of the same plan (reps[k]
+ * > 0; NULL: calibrate): later checkpoints of one run skip the calibration. */
+int ocb_canaries_init_reps(struct ocb_canaries *c, const struct ocb_machine *m, int quick,
+			   const long reps[OCB_CANARY_N]);
+void ocb_canary_plan_mode(const struct ocb_machine *m, int quick, struct ocb_canary_plan *p);
 void ocb_canaries_release(struct ocb_canaries *c);
 
 /* One checkpoint: OCB_CANARY_TRIALS timed calls of each canary, in turn; rate[k] is the

@@ -16,6 +16,7 @@
 #include "../common/ocb_rng.h"
 #include "../common/ocb_time.h"
 #include "artifact.h"
+#include "canary_run.h"
 #include "ceilings.h"
 #include "ceilings_store.h"
 #include "counters.h"
@@ -317,6 +318,7 @@ static void print_result(const struct ocb_result *r, int json)
 		cJSON_AddStringToObject(j, "status", r->status);
 		if (strcmp(r->status, "ok") == 0) {
 			cJSON_AddNumberToObject(j, "median_s", r->st.median);
+			cJSON_AddNumberToObject(j, "min_s", r->st.min); /* ab's per-round stat */
 			cJSON_AddNumberToObject(j, "ci_low_s", r->st.ci_low);
 			cJSON_AddNumberToObject(j, "ci_high_s", r->st.ci_high);
 			cJSON_AddNumberToObject(j, "n", (double)r->st.n);
@@ -616,6 +618,7 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 	int npass = 1;
 	char *cfg = NULL, uuid[37];
 	int64_t machine_id = 0, run_id = 0;
+	struct ocb_canary_run cr = {0}; /* drift canaries: start, middle, end */
 	int rc;
 
 	memset(sum, 0, sizeof *sum);
@@ -628,6 +631,9 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 	ocb_info("run %lld (%s) on %s, results to the database, artifacts to %s/",
 		 (long long)run_id, uuid, m.hostname, o->out_dir);
 	if ((rc = run_ceilings(s, o, &m, machine_id, run_id, &ceil, &nceil)) != OCB_OK)
+		goto fail;
+	ocb_canary_run_init(&cr, &m, o->quick);
+	if ((rc = ocb_canary_run_point(&cr, s, run_id, OCB_CANARY_START)) != OCB_OK)
 		goto fail;
 
 	rc = ocb_counters_open(o->events, o->nevents, o->no_papi, &ctr);
@@ -661,13 +667,20 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 		.ctx = &ctx, .sc = &sc, .hp = &hp, .ctr = ctr, .prog = &prog, .acc = acc,
 		.med = med, .sum = sum,
 	};
-	ocb_progress_init(&prog, (long)npass * nkernel + ((long)np - nkernel), o->quiet);
+	long nexec = (long)npass * nkernel + ((long)np - nkernel), done = 0;
+	ocb_progress_init(&prog, nexec, o->quiet);
 	for (int p = 1; p <= npass && !ocb_runner_stop; p++) {
 		size_t nord = pass_order(plan, np, bench_of, o->seed, p, npass, order);
-		for (size_t k = 0; k < nord && !ocb_runner_stop; k++)
+		for (size_t k = 0; k < nord && !ocb_runner_stop; k++) {
 			if ((rc = run_case(&env, order[k])) != OCB_OK)
 				goto fail;
+			if (2 * ++done >= nexec && /* half of the executions: the middle canary */
+			    (rc = ocb_canary_run_point(&cr, s, run_id, OCB_CANARY_MID)) != OCB_OK)
+				goto fail;
+		}
 	}
+	if ((rc = ocb_canary_run_point(&cr, s, run_id, OCB_CANARY_END)) != OCB_OK)
+		goto fail;
 	if ((rc = store_interleaved(&env)) != OCB_OK)
 		goto fail;
 	ocb_progress_finish(&prog);
@@ -683,6 +696,7 @@ fail:
 		rc = ocb_seterr(keep, "%s", why);
 	}
 out:
+	ocb_canary_run_release(&cr);
 	for (size_t i = 0; acc && i < np; i++)
 		ocb_result_release(&acc[i]);
 	free(acc);

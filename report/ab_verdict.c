@@ -77,3 +77,15 @@ out:
 	free(lc);
 	return rc;
 }
+
+int ocb_ab_undecided(const struct ocb_ab_stats *st, const struct ocb_ab_opts *o)
+{
+	if (st->n < OCB_MDE_MIN_ROUNDS || st->verdict == OCB_V_NA)
+		return 1;
+	if (st->verdict == OCB_V_SLOWER || st->verdict == OCB_V_FASTER)
+		return 0;
+	double up = 1 + o->threshold, down = 1 - o->threshold;
+	if ((st->lo < up && st->hi > up) || (st->lo < down && st->hi > down))
+		return 1;
+	return st->mde > o->threshold;
+}

@@ -8,8 +8,14 @@
 #include "../common/ocb_error.h"
 #include "../db/pairs.h"
 #include "../db/store_query.h"
+#include "ab_verdict.h"
+#include "mde.h"
 #include "mwu.h"
 #include "rdata.h"
+
+/* collect/canary.h's stable metric keys (a store contract, like column names). */
+const char *const ocb_cmp_canary_key[OCB_CMP_NCANARY] = {"canary_fma", "canary_read_l3",
+							 "canary_read_dram", "canary_sgemm"};
 
 void ocb_cmp_defaults(struct ocb_cmp_opts *o)
 {
@@ -49,6 +55,44 @@ void ocb_cmp_release(struct ocb_cmp *c)
 	}
 }
 
+/* The canary farthest from 1 of ratio[] (index), -1 when none. */
+static int worst_canary(const double ratio[OCB_CMP_NCANARY])
+{
+	int w = -1;
+	for (int k = 0; k < OCB_CMP_NCANARY; k++)
+		if (ratio[k] > 0 && (w < 0 || fabs(log(ratio[k])) > fabs(log(ratio[w]))))
+			w = k;
+	return w;
+}
+
+/* Warnings about what the comparison could see: cases whose MDE is above the
+ * threshold, and a machine that drifted (the canaries) by more than the threshold. */
+static void add_noise_warnings(struct ocb_cmp *c)
+{
+	const struct ocb_cmp_canaries *k = &c->can;
+	if (c->nmde_above && c->nwarn < OCB_CMP_MAXWARN)
+		snprintf(c->warn[c->nwarn++], sizeof c->warn[0],
+			 "%zu of %zu cases have a minimal detectable effect above the threshold "
+			 "%.1f%% (column MDE): 'same' there only means 'no change larger than its MDE'",
+			 c->nmde_above, c->n, 100 * c->opts.threshold);
+	for (int r = 0; r < 2; r++) {
+		int w = worst_canary(k->within[r]);
+		if (k->drift_within[r] && w >= 0 && c->nwarn < OCB_CMP_MAXWARN)
+			snprintf(c->warn[c->nwarn++], sizeof c->warn[0],
+				 "drift: the machine changed during the %s run: %s took x%.3f its "
+				 "start time at a later checkpoint (more than the threshold %.1f%%)",
+				 r ? "cand" : "base", ocb_cmp_canary_key[w], k->within[r][w],
+				 100 * c->opts.threshold);
+	}
+	int w = worst_canary(k->between);
+	if (k->drift_between && w >= 0 && c->nwarn < OCB_CMP_MAXWARN)
+		snprintf(c->warn[c->nwarn++], sizeof c->warn[0],
+			 "drift: the machine itself differed between the runs: %s time ratio "
+			 "cand/base %.3f (more than the threshold %.1f%%); verdicts may show the "
+			 "machine, not the code",
+			 ocb_cmp_canary_key[w], k->between[w], 100 * c->opts.threshold);
+}
+
 /* Warnings about what is being compared: the same run twice, quick against full. */
 static void add_warnings(struct ocb_cmp *c)
 {
@@ -67,6 +111,7 @@ static void add_warnings(struct ocb_cmp *c)
 			 "%zu case(s) in base only and %zu in cand only were not compared (listed "
 			 "below)",
 			 c->nonly[0], c->nonly[1]);
+	add_noise_warnings(c);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -76,16 +121,17 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* Between-run noise of case k: 3 sigma (sigma = 1.4826 MAD) of the log medians of its
- * earlier runs on the base machine `bm` (not the candidate run), as a relative change;
- * 0 with fewer than 3 runs. */
+ * earlier runs on the base machine `bm` (not the candidate run), as a relative change,
+ * and sigma^2 into *var_b; 0 and NaN with fewer than 3 runs. */
 static int history_band(struct ocb_store *db, int64_t bm, int64_t cand,
-			const struct ocb_cmp_case *k, double *band, int *nhist)
+			const struct ocb_cmp_case *k, double *band, double *var_b, int *nhist)
 {
 	double v[64], dev[64];
 	int n = 0;
 	int rc = ocb_db_case_medians(db, bm, k->bench, k->params, k->threads, k->variant, cand, v,
 				     64, &n);
 	*band = 0.0;
+	*var_b = NAN;
 	*nhist = n;
 	if (rc || n < 3)
 		return rc;
@@ -98,6 +144,7 @@ static int history_band(struct ocb_store *db, int64_t bm, int64_t cand,
 	qsort(dev, (size_t)n, sizeof *dev, cmp_double);
 	double mad = n % 2 ? dev[n / 2] : 0.5 * (dev[n / 2 - 1] + dev[n / 2]);
 	*band = exp(3.0 * 1.4826 * mad) - 1.0;
+	*var_b = (1.4826 * mad) * (1.4826 * mad);
 	return OCB_OK;
 }
 
@@ -111,6 +158,47 @@ struct cmp_work {
 	double logsum;
 	size_t nlog;
 };
+
+/* The MDE of a sequential comparison of case k (compare.h): within-run variance from the
+ * samples in w->bs / w->cs, between-run variance var_b (NaN: unknown, lower bound). */
+static void sequential_mde(const struct cmp_work *w, struct ocb_cmp_case *k, double var_b,
+			   const struct ocb_cmp_opts *o)
+{
+	double vb = ocb_mde_var_log(w->bs, k->nbase), vc = ocb_mde_var_log(w->cs, k->ncand);
+	double var_w = isnan(vb) ? vc : isnan(vc) ? vb : 0.5 * (vb + vc);
+	k->mde_lb = isnan(var_b);
+	k->mde = ocb_mde_rel(ocb_mde_se_sequential(var_w, k->nbase, k->ncand, var_b), o->alpha,
+			     OCB_MDE_POWER);
+}
+
+/* Case k of an A/B pair: its samples are the per-round values of both sides in round
+ * order, judged by ab's paired test at compare's alpha and threshold. */
+static int judge_paired(struct cmp_work *w, struct ocb_cmp_case *k, struct ocb_cmp *out)
+{
+	struct ocb_ab_opts ao;
+	struct ocb_ab_stats st;
+	ocb_ab_defaults(&ao);
+	ao.alpha = out->opts.alpha;
+	ao.threshold = out->opts.threshold;
+	int rc = ocb_ab_eval(w->bs, w->cs, k->nbase, &ao, &st);
+	if (rc != OCB_OK)
+		return rc;
+	k->paired = 1;
+	k->ratio = st.ratio;
+	k->ratio_lo = st.lo;
+	k->ratio_hi = st.hi;
+	k->p = st.p;
+	k->u = st.w_plus;
+	k->mde = st.mde;
+	k->band = out->opts.threshold;
+	k->verdict = st.verdict;
+	out->count[k->verdict]++;
+	if (k->ratio > 0) {
+		w->logsum += log(k->ratio);
+		w->nlog++;
+	}
+	return OCB_OK;
+}
 
 /* The case of pair p, appended to out->c[out->n] (room for it is there): ratios, the
  * samples' Mann-Whitney U test and the verdict against the threshold band. */
@@ -147,19 +235,22 @@ static int judge_pair(struct cmp_work *w, const struct ocb_result_pair *p, struc
 		return rc;
 	for (size_t i = 0; i < k->ncand; i++)
 		w->cs[i] *= scale;
+	int lower_is_better = us_b > 0;
+	if (out->ab_pair && k->nbase == k->ncand && lower_is_better)
+		return judge_paired(w, k, out);
 	struct ocb_mwu m;
 	if ((rc = ocb_mwu_test(w->bs, k->nbase, w->cs, k->ncand, &m)))
 		return rc;
 	k->u = m.u;
 	k->p = m.p;
-	double floor = fmax(out->opts.threshold, out->opts.noise_floor), hband = 0;
+	double floor = fmax(out->opts.threshold, out->opts.noise_floor), hband = 0, var_b = NAN;
 	if (out->opts.history && !out->cross_machine) {
-		if ((rc = history_band(w->db, w->bm, out->cand_run, k, &hband, &k->nhist)))
+		if ((rc = history_band(w->db, w->bm, out->cand_run, k, &hband, &var_b, &k->nhist)))
 			return rc;
 		floor = fmax(floor, hband);
 	}
 	k->band = floor;
-	int lower_is_better = us_b > 0;
+	sequential_mde(w, k, var_b, &out->opts);
 	if (isnan(k->p) || isnan(k->ratio))
 		k->verdict = OCB_V_NA;
 	else if (k->p >= out->opts.alpha)
@@ -198,6 +289,83 @@ static int cmp_setup(struct cmp_work *w, int64_t base, int64_t cand, struct ocb_
 	return ocb_mceil_load(w->db, ids, 2, w->mc);
 }
 
+static double log_dev(double r)
+{
+	return r > 0 && isfinite(r) ? fabs(log(r)) : -1;
+}
+
+static double median3(const double *v, int n)
+{
+	double s[OCB_CMP_NPOINT];
+	int m = 0;
+	for (int i = 0; i < n; i++)
+		if (v[i] > 0)
+			s[m++] = v[i];
+	qsort(s, (size_t)m, sizeof *s, cmp_double);
+	return m == 0 ? NAN : m % 2 ? s[m / 2] : 0.5 * (s[m / 2 - 1] + s[m / 2]);
+}
+
+/* The canaries' ratios within each run and between the runs, and the drift flags at the
+ * threshold (compare.h). Pure. */
+void ocb_cmp_canary_drift(struct ocb_cmp_canaries *c, double threshold)
+{
+	double lim = log1p(threshold), worst = -1;
+	c->worst = NAN;
+	c->drift_within[0] = c->drift_within[1] = c->drift_between = 0;
+	for (int k = 0; k < OCB_CMP_NCANARY; k++) {
+		for (int r = 0; r < 2; r++) {
+			c->within[r][k] = NAN;
+			for (int pt = 1; c->have[r] && pt < OCB_CMP_NPOINT; pt++) {
+				double x = c->rate[r][0][k] / c->rate[r][pt][k];
+				if (log_dev(x) > log_dev(c->within[r][k]))
+					c->within[r][k] = x;
+			}
+			if (log_dev(c->within[r][k]) > lim)
+				c->drift_within[r] = 1;
+			if (log_dev(c->within[r][k]) > worst) {
+				worst = log_dev(c->within[r][k]);
+				c->worst = c->within[r][k];
+			}
+		}
+		double mb[OCB_CMP_NPOINT], mc[OCB_CMP_NPOINT];
+		for (int pt = 0; pt < OCB_CMP_NPOINT; pt++) {
+			mb[pt] = c->rate[0][pt][k];
+			mc[pt] = c->rate[1][pt][k];
+		}
+		c->between[k] = c->have[0] && c->have[1] ? median3(mb, 3) / median3(mc, 3) : NAN;
+		if (log_dev(c->between[k]) > lim)
+			c->drift_between = 1;
+		if (log_dev(c->between[k]) > worst) {
+			worst = log_dev(c->between[k]);
+			c->worst = c->between[k];
+		}
+	}
+}
+
+/* Each run's A/B link and canaries. */
+static int load_context(struct ocb_store *db, struct ocb_cmp *out)
+{
+	int64_t id[2] = {out->base_run, out->cand_run};
+	int rc = OCB_OK;
+	for (int r = 0; r < 2 && rc == OCB_OK; r++) {
+		if ((rc = ocb_db_run_ab_link(db, id[r], &out->ab[r])))
+			break;
+		for (int k = 0; k < OCB_CMP_NCANARY && rc == OCB_OK; k++) {
+			double v[OCB_CMP_NPOINT];
+			rc = ocb_db_run_metric_steps(db, id[r], "canary", ocb_cmp_canary_key[k], v,
+						     OCB_CMP_NPOINT);
+			for (int pt = 0; pt < OCB_CMP_NPOINT; pt++) {
+				out->can.rate[r][pt][k] = v[pt];
+				out->can.have[r] |= v[pt] > 0;
+			}
+		}
+	}
+	out->ab_pair = out->ab[0].present && out->ab[1].present &&
+		       out->ab[0].other_run == out->cand_run && out->ab[1].other_run == out->base_run;
+	ocb_cmp_canary_drift(&out->can, out->opts.threshold);
+	return rc;
+}
+
 int ocb_cmp_runs(struct ocb_store *db, int64_t base, int64_t cand, const struct ocb_cmp_opts *o,
 		 struct ocb_cmp *out)
 {
@@ -218,7 +386,7 @@ int ocb_cmp_runs(struct ocb_store *db, int64_t base, int64_t cand, const struct 
 	out->base_run = base;
 	out->cand_run = cand;
 	out->geomean = NAN;
-	if ((rc = cmp_setup(&w, base, cand, out)) ||
+	if ((rc = cmp_setup(&w, base, cand, out)) || (rc = load_context(db, out)) ||
 	    (rc = ocb_db_result_pairs(db, base, cand, &pairs, &np)))
 		goto out;
 	/* Pairs of the same case; same variant first, each result used once. */
@@ -238,6 +406,8 @@ int ocb_cmp_runs(struct ocb_store *db, int64_t base, int64_t cand, const struct 
 			goto out;
 	}
 	out->geomean = w.nlog ? exp(w.logsum / (double)w.nlog) : NAN;
+	for (size_t i = 0; i < out->n; i++)
+		out->nmde_above += out->c[i].mde > out->opts.threshold;
 	if ((rc = ocb_db_unpaired(db, base, cand, &out->only[0], &out->nonly[0])) ||
 	    (rc = ocb_db_unpaired(db, cand, base, &out->only[1], &out->nonly[1])))
 		goto out;
@@ -293,6 +463,40 @@ static void print_only(const struct ocb_cmp *c, FILE *f)
 	}
 }
 
+/* The A/B pair line: which pair, how many rounds, the paired test. */
+static void print_pair(const struct ocb_cmp *c, FILE *f)
+{
+	for (int r = 0; r < 2; r++)
+		if (c->ab[r].present && !c->ab_pair)
+			fprintf(f, "%s is the %s side of A/B pair %.8s (other side: run %lld)\n",
+				r ? "cand" : "base", c->ab[r].side, c->ab[r].pair,
+				(long long)c->ab[r].other_run);
+	if (!c->ab_pair)
+		return;
+	fprintf(f, "interleaved A/B pair %.8s (ocbench ab): %ld rounds (%ld adaptive), per-round "
+		   "%s; cases with the same rounds on both sides are judged by the paired test\n"
+		   "(Wilcoxon signed-rank on log(cand/base) per round, bootstrap CI of the median "
+		   "ratio; p column), the band is the threshold\n",
+		c->ab[0].pair, c->ab[0].rounds, c->ab[0].adaptive_rounds,
+		c->ab[0].stat[0] ? c->ab[0].stat : "median");
+}
+
+/* The drift canaries: their time ratios within each run and between the runs. */
+static void print_canaries(const struct ocb_cmp *c, FILE *f)
+{
+	const struct ocb_cmp_canaries *k = &c->can;
+	if (!k->have[0] && !k->have[1]) {
+		fprintf(f, "canaries: none stored in either run (runs before canaries, or "
+			   "OCBENCH_NO_CANARIES)\n");
+		return;
+	}
+	fprintf(f, "canaries (time ratios; start -> worst later checkpoint within a run, cand/base "
+		   "between runs):\n");
+	for (int i = 0; i < OCB_CMP_NCANARY; i++)
+		fprintf(f, "  %-18s within base %6.3f  within cand %6.3f  between %6.3f\n",
+			ocb_cmp_canary_key[i], k->within[0][i], k->within[1][i], k->between[i]);
+}
+
 int ocb_cmp_print(const struct ocb_cmp *c, FILE *f)
 {
 	size_t pw = strlen("params"), bw = strlen("case");
@@ -307,13 +511,19 @@ int ocb_cmp_print(const struct ocb_cmp *c, FILE *f)
 		fprintf(f, "warning: %s\n", c->warn[i]);
 	print_run(f, "base", &c->base);
 	print_run(f, "cand", &c->cand);
+	print_pair(c, f);
 	fprintf(f, "threshold %.1f%%, alpha %g, Mann-Whitney U on raw samples; ratio = cand/base "
 		   "median, CI from the medians' 95%% CIs;\nband = max(threshold, 1%% floor%s): the "
-		   "whole ratio CI must clear it\n\n",
+		   "whole ratio CI must clear it\n",
 		100 * c->opts.threshold, c->opts.alpha,
 		c->opts.history && !c->cross_machine ? ", 3 sigma of the case's earlier runs here" : "");
-	fprintf(f, "%-*s %-*s %3s %11s %11s %7s %17s %9s %6s %-7s %-5s", (int)bw, "case", (int)pw,
-		"params", "thr", "base", "cand", "ratio", "ratio CI", "p", "band", "verdict", "flag");
+	fprintf(f, "MDE: the smallest change this comparison could detect (alpha, 80%% power); "
+		   "'>=': no earlier runs of the case here, between-run noise unknown\n");
+	print_canaries(c, f);
+	fputc('\n', f);
+	fprintf(f, "%-*s %-*s %3s %11s %11s %7s %17s %9s %6s %7s %-7s %-5s", (int)bw, "case",
+		(int)pw, "params", "thr", "base", "cand", "ratio", "ratio CI", "p", "band", "MDE",
+		"verdict", "flag");
 	if (c->cross_machine)
 		fprintf(f, " %9s %9s", "roof base", "roof cand");
 	fputc('\n', f);
@@ -321,10 +531,12 @@ int ocb_cmp_print(const struct ocb_cmp *c, FILE *f)
 		const struct ocb_cmp_case *k = &c->c[i];
 		char ci[40];
 		snprintf(ci, sizeof ci, "[%.3f, %.3f]", k->ratio_lo, k->ratio_hi);
-		fprintf(f, "%-*s %-*s %3d %9.4g%-2.2s %9.4g%-2.2s %7.3f %17s %9.2g %5.1f%% %-7s",
+		char mde[16];
+		snprintf(mde, sizeof mde, "%s%.1f%%", k->mde_lb ? ">=" : "", 100 * k->mde);
+		fprintf(f, "%-*s %-*s %3d %9.4g%-2.2s %9.4g%-2.2s %7.3f %17s %9.2g %5.1f%% %7s %-7s",
 			(int)bw, k->bench, (int)pw, params_cell(k->params, pw, &nleg, cut, sizeof cut),
 			k->threads, k->base_median, k->unit, k->cand_median, k->unit, k->ratio, ci, k->p,
-			100 * k->band, ocb_verdict_name(k->verdict));
+			100 * k->band, isnan(k->mde) ? "-" : mde, ocb_verdict_name(k->verdict));
 		/* flagged at the source (collect/suspect.h): which side; reasons listed below */
 		fprintf(f, " %-5s", k->base_suspect[0] && k->cand_suspect[0] ? "both!"
 				    : k->base_suspect[0]			 ? "base!"
@@ -369,6 +581,31 @@ static void add_num(cJSON *o, const char *k, double v)
 		cJSON_AddNumberToObject(o, k, v);
 }
 
+/* "ab_pair" (the pair, rounds, per-round stat; null for ordinary runs) and "canaries". */
+static void add_context_json(cJSON *o, const struct ocb_cmp *c)
+{
+	if (c->ab_pair) {
+		cJSON *p = cJSON_AddObjectToObject(o, "ab_pair");
+		cJSON_AddStringToObject(p, "pair", c->ab[0].pair);
+		cJSON_AddNumberToObject(p, "rounds", (double)c->ab[0].rounds);
+		cJSON_AddNumberToObject(p, "adaptive_rounds", (double)c->ab[0].adaptive_rounds);
+		cJSON_AddStringToObject(p, "stat", c->ab[0].stat);
+	} else {
+		cJSON_AddNullToObject(o, "ab_pair");
+	}
+	const struct ocb_cmp_canaries *k = &c->can;
+	cJSON *cn = cJSON_AddObjectToObject(o, "canaries");
+	for (int i = 0; cn && i < OCB_CMP_NCANARY; i++) {
+		cJSON *x = cJSON_AddObjectToObject(cn, ocb_cmp_canary_key[i]);
+		add_num(x, "within_base", k->within[0][i]);
+		add_num(x, "within_cand", k->within[1][i]);
+		add_num(x, "between", k->between[i]);
+	}
+	cJSON_AddBoolToObject(o, "drift_within_base", k->drift_within[0]);
+	cJSON_AddBoolToObject(o, "drift_within_cand", k->drift_within[1]);
+	cJSON_AddBoolToObject(o, "drift_between", k->drift_between);
+}
+
 cJSON *ocb_cmp_json(const struct ocb_cmp *c)
 {
 	cJSON *o = cJSON_CreateObject(), *arr;
@@ -388,6 +625,8 @@ cJSON *ocb_cmp_json(const struct ocb_cmp *c)
 	cJSON *w = cJSON_AddArrayToObject(o, "warnings");
 	for (int i = 0; w && i < c->nwarn; i++)
 		cJSON_AddItemToArray(w, cJSON_CreateString(c->warn[i]));
+	cJSON_AddNumberToObject(o, "cases_mde_above_threshold", (double)c->nmde_above);
+	add_context_json(o, c);
 	cJSON_AddStringToObject(o, "base_mode", ocb_run_mode(&c->base));
 	cJSON_AddStringToObject(o, "cand_mode", ocb_run_mode(&c->cand));
 	cJSON_AddStringToObject(o, "base_status", c->base.shown);
@@ -436,6 +675,9 @@ cJSON *ocb_cmp_json(const struct ocb_cmp *c)
 		cJSON_AddNumberToObject(e, "n_cand", (double)k->ncand);
 		cJSON_AddStringToObject(e, "verdict", ocb_verdict_name(k->verdict));
 		add_num(e, "band", k->band);
+		add_num(e, "mde", k->mde);
+		cJSON_AddBoolToObject(e, "mde_lower_bound", k->mde_lb);
+		cJSON_AddBoolToObject(e, "paired", k->paired);
 		cJSON_AddNumberToObject(e, "history_runs", k->nhist);
 		add_num(e, "base_roofline_frac", k->base_roof);
 		add_num(e, "cand_roofline_frac", k->cand_roof);

@@ -20,6 +20,12 @@
  * noise level from earlier runs the same way); with fewer runs the band is the
  * threshold alone.
  *               n/a     a side has no samples
+ * When BASE and CAND are the two runs of one `ocbench ab` pair (db/run_ab.h), each case
+ * with as many rounds on both sides is judged by the paired test of ab instead
+ * (report/ab_verdict.h: Wilcoxon signed-rank on the per-round log ratios, bootstrap CI
+ * of the median ratio; the history band is not used). Every case carries its minimal
+ * detectable effect (below), and the drift canaries of both runs are compared: a
+ * warning when the machine itself moved by more than the threshold.
  * and the geometric mean of the ratios over all cases. Cases without an ok counterpart
  * are listed per side (in base only / in cand only), never dropped silently; comparing
  * a quick run with a full one, or a run with itself, gives a warning. When BASE and CAND ran on
@@ -33,6 +39,7 @@
 #include <stdio.h>
 
 #include "../db/pairs.h"
+#include "../db/run_ab.h"
 #include "../db/records.h"
 #include "../db/store.h"
 
@@ -58,11 +65,38 @@ struct ocb_cmp_case {
 	char base_suspect[256], cand_suspect[256]; /* result.suspect of each side, "" if none */
 	double band;                    /* the relative change this case must clear */
 	int nhist;                      /* earlier runs its between-run noise came from */
+	/* Minimal detectable effect (report/mde.h) at alpha and 80% power: the smallest
+	 * relative change this comparison could have seen. Sequential runs: se^2 =
+	 * 2 var_b + var_w (1/n_base + 1/n_cand), var_w the robust variance of the log
+	 * samples (mean of both sides), var_b the between-run variance of the case's log
+	 * median from its earlier runs here (sigma = 1.4826 MAD, >= 3 runs); without them
+	 * var_b is unknown, taken as 0, and mde is a lower bound (mde_lb). An A/B pair:
+	 * the paired MDE of its per-round ratios (ab_verdict.h). */
+	double mde;
+	int mde_lb;
+	int paired;                     /* judged as an A/B pair (signed-rank on rounds) */
 	enum ocb_verdict verdict;
 };
 
+/* The drift canaries of the two runs (metrics of workload "canary", collect/canary_run.h):
+ * rates [run 0 base / 1 cand][checkpoint start/mid/end][canary]. */
+#define OCB_CMP_NCANARY 4
+#define OCB_CMP_NPOINT 3
+extern const char *const ocb_cmp_canary_key[OCB_CMP_NCANARY];
+struct ocb_cmp_canaries {
+	int have[2];                    /* the run stored canaries */
+	double rate[2][OCB_CMP_NPOINT][OCB_CMP_NCANARY];
+	/* within each run: time ratio start/checkpoint farthest from 1 over mid and end */
+	double within[2][OCB_CMP_NCANARY];
+	/* between the runs: time ratio cand/base of the canary's median over checkpoints
+	 * (> 1: the machine ran it slower during CAND) */
+	double between[OCB_CMP_NCANARY];
+	int drift_within[2], drift_between; /* |log ratio| > log(1 + threshold) somewhere */
+	double worst;                   /* the ratio farthest from 1 of all the above */
+};
+
 /* A case of one run with no ok counterpart in the other: not compared. */
-#define OCB_CMP_MAXWARN 4
+#define OCB_CMP_MAXWARN 8
 
 struct ocb_cmp {
 	int64_t base_run, cand_run;
@@ -79,9 +113,15 @@ struct ocb_cmp {
 	size_t n;
 	double geomean;                 /* of ratios; NaN with no cases */
 	size_t count[5];                /* per verdict */
+	struct ocb_ab_link ab[2];       /* each run's A/B link (db/run_ab.h) */
+	int ab_pair;                    /* base and cand are the two sides of one A/B pair */
+	struct ocb_cmp_canaries can;
+	size_t nmde_above;              /* cases whose MDE exceeds the threshold */
 };
 
 void ocb_cmp_defaults(struct ocb_cmp_opts *o);
+/* Fills within/between/drift/worst of *c from c->have and c->rate (pure). */
+void ocb_cmp_canary_drift(struct ocb_cmp_canaries *c, double threshold);
 const char *ocb_verdict_name(enum ocb_verdict v);
 
 /* Resolves BASE/CAND text into a run id: a run id, uuid (prefix), label or "latest"

@@ -158,6 +158,20 @@ int ocb_hist_detect(struct ocb_hist *h, const struct ocb_cp_opts *o)
 	return rc;
 }
 
+/* The other side of point k when k is one run of an `ocbench ab` pair (labels
+ * "ab-<pair8>-base" / "ab-<pair8>-cand", cli/ab_store.c) and its partner is in the
+ * series next to it; else NULL. */
+static const struct ocb_hist_point *ab_partner(const struct ocb_hist_series *s, size_t k)
+{
+	const char *l = s->pt[k].label;
+	if (strncmp(l, "ab-", 3) != 0 || strlen(l) != 16)
+		return NULL;
+	for (size_t j = k ? k - 1 : k + 1; j <= k + 1 && j < s->n; j += 2)
+		if (strncmp(s->pt[j].label, l, 12) == 0 && strcmp(s->pt[j].label, l) != 0)
+			return &s->pt[j];
+	return NULL;
+}
+
 int ocb_hist_print(const struct ocb_hist *h, FILE *f)
 {
 	for (size_t i = 0; i < h->n; i++) {
@@ -165,7 +179,7 @@ int ocb_hist_print(const struct ocb_hist *h, FILE *f)
 		fprintf(f, "%s %s variant %s, %d thread(s), on %s: %zu runs, %zu change point(s)\n",
 			s->bench, s->params, s->variant[0] ? s->variant : "-", s->threads, s->host,
 			s->n, s->ncp);
-		fprintf(f, "  %6s  %-20s  %-12s  %12s  %-25s  %s\n", "run", "started", "label",
+		fprintf(f, "  %6s  %-20s  %-16s  %12s  %-25s  %s\n", "run", "started", "label",
 			"median", "95% CI", "change");
 		for (size_t k = 0; k < s->n; k++) {
 			const struct ocb_hist_point *p = &s->pt[k];
@@ -173,8 +187,13 @@ int ocb_hist_print(const struct ocb_hist *h, FILE *f)
 			snprintf(ci, sizeof ci, "[%.4g, %.4g]", p->ci_low, p->ci_high);
 			if (p->change)
 				snprintf(ch, sizeof ch, "<- %+.1f%% (p %.3f)", 100 * p->shift, p->p);
-			fprintf(f, "  %6lld  %-20s  %-12.12s  %10.4g%-2.2s  %-25s  %s\n",
-				(long long)p->run_id, p->started_at, p->label, p->median, s->unit, ci, ch);
+			const struct ocb_hist_point *o = ab_partner(s, k);
+			fprintf(f, "  %6lld  %-20s  %-16.16s  %10.4g%-2.2s  %-25s  %s", (long long)p->run_id,
+				p->started_at, p->label, p->median, s->unit, ci, ch);
+			if (o)
+				fprintf(f, "%s(A/B pair with run %lld)", ch[0] ? " " : "",
+					(long long)o->run_id);
+			fputc('\n', f);
 		}
 		fputc('\n', f);
 	}

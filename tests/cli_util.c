@@ -33,9 +33,17 @@ int cli_run(struct cli_out *o, const char *const *argv, const char *const *env)
 	for (int i = 1; argv[i] && n < 63; i++)
 		args[n++] = (char *)argv[i];
 	args[n] = NULL;
-	for (char **e = environ; *e && ne < 200; e++)
-		if (strncmp(*e, "OCBENCH_DB=", 11) != 0)
+	for (char **e = environ; *e && ne < 200; e++) {
+		/* an addition in env replaces the inherited variable of the same name */
+		int replaced = strncmp(*e, "OCBENCH_DB=", 11) == 0;
+		for (int i = 0; env && env[i] && !replaced; i++) {
+			const char *eq = strchr(env[i], '=');
+			size_t kl = eq ? (size_t)(eq - env[i]) + 1 : 0;
+			replaced = kl && strncmp(*e, env[i], kl) == 0;
+		}
+		if (!replaced)
 			envp[ne++] = *e;
+	}
 	for (int i = 0; env && env[i] && ne < 255; i++)
 		envp[ne++] = (char *)env[i];
 	envp[ne] = NULL;

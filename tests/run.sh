@@ -4,4 +4,7 @@
 set -e
 cd "$(dirname "$0")/.."
 build=${OCB_BUILD:-build}
+# The drift canaries of every `run` cost seconds of wall time per run on a loaded
+# machine; the tests of them (tests/test_regress_noise.c) turn them back on.
+export OCBENCH_NO_CANARIES=1
 exec "$build/ocbench-tests" --jobs 2 "$@"
