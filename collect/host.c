@@ -384,18 +384,15 @@ int ocb_host_blas_fallback(void)
 void ocb_host_blas_reexec(char **argv)
 {
 	const char *set = getenv("OPENBLAS_CORETYPE"), *want = ocb_host_blas_core_wanted();
-	int blas = !(set && *set) && want, omp = getenv("OMP_WAIT_POLICY") == NULL;
-	if (!blas && !omp)
+	if ((set && *set) || !want)
 		return;
-	if (blas && setenv("OPENBLAS_CORETYPE", want, 1) != 0)
+	if (setenv("OPENBLAS_CORETYPE", want, 1) != 0)
 		return;
-	/* libgomp reads its wait policy once, at load: idle OpenMP workers that spin fight
-	 * OpenBLAS's pool and other processes for the cores. Measured on the 2-vCPU VM at
-	 * load ~50 (build/perf/bsr_spmm 2048 2048 128 32 2 5 50 10, three alternations,
-	 * medians): passive vs libgomp's default, BSR 1.3x (50%) and 3.7x (10%) faster,
-	 * librsb 1.5x and 1.8x, dense OpenBLAS sgemm not helped. */
-	if (omp && setenv("OMP_WAIT_POLICY", "passive", 1) != 0)
-		return;
+	/* OMP_WAIT_POLICY is left to the user: "passive" helped BSR/librsb at load ~50, but on
+	 * the quiet 2-vCPU Xeon it made every short OpenMP region pay a futex wake-up
+	 * (quant_gemv q4_0 1024x1024, 2 threads: 0.018 ms passive vs 0.007 ms default, slower
+	 * than 1 thread's 0.012 ms; flagged cases in `run --suite baseline,quant --quick
+	 * --filter 'sgemv|quant_gemv'`: 10 vs 3). */
 	execv("/proc/self/exe", argv);
 	/* exec failed: carry on with the fallback core; the blas field says which. */
 }

@@ -32,12 +32,8 @@ const char *ocb_host_blas_core_wanted(void);
 int ocb_host_blas_fallback(void);
 
 /* If ocb_host_blas_fallback() and OPENBLAS_CORETYPE is unset: sets OPENBLAS_CORETYPE to
- * ocb_host_blas_core_wanted(); if OMP_WAIT_POLICY is unset: sets it to "passive" (idle
- * OpenMP workers sleep instead of spinning against OpenBLAS's pool); then, if either was
- * set, re-executes /proc/self/exe with argv so that OpenBLAS and libgomp load again with
- * them. On this Intel Xeon (AVX-512) OpenBLAS 0.3.21 picks SkylakeX and on AMD Zen 3
- * (AVX2) Zen by itself: the re-exec is for the wait policy only there. A value the user
- * set is never changed.
+ * ocb_host_blas_core_wanted() and re-executes /proc/self/exe with argv so that OpenBLAS
+ * loads again with it. A value the user set is never changed.
  * Call first thing in main(), before any thread exists. Returns when no re-exec was
  * needed, or when it failed (then OpenBLAS keeps its fallback core). */
 void ocb_host_blas_reexec(char **argv);
