@@ -314,3 +314,13 @@ out:
 	ocb_ckpt_free(c);
 	return rc;
 }
+
+int ocb_mlp_same_shape(const struct ocb_mlp *a, const struct ocb_mlp *b)
+{
+	if (a->cfg.nlayers != b->cfg.nlayers)
+		return 0;
+	for (int i = 0; i <= a->cfg.nlayers; i++)
+		if (a->cfg.dims[i] != b->cfg.dims[i])
+			return 0;
+	return 1;
+}

@@ -88,5 +88,7 @@ int ocb_mlp_save(const struct ocb_mlp *m, const char *path);
 /* Loads a checkpoint into a new model (*m initialised here, max_batch rows). Errors:
  * those of ocb_ckpt_load, OCB_EFORMAT for a foreign kind / bad config / shape. */
 int ocb_mlp_load(const char *path, int max_batch, struct ocb_mlp *m);
+/* 1 when a and b have the same layer count and widths (their params are interchangeable). */
+int ocb_mlp_same_shape(const struct ocb_mlp *a, const struct ocb_mlp *b);
 
 #endif

@@ -217,9 +217,7 @@ static int mlp_load(void *st, const char *path)
 	int rc = ocb_mlp_load(path, 1, &tmp);
 	if (rc)
 		return rc;
-	int same = tmp.cfg.nlayers == s->m.cfg.nlayers;
-	for (int i = 0; same && i <= tmp.cfg.nlayers; i++)
-		same = tmp.cfg.dims[i] == s->m.cfg.dims[i];
+	int same = ocb_mlp_same_shape(&tmp, &s->m);
 	if (same)
 		memcpy(s->m.params, tmp.params, s->m.nparams * sizeof(float));
 	else
