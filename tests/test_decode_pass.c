@@ -97,3 +97,54 @@ Test(decode_pass, r8_layout_agrees_with_plain)
 		decode_pass_release(&b);
 	}
 }
+
+/* Attention of one new token, by hand: one cached position gives that position's V row
+ * (softmax of one score is 1); two positions whose K rows give q equal scores give the
+ * mean of their V rows; and, on random data with head_dim 12 (not a multiple of the
+ * 8 partial sums), 4 heads on 2 KV heads over 37 positions agree with a double-precision
+ * softmax(q K^T / sqrt(hd)) V, the same at 1 and 2 threads. */
+Test(decode_pass, attention_by_hand_and_against_double)
+{
+	struct ocb_model_spec s = small(0);
+	s.head_dim = 12;
+	enum { N = 37, HD = 12, H = 4, KVD = 2 * HD };
+	float q[H * HD], K[N * KVD], V[N * KVD], out[H * HD], out2[H * HD], sc[2 * N];
+	for (int i = 0; i < H * HD; i++)
+		q[i] = 0.1f * (float)((i * 7) % 11) - 0.5f;
+	for (int i = 0; i < N * KVD; i++) {
+		K[i] = 0.05f * (float)((i * 13) % 17) - 0.4f;
+		V[i] = 0.1f * (float)((i * 5) % 19) - 0.9f;
+	}
+	decode_pass_attend(&s, q, K, V, 1, out, sc, 1);
+	for (int h = 0; h < H; h++)
+		for (int j = 0; j < HD; j++) /* heads 0, 1 read KV head 0; 2, 3 head 1 */
+			cr_assert_float_eq(out[h * HD + j], V[(h / 2) * HD + j], 1e-6f);
+	float K2[2 * KVD], V2[2 * KVD];
+	for (int i = 0; i < KVD; i++)
+		K2[i] = K2[KVD + i] = K[i], V2[i] = (float)i, V2[KVD + i] = (float)(3 * i);
+	decode_pass_attend(&s, q, K2, V2, 2, out, sc, 1);
+	for (int h = 0; h < H; h++)
+		for (int j = 0; j < HD; j++) /* (i + 3 i) / 2 */
+			cr_assert_float_eq(out[h * HD + j], 2.0f * (float)((h / 2) * HD + j), 1e-5f);
+	decode_pass_attend(&s, q, K, V, N, out, sc, 1);
+	decode_pass_attend(&s, q, K, V, N, out2, sc, 2);
+	for (int h = 0; h < H; h++) {
+		double p[N], mx = -1e300, sum = 0;
+		for (int t = 0; t < N; t++) {
+			p[t] = 0;
+			for (int j = 0; j < HD; j++)
+				p[t] += (double)q[h * HD + j] * K[t * KVD + (h / 2) * HD + j];
+			p[t] /= sqrt((double)HD);
+			mx = fmax(mx, p[t]);
+		}
+		for (int t = 0; t < N; t++)
+			sum += (p[t] = exp(p[t] - mx));
+		for (int j = 0; j < HD; j++) {
+			double o = 0;
+			for (int t = 0; t < N; t++)
+				o += p[t] / sum * V[t * KVD + (h / 2) * HD + j];
+			cr_assert_float_eq(out[h * HD + j], o, 1e-5, "head %d dim %d", h, j);
+			cr_assert_eq(out2[h * HD + j], out[h * HD + j]); /* same code per head */
+		}
+	}
+}

@@ -52,6 +52,13 @@ void decode_pass_release(struct decode_pass *p);
 /* The GEMV kernel the pass runs: "avx2-r8", "avx2", "ref" (qgemv_kind_name). */
 const char *decode_pass_variant(const struct decode_pass *p);
 
+/* Grouped-query attention of one new token: q [n_heads hd] over n cached positions of
+ * K and V [n][n_kv hd] into out [n_heads hd] (softmax(q K^T / sqrt(hd)) V per head, head
+ * h reading KV head h / (n_heads / n_kv)); the heads split over `threads` threads; sc:
+ * threads x n floats of scratch. Exposed for its test. */
+void decode_pass_attend(const struct ocb_model_spec *s, const float *q, const float *K,
+			const float *V, int n, float *out, float *sc, int threads);
+
 /* Bytes one step reads: every weight matrix once, one embedding row (fp32 from the
  * format: its dequantized row), the K and V cache rows ((ctx + 1) positions, fp32). */
 double decode_pass_bytes(const struct decode_pass *p);
