@@ -283,7 +283,8 @@ int ocb_mceil_load(struct ocb_store *store, const int64_t *ids, size_t n, struct
 	 * JOIN) for their names. */
 	if (sqlite3_prepare_v2(db,
 			       "SELECT m.id, m.hostname, m.cpu_model, c.kind, c.threads, c.value,"
-			       " c.unit, c.method FROM machine m LEFT JOIN " OCB_CEILING_RANKED " c"
+			       " c.unit, c.method, m.l1d_bytes, m.l2_bytes, m.l3_bytes, m.cores,"
+			       " m.threads FROM machine m LEFT JOIN " OCB_CEILING_RANKED " c"
 			       " ON c.machine_id = m.id AND c.rn = 1"
 			       " ORDER BY m.id, c.kind, c.threads",
 			       -1, &st, NULL) != SQLITE_OK)
@@ -298,6 +299,12 @@ int ocb_mceil_load(struct ocb_store *store, const int64_t *ids, size_t n, struct
 			continue;
 		ocb_col_text(m->host, sizeof m->host, st, 1);
 		ocb_col_text(m->cpu, sizeof m->cpu, st, 2);
+		struct ocb_machine mr = {.l1d_bytes = sqlite3_column_int64(st, 8),
+					 .l2_bytes = sqlite3_column_int64(st, 9),
+					 .l3_bytes = sqlite3_column_int64(st, 10),
+					 .cores = sqlite3_column_int(st, 11),
+					 .threads = sqlite3_column_int(st, 12)};
+		ocb_machine_caches(&mr, &m->caches);
 		if (sqlite3_column_type(st, 3) == SQLITE_NULL)
 			continue;
 		struct ocb_ceiling *nc = realloc(m->c, (m->n + 1) * sizeof *nc);

@@ -81,6 +81,7 @@ struct ocb_mceil {
 	struct ocb_ceiling *c; /* owned */
 	struct ocb_roof_ceil *view; /* owned: c[0..n) as the roofline module reads them */
 	size_t n;
+	struct ocb_roof_caches caches; /* the machine record's, as ocb_machine_caches gives them */
 };
 
 /* Loads ceilings for every machine id in ids[0..n) into out[0..n) (same order).

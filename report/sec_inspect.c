@@ -1,8 +1,8 @@
 /* sec_inspect: the report's part of issue 13 about static analysis.
  *   1. Predicted vs measured: every decode_pass case and the DRAM-bound quant_gemv
  *      cases of the selection; the prediction is analysis/predict.h's roofline time from
- *      the case's static work, its stored bound (the memory level the harness streamed
- *      it from) and the machine's ceilings at the case's thread count; then the median,
+ *      the case's static work, its stored bound and the machine's caches (the memory
+ *      level it streams from) and the machine's ceilings at the case's thread count; then the median,
  *      measured / predicted, and whether that is within 25%.
  *   2. Static analysis (what `ocbench inspect` prints): the built-in real shapes
  *      (Llama-3-8B, Llama-3.2-1B, Mistral-7B) x formats -> weight bytes and the
@@ -25,25 +25,26 @@
 #define PVM_TOL 0.25 /* the issue's acceptance: within 25% */
 
 /* The case as analysis/predict.h takes it; 0 when r is not one the table shows. */
-static int pvm_case_of(const struct ocb_rrow *r, struct ocb_pvm_case *k)
+static int pvm_case_of(const struct ocb_rrow *r, const struct ocb_roof_caches *caches,
+		       struct ocb_pvm_case *k)
 {
-	if (strcmp(r->status, "ok") != 0 || !(r->median > 0) || strcmp(r->unit, "s") != 0 ||
-	    !ocb_pvm_wanted(r->bench, r->bound))
+	if (strcmp(r->status, "ok") != 0 || !(r->median > 0) || strcmp(r->unit, "s") != 0)
 		return 0;
 	*k = (struct ocb_pvm_case){r->bench, r->bound, r->threads, r->flops, r->bytes, r->median};
-	return 1;
+	return ocb_pvm_wanted(k, caches);
 }
 
 static int pvm_row(struct ocb_table *t, const struct ocb_rrow *r, const struct ocb_pvm *p)
 {
 	size_t row;
-	char roof[64];
+	char roof[160];
 	int rc = ocb_table_add_row(t, &row);
 	if (rc)
 		return rc;
 	if (isfinite(p->roof))
-		snprintf(roof, sizeof roof, "%s %dt %.4g %s", p->binds, p->roof_threads, p->roof,
-			 strncmp(p->binds, "bw_", 3) == 0 ? "GB/s" : "G/s");
+		snprintf(roof, sizeof roof, "%s %dt %.4g %s%s", p->binds, p->roof_threads, p->roof,
+			 strncmp(p->binds, "bw_", 3) == 0 ? "GB/s" : "G/s",
+			 p->relevelled ? " (level from the caches)" : "");
 	else
 		snprintf(roof, sizeof roof, "%s", p->binds[0] ? p->binds : "no roof");
 	ocb_table_text(t, row, 0, r->bench);
@@ -69,9 +70,10 @@ static int sec_predicted(struct ocb_rctx *x)
 		const struct ocb_mceil *mc = ocb_mceil_find(x->mc, x->nmc, r->machine_id);
 		struct ocb_pvm_case k;
 		struct ocb_pvm p;
-		if (!pvm_case_of(r, &k))
+		const struct ocb_roof_caches *caches = mc ? &mc->caches : NULL;
+		if (!pvm_case_of(r, caches, &k))
 			continue;
-		if (ocb_pvm_predict(mc ? mc->view : NULL, mc ? mc->n : 0, &k, &p))
+		if (ocb_pvm_predict(mc ? mc->view : NULL, mc ? mc->n : 0, caches, &k, &p))
 			continue; /* no work model stored: nothing to predict from */
 		if (!t) {
 			if ((rc = ocb_rctx_table(x, &t)))
@@ -84,9 +86,10 @@ static int sec_predicted(struct ocb_rctx *x)
 			ocb_table_set_note(t, "Predicted = max(bytes / bandwidth of the memory level "
 					      "the case streams from, ops / compute roof), ceilings "
 					      "measured at the case's thread count (analysis/predict.h); "
-					      "the level is the one the harness stored (DRAM-level GEMVs "
-					      "rotate over copies of W beyond twice the last-level "
-					      "cache). Measured = the median. decode_pass: one decode "
+					      "the level is the slower of the one the harness stored "
+					      "(DRAM-level GEMVs rotate over copies of W beyond twice the "
+					      "last-level cache) and the one the machine's caches give "
+					      "the case's bytes now. Measured = the median. decode_pass: one decode "
 					      "step of Llama-3.2-1B blocks (workloads/decode_pass.h) with "
 					      "the bytes and FLOPs `inspect` counts.");
 		}

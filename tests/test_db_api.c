@@ -166,6 +166,9 @@ Test(db_api, current_ceiling_prefers_unflagged_in_store_and_report)
 		if (!strcmp(mc.c[i].kind, "flops_fp32") && mc.c[i].threads == 1)
 			report_v = mc.c[i].value;
 	cr_assert_str_eq(mc.host, "hostA");
+	cr_assert_eq(mc.caches.l3, 32 << 20); /* the machine record's, for the level rule */
+	cr_assert_eq(mc.caches.l2, 512 << 10);
+	cr_assert_eq(mc.caches.cores, 2);
 	ocb_mceil_release(&mc);
 	cr_assert_float_eq(store_v, 80, 1e-12);
 	cr_assert_float_eq(report_v, 80, 1e-12);
