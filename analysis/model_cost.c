@@ -83,8 +83,10 @@ static void llama_block(const struct ocb_model_spec *s, int64_t ctx, int64_t B,
 				{s->ffn, d}, {s->ffn, d}, {d, s->ffn}};
 	add_mats(l, m, 7, 2.0 * (double)d);
 	double att = 4.0 * (double)q; /* QK^T + PV per attended position */
-	l->flops_decode = 2.0 * l->mat_params + att * (double)ctx;
-	l->flops_prefill = 2.0 * l->mat_params + att * (double)(ctx + 1) / 2.0;
+	l->attn_decode = att * (double)ctx;
+	l->attn_prefill = att * (double)(ctx + 1) / 2.0;
+	l->flops_decode = 2.0 * l->mat_params + l->attn_decode;
+	l->flops_prefill = 2.0 * l->mat_params + l->attn_prefill;
 	double kv_pos = 2.0 * (double)kv * 2.0; /* K and V of one position, f16 */
 	l->kv_bytes = kv_pos * (double)ctx * (double)B;
 	for (int f = 0; f < WF_N; f++)
@@ -186,18 +188,28 @@ void ocb_cost_release(struct ocb_cost *c)
 
 /* ---- prediction ---- */
 
-/* Time of `ops` and `bytes` under the two roofs; the binding one's kind into bound. */
-static double roof_time(double ops, double bytes, const struct ocb_roof_ceil *comp,
-			const struct ocb_roof_ceil *bw, const char *ck, const char *bk,
+/* The roofs one phase (decode or prefill) of a layer runs under: matrices, attention,
+ * memory; kinds for "no <kind>" when one is missing. */
+struct roofs {
+	const struct ocb_roof_ceil *mat, *att, *bw;
+	const char *mk, *ak, *bk;
+};
+
+/* Time of `mat` matrix ops, `att` attention FLOPs and `bytes` under the roofs: compute
+ * times add (the same cores do both), memory overlaps them; the largest time's kind into
+ * bound. */
+static double roof_time(double mat, double att, double bytes, const struct roofs *r,
 			char *bound, size_t len)
 {
-	if (!comp || !bw) {
-		snprintf(bound, len, "no %s", !comp ? ck : bk);
+	if (!r->mat || (att > 0 && !r->att) || !r->bw) {
+		snprintf(bound, len, "no %s", !r->mat ? r->mk : !r->bw ? r->bk : r->ak);
 		return NAN;
 	}
-	double tc = ops / (comp->value * 1e9), tb = bytes / (bw->value * 1e9);
-	snprintf(bound, len, "%s", tc >= tb ? comp->kind : bw->kind);
-	return fmax(tc, tb);
+	double tm = mat / (r->mat->value * 1e9), ta = att > 0 ? att / (r->att->value * 1e9) : 0;
+	double tb = bytes / (r->bw->value * 1e9);
+	const char *k = tb >= tm + ta ? r->bw->kind : tm >= ta ? r->mat->kind : r->att->kind;
+	snprintf(bound, len, "%s", k);
+	return fmax(tm + ta, tb);
 }
 
 /* The prediction from per-layer stored bytes w[] and decode-step reads rd[]. */
@@ -219,25 +231,31 @@ static int predict(const struct ocb_cost *c, int fmt, const double *w, const dou
 		 quant ? "ops_int8" : "flops_fp32");
 	snprintf(out->compute_prefill, sizeof out->compute_prefill, "%s",
 		 quant ? "ops_int8" : "flops_sgemm");
+	snprintf(out->attn_decode, sizeof out->attn_decode, "flops_fp32");
+	snprintf(out->attn_prefill, sizeof out->attn_prefill, "flops_sgemm");
 	enum ocb_level lv = c->level >= 0 && c->level < OCB_NLEVELS
 				    ? (enum ocb_level)c->level
 				    : ocb_roof_level(caches, wtotal + c->total.kv_bytes, threads);
 	const char *bk = ocb_level_kind(lv);
 	snprintf(out->level, sizeof out->level, "%s", bk);
 	const struct ocb_roof_ceil *bw = ocb_roof_find(ce, n, bk, threads);
-	const struct ocb_roof_ceil *cd = ocb_roof_find(ce, n, out->compute_decode, threads);
-	const struct ocb_roof_ceil *cp = ocb_roof_find(ce, n, out->compute_prefill, threads);
+	const struct roofs rd_roofs = {ocb_roof_find(ce, n, out->compute_decode, threads),
+				       ocb_roof_find(ce, n, out->attn_decode, threads), bw,
+				       out->compute_decode, out->attn_decode, bk};
+	const struct roofs rp_roofs = {ocb_roof_find(ce, n, out->compute_prefill, threads),
+				       ocb_roof_find(ce, n, out->attn_prefill, threads), bw,
+				       out->compute_prefill, out->attn_prefill, bk};
 	double B = (double)c->batch, T = (double)c->ctx, td = 0, tp = 0;
 	for (int i = 0; i < c->nlayers; i++) {
 		const struct ocb_cost_layer *l = &c->layer[i];
 		struct ocb_pred_layer *p = &out->layer[i];
-		p->t_decode = roof_time(B * l->flops_decode, rd[i], cd, bw, out->compute_decode,
-					bk, p->bound_decode, sizeof p->bound_decode);
+		p->t_decode = roof_time(B * (l->flops_decode - l->attn_decode), B * l->attn_decode,
+					rd[i], &rd_roofs, p->bound_decode, sizeof p->bound_decode);
 		/* prefill: weights once, the layer's K and V written once */
 		double pb = (i == 0 && c->spec.arch == OCB_ARCH_LLAMA) ? 4.0 * B * T *
 			(double)c->spec.d_model : w[i] + l->kv_bytes;
-		p->t_prefill = roof_time(B * T * l->flops_prefill, pb, cp, bw,
-					 out->compute_prefill, bk, p->bound_prefill,
+		p->t_prefill = roof_time(B * T * (l->flops_prefill - l->attn_prefill),
+					 B * T * l->attn_prefill, pb, &rp_roofs, p->bound_prefill,
 					 sizeof p->bound_prefill);
 		td += p->t_decode;
 		tp += p->t_prefill;

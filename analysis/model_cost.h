@@ -50,6 +50,9 @@ struct ocb_cost_layer {
 	double mat_params;        /* of which in 2-D matrices */
 	double flops_decode;      /* per token at a KV length of ctx */
 	double flops_prefill;     /* per token, averaged over a causal prompt of ctx */
+	double attn_decode;       /* of flops_decode: attention (QK^T, PV), fp32 whatever the
+				   * weights' format */
+	double attn_prefill;      /* of flops_prefill: attention */
 	double wbytes[WF_N];      /* stored bytes per format */
 	double read_decode[WF_N]; /* bytes one decode step (batch tokens) reads */
 	double kv_bytes;          /* KV cache at ctx x batch */
@@ -85,8 +88,10 @@ struct ocb_pred {
 	int fmt;                      /* enum ocb_wfmt, -1 for a mixed plan */
 	int threads;
 	char level[16];               /* memory level of the weights + KV cache */
-	char compute_decode[16];      /* compute roof used for decode and for prefill */
+	char compute_decode[16];      /* matrix compute roof used for decode and for prefill */
 	char compute_prefill[16];
+	char attn_decode[16];         /* attention compute roof: decode, prefill */
+	char attn_prefill[16];
 	double decode_tok_s;          /* batch / sum t_decode; NaN if a roof is missing */
 	double prefill_s;             /* sum t_prefill */
 	int nlayers;
@@ -94,11 +99,15 @@ struct ocb_pred {
 };
 
 /* Predicts c in format fmt at `threads` from ceilings ce[0..n) and the machine's caches:
- * each layer's time is max(ops / compute roof, bytes / bandwidth roof) (the roofline,
+ * each layer's time is max(compute time, bytes / bandwidth roof) (the roofline,
  * REFERENCE.md §3), the bandwidth of the level the whole model's weights + KV cache sit
- * in (ocb_roof_level), the compute roof "ops_int8" for the integer-dot formats, else
- * "flops_fp32" (decode GEMV) / "flops_sgemm" (prefill GEMM). A missing ceiling gives NaN
- * times and the bound "no <kind>". OCB_EINVAL, OCB_ENOMEM. */
+ * in (ocb_roof_level). Compute time = matrix ops / matrix roof + attention FLOPs /
+ * attention roof (one core does both, one after the other; an int8 op and an fp32 FLOP
+ * are not the same unit): the matrix roof is "ops_int8" for the integer-dot formats,
+ * else "flops_fp32" (decode GEMV) / "flops_sgemm" (prefill GEMM); attention is fp32 in
+ * every format: "flops_fp32" for decode (a GEMV per head), "flops_sgemm" for prefill.
+ * The bound names the roof whose time is largest. A missing ceiling gives NaN times and
+ * the bound "no <kind>". OCB_EINVAL, OCB_ENOMEM. */
 int ocb_cost_predict(const struct ocb_cost *c, int fmt, const struct ocb_roof_ceil *ce,
 		     size_t n, const struct ocb_roof_caches *caches, int threads,
 		     struct ocb_pred *out);

@@ -180,6 +180,49 @@ Test(model_cost, predict_decode_is_weight_bytes_over_bandwidth)
 	ocb_cost_release(&c);
 }
 
+/* Attention is fp32 in every weight format: its FLOPs go to the fp32 roofs while the
+ * matrices of a quantized model go to the int8 one, and the two compute times add. By
+ * hand for a Llama-3-8B block (d 4096, 32 heads x 128): attention 4 x 4096 FLOPs per
+ * attended position, i.e. 33,554,432 per decode token at ctx 2048 and 4 x 4096 x 2049 / 2
+ * = 16,785,408 per prefill token; a q4_0 prefill of 2048 tokens takes
+ * 2048 (matrix ops / 500e9 + attention / 80e9) (int8 binds); at ctx 65536 the attention
+ * (4 x 4096 x 65537 / 2 per token over sgemm's 80 GFLOP/s) outweighs the matrices (int8
+ * at 500) and binds. */
+Test(model_cost, attention_runs_at_the_fp32_roofs)
+{
+	struct ocb_model_spec s;
+	struct ocb_cost c;
+	struct ocb_pred p;
+	load("examples/models/llama-3-8b.json", &s);
+	cr_assert_eq(ocb_cost_compute(&s, 2048, 1, &c), OCB_OK);
+	const struct ocb_cost_layer *l = &c.layer[1];
+	cr_assert_eq(l->attn_decode, 33554432.0);
+	cr_assert_eq(l->attn_prefill, 16785408.0);
+	cr_assert_eq(l->flops_decode - l->attn_decode, 2.0 * l->mat_params);
+	cr_assert_eq(ocb_cost_predict(&c, WF_Q4_0, ceil_tab, 5, &caches, 1, &p), OCB_OK);
+	cr_assert_str_eq(p.attn_decode, "flops_fp32");
+	cr_assert_str_eq(p.attn_prefill, "flops_sgemm");
+	double want = 2048.0 * (2.0 * l->mat_params / 500e9 + 16785408.0 / 80e9);
+	cr_assert_float_eq(p.layer[1].t_prefill, want, want * 1e-12);
+	cr_assert_str_eq(p.layer[1].bound_prefill, "ops_int8");
+	cr_assert_str_eq(p.layer[1].bound_decode, "bw_dram");
+	ocb_pred_release(&p);
+	ocb_cost_release(&c);
+	cr_assert_eq(ocb_cost_compute(&s, 65536, 1, &c), OCB_OK);
+	cr_assert_eq(ocb_cost_predict(&c, WF_Q4_0, ceil_tab, 5, &caches, 1, &p), OCB_OK);
+	cr_assert_str_eq(p.layer[1].bound_prefill, "flops_sgemm");
+	want = 65536.0 * (2.0 * c.layer[1].mat_params / 500e9 + 4.0 * 4096 * 65537 / 2 / 80e9);
+	cr_assert_float_eq(p.layer[1].t_prefill, want, want * 1e-12);
+	ocb_pred_release(&p);
+	/* no fp32 roof: a quantized decode cannot be predicted and says why */
+	static const struct ocb_roof_ceil no_fp32[] = {{"bw_dram", 1, 20.0}, {"ops_int8", 1, 500.0}};
+	cr_assert_eq(ocb_cost_predict(&c, WF_Q4_0, no_fp32, 2, &caches, 1, &p), OCB_OK);
+	cr_assert(isnan(p.decode_tok_s));
+	cr_assert_str_eq(p.layer[1].bound_decode, "no flops_fp32");
+	ocb_pred_release(&p);
+	ocb_cost_release(&c);
+}
+
 Test(model_cost, small_model_sits_in_l3)
 {
 	struct ocb_model_spec s;
