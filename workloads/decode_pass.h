@@ -6,7 +6,9 @@
  * depend on their values.
  *
  * Per block: RMSNorm, q/k/v GEMVs, RoPE at position ctx, grouped-query attention over
- * ctx + 1 positions (the cache is fp32: model_cost counts f16, the difference is
+ * ctx + 1 positions (heads split over the threads, as the GEMVs' rows and the SwiGLU are,
+ * so no phase of a step runs on one thread while the others wait; the cache is fp32:
+ * model_cost counts f16, the difference is
  * 2 n_kv hd ctx bytes per block and stated by the caller), o GEMV + residual, RMSNorm,
  * gate/up GEMVs, SwiGLU, down GEMV + residual; then the final RMSNorm and the head GEMV
  * (tied: the embedding matrix in the same format). Activations are quantized per GEMV as
