@@ -17,4 +17,10 @@ void bsr_spmm_t_cols_avx2(const struct ocb_bsr *w, const float *dy, int lddy, in
 void bsr_sddmm_rows_avx2(const struct ocb_bsr *w, const float *dy, int lddy, const float *x,
 			   int ldx, int n, float *dw, int accumulate, int lo, int hi);
 
+/* AVX-512F bodies (bsr_avx512.c; square blocks, B % 4 == 0) of the two SpMMs. */
+void bsr_spmm_rows_avx512(const struct ocb_bsr *w, const float *x, int ldx, int n, float *y,
+			  int ldy, int lo, int hi);
+void bsr_spmm_t_cols_avx512(const struct ocb_bsr *w, const float *dy, int lddy, int n,
+			    float *dx, int lddx, int lo, int hi);
+
 #endif
