@@ -2,9 +2,13 @@
  * training (workloads/trainer_bsr_mlp.h) at one target sparsity per case: test accuracy,
  * block sparsity reached, inference bytes of the sparse layers (BSR values + indices,
  * also with Q8_0 / Q4_0 block values) against dense fp32, and the mean training step time
- * (the step runs on the block-sparse kernels, so it falls as sparsity rises). Target 0 is
+ * (the step runs on the block-sparse kernels, so it falls as sparsity rises; mean of the
+ * whole run, dense phase and ramp included), and after training the step of the sparse
+ * layers alone at the reached sparsity against the same layers dense on OpenBLAS
+ * (layer_step_time, layer_step_time_dense: ocb_bsr_mlp_time_layers). Target 0 is
  * the same trainer at density 1; the dense fp32 reference is train_mlp. The schedule,
  * block and rule are stored as the metric identity (JSON). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -108,7 +112,11 @@ static int sparse_mlp_workload(void *st, const struct ocb_ctx *ctx)
 		return rc;
 	}
 	ocb_bsr_mlp_stats(tr, &bs);
+	double lsp = NAN, ldn = NAN; /* the sparse layers' step alone vs the same layers dense */
+	rc = ocb_bsr_mlp_time_layers(tr, s->cfg.threads, ctx->quick ? 5 : 20, &lsp, &ldn);
 	t->free(tr);
+	if (rc)
+		return rc;
 	cJSON *id = ocb_prune_cfg_to_json(&s->spec.prune);
 	char *idtxt = id && cJSON_AddStringToObject(id, "kind", "sparse_mlp")
 			      ? cJSON_PrintUnformatted(id) : NULL;
@@ -119,6 +127,8 @@ static int sparse_mlp_workload(void *st, const struct ocb_ctx *ctx)
 		{"test_accuracy", res.final_eval.accuracy, "1"},
 		{"block_sparsity", bs.sparsity, "1"},
 		{"step_time", res.step_time / (double)res.steps, "s"},
+		{"layer_step_time", lsp, "s"},
+		{"layer_step_time_dense", ldn, "s"},
 		{"train_time", res.step_time, "s"},
 		{"sparse_bytes", (double)bs.bsr_bytes, "bytes"},
 		{"dense_bytes", (double)bs.dense_bytes, "bytes"},
