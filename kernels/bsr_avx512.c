@@ -1,5 +1,5 @@
-/* bsr_avx512: AVX-512F bodies of Y = W X and dX = W^T dY (bsr.h), square B x B blocks,
- * B % 4 == 0; chosen at run time when ocb_cpu_avx512f() (bsr_spmm.c), the AVX2 bodies
+/* bsr_avx512: AVX-512F bodies of Y = W X, dX = W^T dY and dW on the stored blocks (bsr.h),
+ * square B x B blocks, B % 4 == 0; chosen at run time when ocb_cpu_avx512f() (bsr_spmm.c), the AVX2 bodies
  * (bsr_avx2.c) stay for CPUs without AVX-512 (Zen 3) and OCB_FORCE_AVX2.
  *
  * Why: on the AVX-512 Xeon the AVX2 tile ran at about the ymm FMA peak of a core while
@@ -15,7 +15,10 @@
  * x 16*NV floats <= 24 KiB) stay in L1 across the B/R row groups, then the n tiles, then
  * the row groups; the first chunk writes the tile, later ones add to it. W^T reads each
  * block transposed in place (element (o, i) at o + i*B). Same summation order per output
- * element for any thread split, as the other bodies. */
+ * element for any thread split, as the other bodies.
+ *
+ * dW = dY X^T on the stored blocks: dot products over n, a 4 x 4 tile of the block in 16
+ * zmm accumulators (8 loads feed 16 FMAs), reduced once per tile. */
 #include <immintrin.h>
 #include <stddef.h>
 
@@ -145,4 +148,68 @@ AVX512 void bsr_spmm_t_cols_avx512(const struct ocb_bsr *w, const float *dy, int
 		block_row(w->val, w->t_blk + q0, 0, w->t_row + q0, nb, B, 1, B, dy, lddy, n,
 			  dx + (size_t)j * B * lddx, lddx);
 	}
+}
+
+/* The two 256-bit halves of v added: lane l = v[l] + v[l + 8]. */
+static AVX512 INLINE __m256 fold(__m512 v)
+{
+	return _mm256_add_ps(_mm512_castps512_ps256(v),
+			     _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+}
+
+/* d[r][c] (+)= dY row r . X row c over n for a 4 x 4 tile of one block (dyr rows at
+ * dyr + r*lddy, xr rows at xr + c*ldx): 16 zmm accumulators over n in steps of 16 (the
+ * tail masked), folded to ymm and summed across lanes 8 at a time. */
+static AVX512 INLINE void dot_tile44(const float *dyr, int lddy, const float *xr, int ldx,
+				     int n, float *d, int ldd, int accumulate)
+{
+	__m512 acc[16];
+#pragma GCC unroll 16
+	for (int a = 0; a < 16; a++)
+		acc[a] = _mm512_setzero_ps();
+	for (int t = 0; t < n; t += 16) {
+		__mmask16 k = lanes(n - t);
+		__m512 xv[4];
+#pragma GCC unroll 4
+		for (int c = 0; c < 4; c++)
+			xv[c] = _mm512_maskz_loadu_ps(k, xr + (size_t)c * ldx + t);
+#pragma GCC unroll 4
+		for (int r = 0; r < 4; r++) {
+			__m512 dv = _mm512_maskz_loadu_ps(k, dyr + (size_t)r * lddy + t);
+#pragma GCC unroll 4
+			for (int c = 0; c < 4; c++)
+				acc[4 * r + c] = _mm512_fmadd_ps(dv, xv[c], acc[4 * r + c]);
+		}
+	}
+	__m256 f[16];
+#pragma GCC unroll 16
+	for (int a = 0; a < 16; a++)
+		f[a] = fold(acc[a]);
+	float s[16];
+	_mm256_storeu_ps(s, bsr_hsum8(f));
+	_mm256_storeu_ps(s + 8, bsr_hsum8(f + 8));
+#pragma GCC unroll 4
+	for (int r = 0; r < 4; r++)
+#pragma GCC unroll 4
+		for (int c = 0; c < 4; c++) {
+			float *o = d + (size_t)r * ldd + c;
+			*o = accumulate ? *o + s[4 * r + c] : s[4 * r + c];
+		}
+}
+
+AVX512 void bsr_sddmm_rows_avx512(const struct ocb_bsr *w, const float *dy, int lddy,
+				  const float *x, int ldx, int n, float *dw, int accumulate,
+				  int lo, int hi)
+{
+	int B = w->br;
+	for (int i = lo; i < hi; i++)
+		for (int p = w->row_ptr[i]; p < w->row_ptr[i + 1]; p++) {
+			float *d = dw + (size_t)p * B * B;
+			const float *xb = x + (size_t)w->col_idx[p] * B * ldx;
+			for (int r = 0; r < B; r += 4)
+				for (int c = 0; c < B; c += 4)
+					dot_tile44(dy + (size_t)(i * B + r) * lddy, lddy,
+						   xb + (size_t)c * ldx, ldx, n, d + (size_t)r * B + c,
+						   B, accumulate);
+		}
 }

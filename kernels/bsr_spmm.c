@@ -1,7 +1,7 @@
 /* bsr_spmm: the three block-sparse products (bsr.h): plain-C `_ref` bodies, the OpenMP
  * split over block rows / block columns balanced by nonzero blocks, and the run-time
- * choice of the bodies: AVX-512F (bsr_avx512.c, the two SpMMs) when ocb_cpu_avx512f(),
- * else AVX2+FMA (bsr_avx2.c; sddmm always), else plain C. */
+ * choice of the bodies: AVX-512F (bsr_avx512.c) when ocb_cpu_avx512f(), else AVX2+FMA
+ * (bsr_avx2.c), else plain C. */
 #include "bsr.h"
 
 #include <omp.h>
@@ -201,11 +201,15 @@ int ocb_bsr_sddmm(const struct ocb_bsr *w, const float *dy, int lddy, const floa
 		return rc ? rc : ocb_seterr(OCB_EINVAL, "bsr sddmm: no output");
 	if (!use_avx2(w))
 		return ocb_bsr_sddmm_ref(w, dy, lddy, x, ldx, n, dw, accumulate, threads);
+	int wide = use_avx512(w);
 #pragma omp parallel num_threads(nthreads(threads))
 	{
 		int lo, hi;
 		bsr_split(w->row_ptr, w->mb, omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);
-		bsr_sddmm_rows_avx2(w, dy, lddy, x, ldx, n, dw, accumulate, lo, hi);
+		if (wide)
+			bsr_sddmm_rows_avx512(w, dy, lddy, x, ldx, n, dw, accumulate, lo, hi);
+		else
+			bsr_sddmm_rows_avx2(w, dy, lddy, x, ldx, n, dw, accumulate, lo, hi);
 	}
 	return OCB_OK;
 }
