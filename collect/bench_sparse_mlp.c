@@ -26,7 +26,7 @@ struct smlp_bench {
 static const struct ocb_param sparse_mlp_params[] = {
 	{"target", OCB_P_FLOAT, "90", 0, 99, NULL, "%", "final block sparsity of the hidden weights"},
 	{"block", OCB_P_INT, "8", 4, 64, NULL, "elements", "square block side (must tile 784 and the widths)"},
-	{"epochs", OCB_P_INT, "3", 1, 1000, NULL, "epochs", "passes (the ramp ends at 40%)"},
+	{"epochs", OCB_P_INT, "15", 1, 1000, NULL, "epochs", "passes (the ramp ends at 40%)"},
 	{"max_train", OCB_P_INT, "0", 0, 1e9, NULL, "examples", "first N training examples (0: all)"},
 	{0},
 };
