@@ -11,6 +11,8 @@
 
 /* Below this many elements one thread does it (a parallel region costs more). */
 #define PAR_MIN (64 * 1024)
+/* Source rows per strip (a multiple of 8): 32 -> 128 contiguous bytes per destination row. */
+#define STRIP 32
 
 void ocb_transpose_ref(const float *src, int rows, int cols, float *dst)
 {
@@ -46,17 +48,19 @@ static __attribute__((target("avx2"))) inline void tile8(const float *src, int c
 	}
 }
 
-/* Source rows [r0, r1) (r1 - r0 <= 8): 8 x 8 tiles when a whole strip, then the columns
- * the tiles did not cover (all of them for a short last strip) element by element. */
+/* Source rows [r0, r1) (r1 - r0 <= STRIP): for each 8 columns, the strip's whole 8-row
+ * groups as 8 x 8 tiles (so each destination row gets STRIP contiguous floats, whole cache
+ * lines, while the strip's source lines stay in L1), then what the tiles did not cover
+ * element by element: the last columns, and the rows of a short last group. */
 static __attribute__((target("avx2"))) void strip_avx2(const float *src, int rows, int cols,
 							float *dst, int r0, int r1)
 {
-	int c = 0;
-	if (r1 - r0 == 8)
-		for (; c + 8 <= cols; c += 8)
-			tile8(src, cols, dst, rows, r0, c);
+	int rt = r0 + (r1 - r0) / 8 * 8, c = 0; /* rows [r0, rt) in whole groups of 8 */
+	for (; c + 8 <= cols; c += 8)
+		for (int r = r0; r < rt; r += 8)
+			tile8(src, cols, dst, rows, r, c);
 	for (int r = r0; r < r1; r++)
-		for (int cc = c; cc < cols; cc++)
+		for (int cc = r < rt ? c : 0; cc < cols; cc++)
 			dst[(size_t)cc * rows + r] = src[(size_t)r * cols + cc];
 }
 
@@ -66,11 +70,11 @@ void ocb_transpose(const float *src, int rows, int cols, float *dst, int threads
 		ocb_transpose_ref(src, rows, cols, dst);
 		return;
 	}
-	int strips = (rows + 7) / 8;
+	int strips = (rows + STRIP - 1) / STRIP;
 	int nt = (size_t)rows * cols < PAR_MIN ? 1 : threads > 0 ? threads : omp_get_max_threads();
 #pragma omp parallel for schedule(static) num_threads(nt)
 	for (int s = 0; s < strips; s++) {
-		int r0 = 8 * s, r1 = r0 + 8 < rows ? r0 + 8 : rows;
+		int r0 = STRIP * s, r1 = r0 + STRIP < rows ? r0 + STRIP : rows;
 		strip_avx2(src, rows, cols, dst, r0, r1);
 	}
 }

@@ -5,7 +5,7 @@
  * (MLP layers, batch 256: ~0.4 ms vs ~0.15 ms per layer forward, Intel Xeon, loaded).
  *
  * ocb_transpose: 8 x 8 tiles transposed in AVX registers (when ocb_cpu_avx2()), the
- * edges element by element, OpenMP over strips of 8 source rows when the matrix is big
+ * edges element by element, OpenMP over strips of 32 source rows when the matrix is big
  * enough to pay for a parallel region (threads <= 0: OpenMP's default). A transpose only
  * moves values, so every path gives the same bits. ocb_transpose_ref: the plain loop. */
 #ifndef OCB_TRANSPOSE_H

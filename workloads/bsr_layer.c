@@ -3,6 +3,7 @@
 
 #include <cblas.h>
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -221,7 +222,10 @@ void ocb_bsr_layer_adamw(const struct ocb_bsr_layer *L, struct ocb_linear *l, fl
 			 float *ov, float lr, float wd, float b1, float b2, float eps, float c1,
 			 float c2)
 {
-	int B = L->B;
+	int B = L->B, nt = L->threads > 0 ? L->threads : omp_get_max_threads();
+	/* block rows in parallel (every element is updated once, independently: same
+	 * results for any thread count); one thread when a parallel region costs more */
+#pragma omp parallel for schedule(static) num_threads(nt) if ((long)L->s.nnzb * B * B >= 16384)
 	for (int bi = 0; bi < L->mb; bi++)
 		for (int q = L->s.row_ptr[bi]; q < L->s.row_ptr[bi + 1]; q++)
 			for (int r = 0; r < B; r++) {
