@@ -1,6 +1,6 @@
 /* bsr_spmm: Y[m x n] = W X with W block-sparse (kernels/bsr.h), and its peers on the same
- * matrix in the same run: `peer` "bsr" (our kernels; variant avx2/ref), "openblas" (sgemm
- * on the dense equivalent, same shapes and threads) and "librsb" (its SpMM after its own
+ * matrix in the same run: `peer` "bsr" (our kernels; variant avx512/avx2/ref), "openblas"
+ * (sgemm on the dense equivalent, same shapes and threads) and "librsb" (its SpMM after its own
  * autotuning, kernels/rsb_peer.h; tuning time printed and kept out of the timed region).
  * W: a random block mask of `density` percent of the block x block blocks (seeded), values
  * uniform in [-0.5, 0.5]; X likewise. Checked against a double-precision _ref on a few

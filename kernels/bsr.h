@@ -14,9 +14,9 @@
  *   dW  [nnzb][br][bc]  dW = dY X^T on W's nonzero blocks only (ocb_bsr_sddmm), the same
  *                 block order as val.
  *
- * Every product has a plain-C `_ref` twin; the plain names take an AVX2+FMA micro-kernel
- * (bsr_avx2.c) when ocb_cpu_avx2() says so and the blocks are square with B a multiple of
- * 4, else the `_ref` path. Threads: OpenMP over block rows (block columns for W^T),
+ * Every product has a plain-C `_ref` twin; the plain names take a SIMD micro-kernel when
+ * the blocks are square with B a multiple of 4: AVX-512F (bsr_avx512.c) when
+ * ocb_cpu_avx512f(), else AVX2+FMA (bsr_avx2.c) when ocb_cpu_avx2(); else the `_ref` path. Threads: OpenMP over block rows (block columns for W^T),
  * split so each thread gets about the same number of nonzero blocks; every output element
  * is written by one thread in a fixed order, so results do not depend on the thread count.
  * threads <= 0: OpenMP's default.
@@ -91,7 +91,7 @@ int ocb_bsr_sddmm_ref(const struct ocb_bsr *w, const float *dy, int lddy, const 
  * equivalent is 2 * m * k * n. */
 double ocb_bsr_flops(const struct ocb_bsr *w, int n);
 
-/* Name of the path the plain names take for w now: "avx2" or "ref". */
+/* Name of the path the plain names take for w now: "avx512", "avx2" or "ref". */
 const char *ocb_bsr_path(const struct ocb_bsr *w);
 
 #endif

@@ -142,17 +142,6 @@ AVX2 void bsr_spmm_t_cols_avx2(const struct ocb_bsr *w, const float *dy, int ldd
 	}
 }
 
-/* Sum of each of 8 vectors into the 8 lanes of one: lane l = sum of a[l]. */
-static AVX2 INLINE __m256 hsum8(const __m256 a[8])
-{
-	__m256 h01 = _mm256_hadd_ps(a[0], a[1]), h23 = _mm256_hadd_ps(a[2], a[3]);
-	__m256 h45 = _mm256_hadd_ps(a[4], a[5]), h67 = _mm256_hadd_ps(a[6], a[7]);
-	__m256 q0 = _mm256_hadd_ps(h01, h23), q1 = _mm256_hadd_ps(h45, h67);
-	/* q0 lanes 0-3: a0..a3 over the low halves, 4-7: over the high halves */
-	__m256 lo = _mm256_permute2f128_ps(q0, q1, 0x20), hi = _mm256_permute2f128_ps(q0, q1, 0x31);
-	return _mm256_add_ps(lo, hi);
-}
-
 /* d[r][c] (+)= dY row r . X row c over n, for a 4 x 2 tile of one block (r, c relative:
  * dyr rows at dyr + r*lddy, xr rows at xr + c*ldx). */
 static AVX2 INLINE void dot_tile42(const float *dyr, int lddy, const float *xr, int ldx, int n,
@@ -183,7 +172,7 @@ static AVX2 INLINE void dot_tile42(const float *dyr, int lddy, const float *xr, 
 		}
 	}
 	float s[8];
-	_mm256_storeu_ps(s, hsum8(acc));
+	_mm256_storeu_ps(s, bsr_hsum8(acc));
 	#pragma GCC unroll 8
 	for (int r = 0; r < 4; r++)
 		#pragma GCC unroll 8

@@ -1,6 +1,7 @@
 /* bsr_spmm: the three block-sparse products (bsr.h): plain-C `_ref` bodies, the OpenMP
  * split over block rows / block columns balanced by nonzero blocks, and the run-time
- * choice of the AVX2 bodies (bsr_avx2.c). */
+ * choice of the bodies: AVX-512F (bsr_avx512.c) when ocb_cpu_avx512f(), else AVX2+FMA
+ * (bsr_avx2.c), else plain C. */
 #include "bsr.h"
 
 #include <omp.h>
@@ -24,9 +25,14 @@ static int use_avx2(const struct ocb_bsr *w)
 	return w->br == w->bc && w->br % 4 == 0 && ocb_cpu_avx2();
 }
 
+static int use_avx512(const struct ocb_bsr *w)
+{
+	return use_avx2(w) && ocb_cpu_avx512f();
+}
+
 const char *ocb_bsr_path(const struct ocb_bsr *w)
 {
-	return use_avx2(w) ? "avx2" : "ref";
+	return use_avx512(w) ? "avx512" : use_avx2(w) ? "avx2" : "ref";
 }
 
 static int nthreads(int threads)
@@ -123,11 +129,15 @@ int ocb_bsr_spmm(const struct ocb_bsr *w, const float *x, int ldx, int n, float 
 		return rc;
 	if (!use_avx2(w))
 		return ocb_bsr_spmm_ref(w, x, ldx, n, y, ldy, threads);
+	int wide = use_avx512(w);
 #pragma omp parallel num_threads(nthreads(threads))
 	{
 		int lo, hi;
 		bsr_split(w->row_ptr, w->mb, omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);
-		bsr_spmm_rows_avx2(w, x, ldx, n, y, ldy, lo, hi);
+		if (wide)
+			bsr_spmm_rows_avx512(w, x, ldx, n, y, ldy, lo, hi);
+		else
+			bsr_spmm_rows_avx2(w, x, ldx, n, y, ldy, lo, hi);
 	}
 	return OCB_OK;
 }
@@ -155,11 +165,15 @@ int ocb_bsr_spmm_t(const struct ocb_bsr *w, const float *dy, int lddy, int n, fl
 		return rc;
 	if (!use_avx2(w))
 		return ocb_bsr_spmm_t_ref(w, dy, lddy, n, dx, lddx, threads);
+	int wide = use_avx512(w);
 #pragma omp parallel num_threads(nthreads(threads))
 	{
 		int lo, hi;
 		bsr_split(w->col_ptr, w->kb, omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);
-		bsr_spmm_t_cols_avx2(w, dy, lddy, n, dx, lddx, lo, hi);
+		if (wide)
+			bsr_spmm_t_cols_avx512(w, dy, lddy, n, dx, lddx, lo, hi);
+		else
+			bsr_spmm_t_cols_avx2(w, dy, lddy, n, dx, lddx, lo, hi);
 	}
 	return OCB_OK;
 }
@@ -187,11 +201,15 @@ int ocb_bsr_sddmm(const struct ocb_bsr *w, const float *dy, int lddy, const floa
 		return rc ? rc : ocb_seterr(OCB_EINVAL, "bsr sddmm: no output");
 	if (!use_avx2(w))
 		return ocb_bsr_sddmm_ref(w, dy, lddy, x, ldx, n, dw, accumulate, threads);
+	int wide = use_avx512(w);
 #pragma omp parallel num_threads(nthreads(threads))
 	{
 		int lo, hi;
 		bsr_split(w->row_ptr, w->mb, omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);
-		bsr_sddmm_rows_avx2(w, dy, lddy, x, ldx, n, dw, accumulate, lo, hi);
+		if (wide)
+			bsr_sddmm_rows_avx512(w, dy, lddy, x, ldx, n, dw, accumulate, lo, hi);
+		else
+			bsr_sddmm_rows_avx2(w, dy, lddy, x, ldx, n, dw, accumulate, lo, hi);
 	}
 	return OCB_OK;
 }

@@ -7,7 +7,8 @@
  *   "bsr_spmm_setup": convert_time, librsb_tune_time);
  *   final metrics of the workloads of identity kind "sparse_mlp" / "sparse_lm" (block,
  *   target; keys test_accuracy or val_ppl, block_sparsity, step_time, sparse_bytes,
- *   dense_bytes, sparse_bytes_q8_0 / _q4_0, prune_events).
+ *   dense_bytes, sparse_bytes_q8_0 / _q4_0, prune_events, layer_step_time and
+ *   layer_step_time_dense).
  * Tables:
  *   sparse_kernel     one row per (machine, m x k x n, block, density, threads): our BSR
  *                     time, useful GFLOP/s (2 nnz n), dense-equivalent GFLOP/s (2 m k n),
@@ -17,7 +18,8 @@
  *   sparse_crossover  per (machine, shape, block, threads) with >= 2 densities: the
  *                     density up to which BSR beats dense OpenBLAS (crossover_density());
  *   sparse_<model>_accuracy  (mlp, lm) target x block -> sparsity reached, accuracy or
- *                     perplexity, delta vs the target-0 run, step time and its speedup;
+ *                     perplexity, delta vs the target-0 run, step time and its speedup,
+ *                     the sparse layers' step alone vs the same layers dense;
  *   sparse_memory     inference bytes of the sparse layers: dense fp32 vs BSR values +
  *                     indices (measured from the stored arrays), and with Q8_0/Q4_0 values.
  * Plots: sparse_speedup_b<B> (speedup vs OpenBLAS over density, one per block size, with
@@ -444,7 +446,7 @@ struct wrow {
 	const char *wl;
 	int lm, block;
 	double target; /* % */
-	double acc, ppl, sparsity, step, sbytes, dbytes, q8, q4, events;
+	double acc, ppl, sparsity, step, sbytes, dbytes, q8, q4, events, lstep, ldense;
 };
 
 static double *wslot(struct wrow *r, const char *k)
@@ -454,7 +456,8 @@ static double *wslot(struct wrow *r, const char *k)
 		{"test_accuracy", &r->acc}, {"val_ppl", &r->ppl}, {"block_sparsity", &r->sparsity},
 		{"step_time", &r->step}, {"sparse_bytes", &r->sbytes}, {"dense_bytes", &r->dbytes},
 		{"sparse_bytes_q8_0", &r->q8}, {"sparse_bytes_q4_0", &r->q4},
-		{"prune_events", &r->events}};
+		{"prune_events", &r->events}, {"layer_step_time", &r->lstep},
+		{"layer_step_time_dense", &r->ldense}};
 	for (size_t i = 0; i < sizeof m / sizeof *m; i++)
 		if (!strcmp(m[i].k, k))
 			return m[i].p;
@@ -532,7 +535,8 @@ static int accuracy_table(struct ocb_rctx *x, const struct wrow *rows, size_t n,
 	const char *cols[] = {"run", "block", "target (%)", "sparsity reached (%)",
 			      lm ? "val. ppl" : "test accuracy",
 			      lm ? "delta vs 0% (ppl %)" : "delta vs 0% (points)", "step (ms)",
-			      "step speedup vs 0%", "pruning events"};
+			      "step speedup vs 0%", "pruning events", "sparse layers step (ms)",
+			      "same layers dense (ms)", "layers x dense"};
 	struct ocb_table *t = NULL;
 	int rc = OCB_OK;
 	for (size_t i = 0; i < n && rc == OCB_OK; i++) {
@@ -545,7 +549,7 @@ static int accuracy_table(struct ocb_rctx *x, const struct wrow *rows, size_t n,
 					 lm ? "Sparse suite: byte LM, SwiGLU weights pruned into "
 					      "blocks: perplexity vs sparsity"
 					    : "Sparse suite: MLP, hidden weights pruned into blocks: "
-					      "accuracy vs sparsity", 9, cols)))
+					      "accuracy vs sparsity", 12, cols)))
 			ocb_rctx_table_drop(x);
 		if (rc || (rc = ocb_table_add_row(t, &row)))
 			break;
@@ -559,6 +563,9 @@ static int accuracy_table(struct ocb_rctx *x, const struct wrow *rows, size_t n,
 		ocb_table_num(t, row, 6, r->step * 1e3, "%.3g");
 		ocb_table_num(t, row, 7, b ? b->step / r->step : NAN, "%.2f");
 		ocb_table_num(t, row, 8, r->events, "%.0f");
+		ocb_table_num(t, row, 9, r->lstep * 1e3, "%.3g");
+		ocb_table_num(t, row, 10, r->ldense * 1e3, "%.3g");
+		ocb_table_num(t, row, 11, r->ldense / r->lstep, "%.2f");
 	}
 	if (t && rc == OCB_OK)
 		rc = ocb_table_set_note(t, "BLaST-style: block Frobenius-norm magnitude pruning on "
@@ -566,7 +573,13 @@ static int accuracy_table(struct ocb_rctx *x, const struct wrow *rows, size_t n,
 				       "fine-tuning with the mask fixed), the stored identity says the "
 				       "rule. 0% = the same trainer and kernels at density 1, the "
 				       "reference of the deltas; the step runs on the block-sparse "
-				       "kernels, so its time falls with sparsity.");
+				       "kernels, so its time falls with sparsity. step: the whole "
+				       "training step, mean over the run (the dense first 10% and the "
+				       "ramp included; also data, dense output layer, softmax). Sparse "
+				       "layers step: the pruned layers alone after training (forward, "
+				       "dW on the stored blocks, dX, AdamW on the stored blocks), vs "
+				       "the same layers dense on OpenBLAS sgemm (same batch and "
+				       "threads, AdamW on every weight), best of interleaved rounds.");
 	return rc;
 }
 
@@ -685,7 +698,8 @@ int ocb_rsec_sparse(struct ocb_rctx *x)
 	static const char *const keys[] = {
 		"convert_time", "librsb_tune_time", "test_accuracy", "val_ppl", "block_sparsity",
 		"step_time", "sparse_bytes", "dense_bytes", "sparse_bytes_q8_0",
-		"sparse_bytes_q4_0", "prune_events", NULL};
+		"sparse_bytes_q4_0", "prune_events", "layer_step_time", "layer_step_time_dense",
+		NULL};
 	struct ocb_metric_query q = {.steps = OCB_MQ_FINAL, .value_present = 1, .keys = keys,
 				     .order = OCB_MQ_BY_ID};
 	struct ocb_metric_set fin = {0};

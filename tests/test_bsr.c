@@ -1,7 +1,8 @@
 /* Criterion suite `bsr`: block-sparse storage and products (kernels/bsr.h): conversion
- * round trip and transpose index, each product (AVX2 path and `_ref`) against dense
- * OpenBLAS on random block masks for every block size and odd n, thread-count
- * independence, the scalar-forced path, bad shapes, inference bytes, the librsb peer. */
+ * round trip and transpose index, each product (the SIMD path and `_ref`) against dense
+ * OpenBLAS on random block masks for every block size and odd n, each SIMD path forced
+ * in turn (AVX-512, AVX2, scalar) against dense and `_ref`, thread-count independence,
+ * the scalar-forced path, bad shapes, inference bytes, the librsb peer. */
 #include <criterion/criterion.h>
 
 #include <cblas.h>
@@ -187,7 +188,7 @@ Test(bsr, optimized_agrees_with_ref_and_scalar_forced)
 	float *a = malloc(sz), *b = malloc(sz);
 	ocb_bsr_spmm(&p.s, p.x, p.n, p.n, a, p.n, 2);
 	ocb_bsr_spmm_ref(&p.s, p.x, p.n, p.n, b, p.n, 2);
-	assert_close(a, b, (size_t)p.m * p.n, 2e-5 * 16, "avx2 vs ref");
+	assert_close(a, b, (size_t)p.m * p.n, 2e-5 * 16, "simd vs ref");
 	setenv("OCB_FORCE_SCALAR", "1", 1);
 	ocb_cpu_reset();
 	cr_assert_str_eq(ocb_bsr_path(&p.s), "ref");
@@ -197,6 +198,38 @@ Test(bsr, optimized_agrees_with_ref_and_scalar_forced)
 	cr_assert_eq(memcmp(a, b, sz), 0, "forced scalar is the ref path");
 	free(a), free(b);
 	prob_free(&p);
+}
+
+/* The AVX-512 body (where the CPU has it), the AVX2 body (OCB_FORCE_AVX2) and the plain-C
+ * one (OCB_FORCE_SCALAR) each against dense OpenBLAS and `_ref` (check_products), over
+ * the n tails of the zmm tile (1..3 vectors of 16, masked last vector) and the 4- and
+ * 8-row tiles. Tolerance, not bit-equality: the paths are not identical by construction. */
+Test(bsr, every_simd_path_matches_dense_and_ref)
+{
+	static const struct { const char *env, *path; } modes[] = {
+		{NULL, NULL}, {"OCB_FORCE_AVX2", "avx2"}, {"OCB_FORCE_SCALAR", "ref"}};
+	static const int blocks[] = {4, 8, 16, 32, 64}, ns[] = {1, 16, 17, 33, 48, 50, 200};
+	for (size_t md = 0; md < sizeof modes / sizeof *modes; md++) {
+		if (modes[md].env)
+			setenv(modes[md].env, "1", 1);
+		ocb_cpu_reset();
+		for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++)
+			for (size_t j = 0; j < sizeof ns / sizeof *ns; j++) {
+				struct prob p;
+				prob_init(&p, 128, 192, ns[j], blocks[b], blocks[b], 0.35,
+					  900 + md * 100 + b * 10 + j);
+				const char *want = modes[md].path ? modes[md].path
+						   : ocb_cpu_avx512f()	 ? "avx512"
+						   : ocb_cpu_avx2()	 ? "avx2"
+									 : "ref";
+				cr_assert_str_eq(ocb_bsr_path(&p.s), want);
+				check_products(&p, 2);
+				prob_free(&p);
+			}
+		if (modes[md].env)
+			unsetenv(modes[md].env);
+		ocb_cpu_reset();
+	}
 }
 
 Test(bsr, bad_shapes_are_refused)

@@ -66,6 +66,9 @@ static void fill(struct ocb_store *s, int64_t r)
 	/* the models: 0% is the reference of the deltas */
 	sparse_metrics(s, r, "sparse_mlp", 8, 0.0, "test_accuracy", 0.90, 0.030, 0.0);
 	sparse_metrics(s, r, "sparse_mlp", 8, 0.95, "test_accuracy", 0.8811, 0.003, 0.95);
+	/* the sparse layers' step alone: 0.5 ms vs 2 ms for the same layers dense */
+	ocb_store_metric(s, r, "sparse_mlp_b8_s95", -1, "layer_step_time", 0.0005, "s");
+	ocb_store_metric(s, r, "sparse_mlp_b8_s95", -1, "layer_step_time_dense", 0.002, "s");
 	sparse_metrics(s, r, "sparse_lm", 8, 0.0, "val_ppl", 10.0, 0.2, 0.0);
 	sparse_metrics(s, r, "sparse_lm", 8, 0.9, "val_ppl", 10.5, 0.1, 0.9);
 }
@@ -107,6 +110,7 @@ Test(report_sparse, kernel_crossover_accuracy_memory)
 			"(faster at every density) |");
 	/* accuracy: -1.89 points at 95%, 10x faster step; LM +5% ppl at 90%, 2x */
 	expect_line(md, "| 1 | 8 | 95 | 95.0 | 0.8811 | -1.89 | 3 | 10.00 | ");
+	expect_line(md, "| 0.5 | 2 | 4.00 |");
 	expect_line(md, "| 1 | 8 | 90 | 90.0 | 10.500 | +5.00 | 100 | 2.00 | ");
 	/* memory at 95%: 2048 KiB dense, 106.4 KiB BSR (19.25x), Q8_0 30 KiB */
 	expect_line(md, "| mlp (hidden) | 1 | 8 | 95.0 | 2048.0 | 106.4 | 19.25 | 30.0 | 68.27 |");

@@ -24,7 +24,9 @@ Test(sparse_suite, quick_run_stores_every_peer)
 				       "AND status='ok'"), 4);
 	cr_expect_eq(cli_query_int(db, "SELECT count(*) FROM result WHERE suite='sparse' AND "
 				       "bench='bsr_spmm'"), 4);
-	const char *peers[][2] = {{"bsr", "avx2"}, {"openblas", "openblas"}, {"librsb", "librsb"}};
+	/* our kernel: the widest SIMD body this CPU has (avx512 or avx2), or ref */
+	const char *peers[][2] = {{"bsr", "avx2' OR variant='avx512"}, {"openblas", "openblas"},
+				  {"librsb", "librsb"}};
 	for (int i = 0; i < 3; i++) {
 		char sql[256];
 		snprintf(sql, sizeof sql, "SELECT count(*) FROM result WHERE params_json LIKE "
@@ -102,4 +104,9 @@ Test(sparse_suite, quick_sparse_mlp_metrics)
 				       "a.workload='sparse_mlp_b16_s90' AND b.workload="
 				       "'sparse_mlp_b16_s90' AND a.key='sparse_bytes' AND "
 				       "b.key='dense_bytes' AND a.value * 5 < b.value"), 1);
+	/* the sparse layers' step alone and the same layers dense, both measured */
+	cr_expect_eq(cli_query_int(db, "SELECT count(*) FROM metric a JOIN metric b ON "
+				       "a.workload='sparse_mlp_b16_s90' AND b.workload=a.workload AND "
+				       "a.key='layer_step_time' AND b.key='layer_step_time_dense' AND "
+				       "a.value > 0 AND b.value > 0"), 1);
 }

@@ -3,25 +3,15 @@
 
 #include <cblas.h>
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../common/ocb_alloc.h"
 #include "../common/ocb_error.h"
+#include "../kernels/transpose.h"
 #include "block_prune.h"
 #include "optim.h"
-
-/* dst[c][r] = src[r][c] for src [rows][cols], in 32 x 32 tiles (both sides cache-friendly). */
-static void transpose(const float *restrict src, int rows, int cols, float *restrict dst)
-{
-	for (int r0 = 0; r0 < rows; r0 += 32)
-		for (int c0 = 0; c0 < cols; c0 += 32) {
-			int r1 = r0 + 32 < rows ? r0 + 32 : rows, c1 = c0 + 32 < cols ? c0 + 32 : cols;
-			for (int r = r0; r < r1; r++)
-				for (int c = c0; c < c1; c++)
-					dst[(size_t)c * rows + r] = src[(size_t)r * cols + c];
-		}
-}
 
 /* ---- the linear impl ---- */
 
@@ -29,18 +19,18 @@ static void sp_forward(const void *st, const struct ocb_linear *l, const float *
 		       float *y)
 {
 	struct ocb_bsr_layer *L = (struct ocb_bsr_layer *)st; /* scratch is ours to write */
-	transpose(x, n, l->in, L->xt);
+	ocb_transpose(x, n, l->in, L->xt, L->threads);
 	L->last_x = x;
 	L->last_dy = NULL;
 	ocb_bsr_spmm(&L->s, L->xt, n, n, L->tmp, n, L->threads);
-	transpose(L->tmp, l->out, n, y);
+	ocb_transpose(L->tmp, l->out, n, y, L->threads);
 }
 
 /* dyt holds dy transposed (the weight and input gradients of one backward share it). */
 static void sp_dy(struct ocb_bsr_layer *L, const struct ocb_linear *l, const float *dy, int n)
 {
 	if (dy != L->last_dy) {
-		transpose(dy, n, l->out, L->dyt);
+		ocb_transpose(dy, n, l->out, L->dyt, L->threads);
 		L->last_dy = dy;
 	}
 }
@@ -50,7 +40,7 @@ static void sp_backward_weight(const void *st, const struct ocb_linear *l, const
 {
 	struct ocb_bsr_layer *L = (struct ocb_bsr_layer *)st;
 	if (x != L->last_x) {
-		transpose(x, n, l->in, L->xt);
+		ocb_transpose(x, n, l->in, L->xt, L->threads);
 		L->last_x = x;
 	}
 	sp_dy(L, l, dy, n);
@@ -66,7 +56,7 @@ static void sp_backward_input(const void *st, const struct ocb_linear *l, const 
 	struct ocb_bsr_layer *L = (struct ocb_bsr_layer *)st;
 	sp_dy(L, l, dy, n);
 	ocb_bsr_spmm_t(&L->s, L->dyt, n, n, L->tmp, n, L->threads);
-	transpose(L->tmp, l->in, n, dx);
+	ocb_transpose(L->tmp, l->in, n, dx, L->threads);
 }
 
 static size_t sp_bytes(const void *st, const struct ocb_linear *l)
@@ -232,7 +222,10 @@ void ocb_bsr_layer_adamw(const struct ocb_bsr_layer *L, struct ocb_linear *l, fl
 			 float *ov, float lr, float wd, float b1, float b2, float eps, float c1,
 			 float c2)
 {
-	int B = L->B;
+	int B = L->B, nt = L->threads > 0 ? L->threads : omp_get_max_threads();
+	/* block rows in parallel (every element is updated once, independently: same
+	 * results for any thread count); one thread when a parallel region costs more */
+#pragma omp parallel for schedule(static) num_threads(nt) if ((long)L->s.nnzb * B * B >= 16384)
 	for (int bi = 0; bi < L->mb; bi++)
 		for (int q = L->s.row_ptr[bi]; q < L->s.row_ptr[bi + 1]; q++)
 			for (int r = 0; r < B; r++) {

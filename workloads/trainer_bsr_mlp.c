@@ -297,6 +297,24 @@ void ocb_bsr_mlp_default_prune(struct ocb_prune_cfg *p, long steps, int block, d
 	p->every = (p->t1 - p->t0) / 20 > 0 ? (p->t1 - p->t0) / 20 : 1;
 }
 
+int ocb_bsr_mlp_time_layers(void *state, int threads, int reps, double *sparse_s,
+			    double *dense_s)
+{
+	struct smlp_state *s = state;
+	int rc = OCB_OK;
+	*sparse_s = *dense_s = 0.0;
+	gather_all(s);
+	for (int i = 0; i < s->m.cfg.nlayers && rc == OCB_OK; i++) {
+		double sp, dn;
+		if (!s->is_sparse[i])
+			continue;
+		rc = ocb_bsr_layer_time_step(&s->L[i], &s->m.layer[i], s->batch, i > 0, threads,
+					     reps, &sp, &dn);
+		*sparse_s += sp, *dense_s += dn;
+	}
+	return rc;
+}
+
 void ocb_bsr_mlp_stats(void *state, struct ocb_bsr_train_stats *st)
 {
 	struct smlp_state *s = state;

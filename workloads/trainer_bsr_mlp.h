@@ -36,6 +36,15 @@ extern const struct ocb_trainer ocb_trainer_bsr_mlp;
  * did not help; 30 epochs (both runs): 16x16 0.8910 vs 0.9042 dense (-1.32). */
 void ocb_bsr_mlp_default_prune(struct ocb_prune_cfg *p, long steps, int block, double target);
 
+/* The training step of the sparse layers alone, as they are now (after training: at the
+ * target), against the same layers dense: the sum over the sparse layers of
+ * ocb_bsr_layer_time_step (forward, dW, dX where the model needs it, i.e. not for the
+ * first layer, AdamW; best of `reps` each; batch rows), in seconds. This is the "step on
+ * the same layers" ratio: the whole step also holds the dense output layer, softmax,
+ * data and the bias updates, which do not get cheaper with sparsity. */
+int ocb_bsr_mlp_time_layers(void *state, int threads, int reps, double *sparse_s,
+			    double *dense_s);
+
 /* What the sparse layers hold now (bsr_layer.h). */
 void ocb_bsr_mlp_stats(void *state, struct ocb_bsr_train_stats *st);
 

@@ -5,21 +5,37 @@
  *
  *   OPENBLAS_CORETYPE=Haswell build/perf/bsr_spmm [m k n B threads reps density%...]
  *   defaults: 4096 4096 128 32 2 7 10 5; OCB_NO_RSB=1 leaves librsb out (its tuning
- *   takes 5-30 s at high density)
- * Prints one line per density: times (ms), GFLOP/s (useful), speedups, max error. */
+ *   takes 5-30 s at high density); OCB_THREAD_CPU=1 with 1 thread times by the calling
+ *   thread's CPU clock instead of the wall clock (every peer then runs in that thread: a
+ *   loaded machine's descheduling drops out; cache sharing with the other load does not)
+ * Prints one line per density: times (ms), GFLOP/s (useful), speedups, max error; on an
+ * AVX-512 CPU also the AVX2 body's time (OCB_FORCE_AVX2 flipped inside the same rounds). */
 #include <cblas.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <string.h>
+#include <time.h>
 
 #include "../../common/ocb_alloc.h"
+#include "../../common/ocb_cpu.h"
 #include "../../common/ocb_error.h"
 #include "../../common/ocb_rng.h"
 #include "../../common/ocb_time.h"
 #include "../../kernels/bsr.h"
 #include "../../kernels/rsb_peer.h"
+
+static int thread_cpu; /* OCB_THREAD_CPU: CLOCK_THREAD_CPUTIME_ID instead of ocb_now_s */
+
+static double now(void)
+{
+	if (!thread_cpu)
+		return ocb_now_s();
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
 
 static double max_abs_diff(const float *a, const float *b, size_t n)
 {
@@ -47,9 +63,10 @@ int main(int argc, char **argv)
 		for (nd = 0; nd < 8 && 7 + nd < argc; nd++)
 			dens[nd] = atof(argv[7 + nd]);
 	int mb = m / B, kb = k / B, no_rsb = getenv("OCB_NO_RSB") != NULL;
+	thread_cpu = getenv("OCB_THREAD_CPU") != NULL && threads == 1;
 	float *w = ocb_alloc((size_t)m * k * 4), *x = ocb_alloc((size_t)k * n * 4);
 	float *y0 = ocb_alloc((size_t)m * n * 4), *y1 = ocb_alloc((size_t)m * n * 4);
-	float *y2 = ocb_alloc((size_t)m * n * 4);
+	float *y2 = ocb_alloc((size_t)m * n * 4), *y3 = ocb_alloc((size_t)m * n * 4);
 	uint8_t *mask = malloc((size_t)mb * kb);
 	struct ocb_rng r;
 	ocb_rng_seed(&r, 42);
@@ -57,9 +74,11 @@ int main(int argc, char **argv)
 		x[i] = ocb_rng_uniformf(&r) - 0.5f;
 	openblas_set_num_threads(threads);
 	ocb_rsb_init();
-	printf("# %s; W %dx%d, X %dx%d, %dx%d blocks, %d threads, best of %d\n",
-	       openblas_get_corename(), m, k, k, n, B, B, threads, reps);
-	printf("# dens%%  dense_ms  bsr_ms  rsb_ms  rsb_tune_s  bsr_GF/s  x_dense  x_rsb  err_bsr  err_rsb\n");
+	printf("# %s; W %dx%d, X %dx%d, %dx%d blocks, %d threads, best of %d, %s\n",
+	       openblas_get_corename(), m, k, k, n, B, B, threads, reps,
+	       thread_cpu ? "thread CPU time" : "wall time");
+	printf("# dens%%  dense_ms  bsr_ms  rsb_ms  rsb_tune_s  bsr_GF/s  x_dense  x_rsb  err_bsr  "
+	       "err_rsb  avx2_ms\n");
 	for (int d = 0; d < nd; d++) {
 		for (size_t i = 0; i < (size_t)mb * kb; i++)
 			mask[i] = ocb_rng_uniform(&r) * 100.0 < dens[d];
@@ -83,35 +102,46 @@ int main(int argc, char **argv)
 			       ocb_rsb_tune(&rs, x, y2, n, threads, 0) == OCB_OK;
 		if (!have_rsb && !no_rsb)
 			fprintf(stderr, "# librsb: %s\n", ocb_lasterr());
-		double best[3] = {1e30, 1e30, 1e30};
+		double best[4] = {1e30, 1e30, 1e30, 1e30};
+		int wide = !strcmp(ocb_bsr_path(&s), "avx512");
 		for (int it = 0; it < reps; it++) {
-			t0 = ocb_now_s();
+			t0 = now();
 			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, w, k, x,
 				    n, 0.0f, y0, n);
-			best[0] = fmin(best[0], ocb_now_s() - t0);
-			t0 = ocb_now_s();
+			best[0] = fmin(best[0], now() - t0);
+			t0 = now();
 			ocb_bsr_spmm(&s, x, n, n, y1, n, threads);
-			best[1] = fmin(best[1], ocb_now_s() - t0);
+			best[1] = fmin(best[1], now() - t0);
 			if (have_rsb) {
-				t0 = ocb_now_s();
+				t0 = now();
 				ocb_rsb_spmm(&rs, x, y2, n, threads);
-				best[2] = fmin(best[2], ocb_now_s() - t0);
+				best[2] = fmin(best[2], now() - t0);
+			}
+			if (wide) { /* the AVX2 body on the same matrix, same round */
+				setenv("OCB_FORCE_AVX2", "1", 1);
+				ocb_cpu_reset();
+				t0 = now();
+				ocb_bsr_spmm(&s, x, n, n, y3, n, threads);
+				best[3] = fmin(best[3], now() - t0);
+				unsetenv("OCB_FORCE_AVX2");
+				ocb_cpu_reset();
 			}
 		}
-		printf("%6.1f %9.3f %7.3f %7.3f %10.3f %9.1f %8.2f %6.2f %8.1e %8.1e  (conv %.3f s, "
+		printf("%6.1f %9.3f %7.3f %7.3f %10.3f %9.1f %8.2f %6.2f %8.1e %8.1e %8.3f  (%s, conv %.3f s, "
 		       "density %.3f)\n",
 		       dens[d], best[0] * 1e3, best[1] * 1e3, have_rsb ? best[2] * 1e3 : NAN,
 		       have_rsb ? rs.tune_time : NAN, ocb_bsr_flops(&s, n) / best[1] / 1e9,
 		       best[0] / best[1], have_rsb ? best[2] / best[1] : NAN,
 		       max_abs_diff(y0, y1, (size_t)m * n),
-		       have_rsb ? max_abs_diff(y0, y2, (size_t)m * n) : NAN, conv,
+		       have_rsb ? max_abs_diff(y0, y2, (size_t)m * n) : NAN,
+		       wide ? best[3] * 1e3 : NAN, ocb_bsr_path(&s), conv,
 		       ocb_bsr_density(&s));
 		if (have_rsb)
 			ocb_rsb_release(&rs);
 		ocb_bsr_release(&s);
 	}
 	ocb_rsb_finalize();
-	ocb_free(w), ocb_free(x), ocb_free(y0), ocb_free(y1), ocb_free(y2);
+	ocb_free(w), ocb_free(x), ocb_free(y0), ocb_free(y1), ocb_free(y2), ocb_free(y3);
 	free(mask);
 	return 0;
 }
