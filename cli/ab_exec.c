@@ -235,6 +235,8 @@ int ab_rounds(struct ab *a, size_t n, uint64_t seed, size_t mid, const size_t *s
 	int rc;
 	if (n == 0)
 		return OCB_OK;
+	if (a->serve)
+		return ab_serve_rounds(a, n, seed, mid, sub, nsub);
 	if (round0 + n > a->cap_rounds)
 		return ocb_seterr(OCB_EINVAL, "ab: %zu rounds > %zu", round0 + n, a->cap_rounds);
 	if ((rc = ocb_ab_plan_make(sub ? nsub : a->nunits, n, a->o.block, seed, &p)) != OCB_OK)

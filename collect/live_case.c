@@ -72,13 +72,15 @@ fail:
 	return rc;
 }
 
-int ocb_live_time(struct ocb_live_case *lc, long reps, double *s)
+int ocb_live_time(struct ocb_live_case *lc, long reps, double max_s, double *s, long *n)
 {
+	*n = 0;
 	if (!lc->ready)
 		return ocb_seterr(OCB_EINVAL, "%s: not set up", lc->b ? lc->b->name : "case");
 	set_threads(lc->threads); /* another live case may have run at another count */
 	double inv = 1e-9 / (double)lc->batch;
-	for (long i = 0; i < reps; i++) {
+	uint64_t begin = ocb_now_ns(), limit = max_s > 0 ? (uint64_t)(max_s * 1e9) : UINT64_MAX;
+	for (long i = 0; i < reps && (i == 0 || ocb_now_ns() - begin < limit); i++) {
 		int rc = OCB_OK;
 		uint64_t t0 = ocb_now_ns();
 		for (long k = 0; k < lc->batch && rc == OCB_OK; k++)
@@ -87,6 +89,7 @@ int ocb_live_time(struct ocb_live_case *lc, long reps, double *s)
 		if (rc != OCB_OK)
 			return ocb_seterr(rc, "run: %s", ocb_lasterr());
 		s[i] = (double)(t1 - t0) * inv;
+		*n = i + 1;
 	}
 	return OCB_OK;
 }

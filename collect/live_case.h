@@ -31,8 +31,9 @@ struct ocb_live_case {
 int ocb_live_setup(struct ocb_live_case *lc, const struct ocb_bench *b, const cJSON *full,
 		   const struct ocb_ctx *ctx, double warmup_s, double slow_frac);
 
-/* reps samples into s[0..reps) (seconds per call). OCB_OK or run()'s status. */
-int ocb_live_time(struct ocb_live_case *lc, long reps, double *s);
+/* Up to reps samples into s[0..) (seconds per call), fewer when max_s > 0 seconds have
+ * passed (at least one): *n the count. OCB_OK or run()'s status. */
+int ocb_live_time(struct ocb_live_case *lc, long reps, double max_s, double *s, long *n);
 
 /* Tears the case down (nothing when not set up). */
 void ocb_live_release(struct ocb_live_case *lc);

@@ -116,13 +116,13 @@ static void do_setup(struct server *s, long id)
 	emit(s, j);
 }
 
-static void do_time(struct server *s, long id, long reps)
+static void do_time(struct server *s, long id, long reps, double max_s)
 {
 	struct ocb_live_case *lc = &s->live[id];
 	struct ocb_stats st;
 	if (ensure_setup(s, id) != OCB_OK)
 		return;
-	if (ocb_live_time(lc, reps, s->smp) != OCB_OK) {
+	if (ocb_live_time(lc, reps, max_s, s->smp, &reps) != OCB_OK) {
 		emit_error(s, id, "failed", ocb_lasterr());
 		ocb_live_release(lc); /* a failing case is not kept */
 		return;
@@ -151,13 +151,23 @@ static int parse_whole(const char *w, long lo, long hi, long *v)
 	return errno || *end || *v < lo || *v > hi ? -1 : 0;
 }
 
+/* A positive number of seconds from word w; 0 when it is one. */
+static int parse_seconds(const char *w, double *v)
+{
+	char *end;
+	errno = 0;
+	*v = strtod(w, &end);
+	return errno || *end || !(*v > 0) || *v > 86400 ? -1 : 0;
+}
+
 /* One request line; returns 1 on quit. */
 static int handle(struct server *s, char *line)
 {
 	char *save = NULL, *verb = strtok_r(line, " \t\r\n", &save);
 	char *a1 = strtok_r(NULL, " \t\r\n", &save), *a2 = strtok_r(NULL, " \t\r\n", &save);
-	char *extra = strtok_r(NULL, " \t\r\n", &save);
+	char *a3 = strtok_r(NULL, " \t\r\n", &save), *extra = strtok_r(NULL, " \t\r\n", &save);
 	long id = -1, reps = 0;
+	double max_s = 0;
 	if (!verb)
 		return 0; /* blank line: nothing asked */
 	if (strcmp(verb, "quit") == 0 && !a1)
@@ -173,15 +183,18 @@ static int handle(struct server *s, char *line)
 		emit_error(s, -1, "error", msg);
 		return 0;
 	}
-	if (extra || (takes_reps ? parse_whole(a2, 1, OCB_SERVE_MAX_REPS, &reps) != 0 : a2 != NULL)) {
+	if (extra || (takes_reps ? parse_whole(a2, 1, OCB_SERVE_MAX_REPS, &reps) != 0 ||
+					   (a3 && parse_seconds(a3, &max_s) != 0)
+				 : a2 != NULL)) {
 		emit_error(s, id, "error",
-			   takes_reps ? "time: wants ID and REPS in 1..100000" : "too many words");
+			   takes_reps ? "time: wants ID, REPS in 1..100000 and optionally MAX_S > 0"
+				      : "too many words");
 		return 0;
 	}
 	if (strcmp(verb, "setup") == 0) {
 		do_setup(s, id);
 	} else if (takes_reps) {
-		do_time(s, id, reps);
+		do_time(s, id, reps, max_s);
 	} else {
 		ocb_live_release(&s->live[id]);
 		cJSON *j = reply(id, "ok");

@@ -10,9 +10,12 @@
  *   setup ID          -> {"id":ID,"status":"ok","variant":"avx2","per_call_s":..,
  *                         "batch":..,"rss_bytes":..,"setup_s":..}   (set up, checked,
  *                         warmed up; again on a set-up case: its numbers, no work)
- *   time ID REPS      -> {"id":ID,"status":"ok","variant":..,"n":REPS,"min_s":..,
+ *   time ID REPS [MAX_S] -> {"id":ID,"status":"ok","variant":..,"n":N,"min_s":..,
  *                         "median_s":..,"samples_s":[..]}   (sets the case up first when
- *                         needed; REPS samples of `batch` calls, seconds per call)
+ *                         needed; N = REPS samples of `batch` calls, seconds per call,
+ *                         or fewer (>= 1) when MAX_S seconds have passed: a host so
+ *                         loaded that a sample takes 30x its warm-up time does not
+ *                         make a request 30x longer)
  *   teardown ID       -> {"id":ID,"status":"ok","rss_bytes":..}
  *   quit (or EOF)     -> exit 0
  *   anything else, a bad ID or REPS, a failed set-up or run ->
