@@ -82,6 +82,9 @@ struct ab {
 extern volatile int ab_stop;
 
 /* ab_exec.c. Each returns OCB_OK or a status with ocb_lasterr() set. */
+/* The arguments both kinds of child take from the options (--quick, --threads, and
+ * --inject-slowdown on CAND) appended at argv[k]; returns the new k (at most 5 more). */
+int ab_argv_common(const struct ab *a, int side, char **argv, int k);
 int ab_discover(struct ab *a);
 /* Runs rounds [a->rounds, a->rounds + n) (plan seeded from seed) of the units sub[0..nsub)
  * (indices into a->units; sub NULL: all of them); measures the middle canary when round

@@ -46,6 +46,12 @@ static void child_argv(const struct ab *a, int side, const char *filter, char *a
 	argv[k++] = "--out";
 	argv[k++] = (char *)a->out[side];
 	argv[k++] = "--json";
+	k = ab_argv_common(a, side, argv, k);
+	argv[k] = NULL;
+}
+
+int ab_argv_common(const struct ab *a, int side, char **argv, int k)
+{
 	if (a->o.quick)
 		argv[k++] = "--quick";
 	if (a->o.threads) {
@@ -56,7 +62,7 @@ static void child_argv(const struct ab *a, int side, const char *filter, char *a
 		argv[k++] = "--inject-slowdown";
 		argv[k++] = (char *)a->o.inject;
 	}
-	argv[k] = NULL;
+	return k;
 }
 
 /* ---- discovery: the keys each side produces ---- */

@@ -45,16 +45,7 @@ static void serve_argv(const struct ab *a, int side, char *argv[MAX_ARGS], char 
 	argv[k++] = seed;
 	argv[k++] = "--out";
 	argv[k++] = (char *)a->out[side];
-	if (a->o.quick)
-		argv[k++] = "--quick";
-	if (a->o.threads) {
-		argv[k++] = "--threads";
-		argv[k++] = (char *)a->o.threads;
-	}
-	if (side == OCB_AB_CAND && a->o.inject) {
-		argv[k++] = "--inject-slowdown";
-		argv[k++] = (char *)a->o.inject;
-	}
+	k = ab_argv_common(a, side, argv, k);
 	argv[k++] = "--serve";
 	argv[k] = NULL;
 }

@@ -83,12 +83,13 @@ char *ocb_ab_filter_regex(const char *const *units, size_t n)
 	return re;
 }
 
-/* In the child: stdin /dev/null, stdout the pipe, stderr the log; then exec. */
-static void child_exec(char *const argv[], int out_fd, const char *log_path)
+/* In the child: stdin in_fd (-1: /dev/null), stdout out_fd, stderr the log; then exec. */
+static void child_exec(char *const argv[], int in_fd, int out_fd, const char *log_path)
 {
-	int devnull = open("/dev/null", O_RDONLY);
-	if (devnull >= 0)
-		dup2(devnull, STDIN_FILENO);
+	if (in_fd < 0)
+		in_fd = open("/dev/null", O_RDONLY);
+	if (in_fd >= 0)
+		dup2(in_fd, STDIN_FILENO);
 	dup2(out_fd, STDOUT_FILENO);
 	if (log_path) {
 		int lf = open(log_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
@@ -115,7 +116,7 @@ int ocb_ab_child_run(char *const argv[], const char *log_path,
 	}
 	if (pid == 0) {
 		close(fd[0]);
-		child_exec(argv, fd[1], log_path);
+		child_exec(argv, -1, fd[1], log_path);
 	}
 	close(fd[1]);
 	FILE *f = fdopen(fd[0], "r");
@@ -141,20 +142,6 @@ int ocb_ab_child_run(char *const argv[], const char *log_path,
 	return rc;
 }
 
-/* In the child: stdin and stdout the pipes, stderr the log; then exec. */
-static void proc_exec(char *const argv[], int in_fd, int out_fd, const char *log_path)
-{
-	dup2(in_fd, STDIN_FILENO);
-	dup2(out_fd, STDOUT_FILENO);
-	if (log_path) {
-		int lf = open(log_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
-		if (lf >= 0)
-			dup2(lf, STDERR_FILENO);
-	}
-	execv(argv[0], argv);
-	_exit(127);
-}
-
 int ocb_ab_proc_open(char *const argv[], const char *log_path, struct ocb_ab_proc *p)
 {
 	int to[2], from[2];
@@ -171,7 +158,7 @@ int ocb_ab_proc_open(char *const argv[], const char *log_path, struct ocb_ab_pro
 	if (pid == 0) {
 		close(to[1]);
 		close(from[0]);
-		proc_exec(argv, to[0], from[1], log_path);
+		child_exec(argv, to[0], from[1], log_path);
 	}
 	close(to[0]);
 	close(from[1]);
