@@ -340,7 +340,10 @@ static int time_once(struct ab *a, struct ab_case *c, int side, long reps, doubl
 	cJSON *j;
 	/* at most twice the request's share of the budget (a sample stretched by a busy
 	 * host ends the request early; at least one sample) */
-	snprintf(req, sizeof req, "time %ld %ld %.6g", c->id[side], reps, max_s);
+	if (max_s > 0)
+		snprintf(req, sizeof req, "time %ld %ld %.6g", c->id[side], reps, max_s);
+	else /* --budget 0: one sample per request */
+		snprintf(req, sizeof req, "time %ld %ld", c->id[side], reps);
 	int rc = ask(a, side, req, &j);
 	if (rc != OCB_OK)
 		return rc;
