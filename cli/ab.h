@@ -3,8 +3,10 @@
  * children (discovery, rounds, canaries); ab_print.c writes the verdicts.
  *
  * Flow: resolve both sides into binaries (ab_side.h), seed their scratch stores with
- * the machine's ceilings, measure the drift canaries (start), run one discovery round of
- * each side (the cases both produce; also a warm-up: not counted), then rounds planned
+ * the machine's ceilings, measure the drift canaries (start), start both builds as
+ * serving children (ab_serve.c: each case set up once, timed on request) or, when a
+ * build cannot serve, run one discovery round of each side with `run` children (the
+ * cases both produce; also a warm-up: not counted), then rounds planned
  * by collect/ab_plan (randomized interleaved trials); with --target-mde a pilot of
  * ocb_mde_min_rounds(alpha) + 2 rounds first chooses how many. Canaries again at the
  * middle and the end. Each case's verdict: report/ab_verdict.h. */
