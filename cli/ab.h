@@ -35,6 +35,7 @@ struct ab_opts {
 	int keep, no_canaries, quick; /* quick: children run --quick (small sizes) */
 	int no_serve;              /* 1: one `run` child per block even if both builds serve */
 	double mem_cap;            /* bytes a serving child may hold set up; 0: MemAvailable/4 */
+	size_t resetup;            /* serving: set every case up anew every N rounds (0 never) */
 	int use_median;            /* per-round statistic: 0 the fastest sample (min_s), 1
 				      the median (median_s; also where a build has no min_s) */
 	double time_limit;         /* s; > 0: adaptive rounds for undecided cases until then */

@@ -445,8 +445,19 @@ static int group_rounds(struct ab *a, const size_t *sel, size_t g0, size_t g1, s
 	int rc = ocb_ab_plan_make(g1 - g0, n, 1, seed + g0, &p);
 	if (rc != OCB_OK)
 		return rc;
+	size_t every = a->o.resetup;
 	for (size_t i = 0; rc == OCB_OK && i + 1 < p.nsteps && !ab_stop; i += 2) {
 		const struct ocb_ab_step *s = &p.steps[i];
+		/* --resetup N: before every N-th round of the group (not its first), each
+		 * case is torn down and set up anew on both sides, so that what one set-up
+		 * of a process holds (its memory placement) varies across rounds */
+		if (every && s->round && s->round % every == 0 && i > 0 &&
+		    p.steps[i - 1].round != s->round)
+			for (size_t k = g0; k < g1 && rc == OCB_OK; k++)
+				if (!a->c[sel[k]].failed && (rc = teardown(a, &a->c[sel[k]])) == OCB_OK)
+					rc = setup(a, &a->c[sel[k]]);
+		if (rc != OCB_OK)
+			break;
 		struct ab_case *c = &a->c[sel[g0 + p.order[s->round * p.ncases + s->first]]];
 		if (!c->failed)
 			rc = case_round(a, c, s->side, round0 + s->round, buf);

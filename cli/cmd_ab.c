@@ -64,6 +64,9 @@ static void help(void)
 	       "                      used by default, an older build falls back to this)\n"
 	       "  --mem-cap GIB       serving: set-up cases held per side at a time (default a\n"
 	       "                      quarter of MemAvailable); more are set up in groups\n"
+	       "  --resetup N         serving: tear every case down and set it up anew every N\n"
+	       "                      rounds (default 0: once), so that a difference between\n"
+	       "                      the two processes' set-ups varies across rounds\n"
 	       "  --threads LIST      passed to run\n"
 	       "  --seed N            seed of the inputs and of the round order (default 1)\n"
 	       "  --inject-slowdown BENCH:FRACTION   CAND side only (testing ab itself)\n"
@@ -88,6 +91,11 @@ static int parse_num(int c, const char *arg, struct ab_opts *o)
 		if (cli_parse_long("ab", "--max-rounds", arg, OCB_MDE_MIN_ROUNDS, 10000, &v))
 			return 2;
 		o->max_rounds = (size_t)v;
+		return 0;
+	case 'R':
+		if (cli_parse_long("ab", "--resetup", arg, 0, 10000, &v))
+			return 2;
+		o->resetup = (size_t)v;
 		return 0;
 	case 'B':
 		if (cli_parse_long("ab", "--block", arg, 1, 100000, &v))
@@ -131,7 +139,7 @@ static int parse(int argc, char **argv, struct ab_opts *o, int *json, int *done)
 		{"block", required_argument, NULL, 'B'}, {"threads", required_argument, NULL, 'n'},
 		{"seed", required_argument, NULL, 's'}, {"time-limit", required_argument, NULL, 'L'},
 		{"stat", required_argument, NULL, 'x'}, {"mem-cap", required_argument, NULL, 'G'},
-		{"no-serve", no_argument, NULL, 'N'},
+		{"no-serve", no_argument, NULL, 'N'}, {"resetup", required_argument, NULL, 'R'},
 		{"inject-slowdown", required_argument, NULL, 'i'},
 		{"no-canaries", no_argument, NULL, 'C'}, {"keep", no_argument, NULL, 'k'},
 		{"quick", no_argument, NULL, 'q'},
