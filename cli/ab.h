@@ -3,8 +3,10 @@
  * children (discovery, rounds, canaries); ab_print.c writes the verdicts.
  *
  * Flow: resolve both sides into binaries (ab_side.h), seed their scratch stores with
- * the machine's ceilings, measure the drift canaries (start), run one discovery round of
- * each side (the cases both produce; also a warm-up: not counted), then rounds planned
+ * the machine's ceilings, measure the drift canaries (start), start both builds as
+ * serving children (ab_serve.c: each case set up once, timed on request) or, when a
+ * build cannot serve, run one discovery round of each side with `run` children (the
+ * cases both produce; also a warm-up: not counted), then rounds planned
  * by collect/ab_plan (randomized interleaved trials); with --target-mde a pilot of
  * ocb_mde_min_rounds(alpha) + 2 rounds first chooses how many. Canaries again at the
  * middle and the end. Each case's verdict: report/ab_verdict.h. */
@@ -15,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../collect/ab_child.h"
 #include "../collect/canary.h"
 #include "../report/ab_verdict.h"
 #include "ab_side.h"
@@ -30,6 +33,9 @@ struct ab_opts {
 	long min_reps;
 	uint64_t seed;
 	int keep, no_canaries, quick; /* quick: children run --quick (small sizes) */
+	int no_serve;              /* 1: one `run` child per block even if both builds serve */
+	double mem_cap;            /* bytes a serving child may hold set up; 0: MemAvailable/4 */
+	size_t resetup;            /* serving: set every case up anew every N rounds (0 never) */
 	int use_median;            /* per-round statistic: 0 the fastest sample (min_s), 1
 				      the median (median_s; also where a build has no min_s) */
 	double time_limit;         /* s; > 0: adaptive rounds for undecided cases until then */
@@ -45,6 +51,11 @@ struct ab_case {
 	size_t unit;               /* index into ab.units */
 	double *med[2];            /* [side][round], NaN until measured */
 	struct ocb_ab_stats st;
+	/* serve mode (ab_serve.c): each side's case id, bytes held while set up (RSS
+	 * growth at its set-up), whether set up now; the longest sample of both sides (s) */
+	long id[2];
+	double foot[2], sample_s;
+	int held[2], failed;
 };
 
 struct ab {
@@ -64,12 +75,19 @@ struct ab {
 	size_t steps, failed_steps;
 	const char *cmdline;       /* the whole command line, stored with the runs */
 	int64_t run_id[2];         /* the stored pair (ab_store), 0 until stored */
+	int serve;                 /* 1: long-lived children (ab_serve.c), 0: `run` per block */
+	struct ocb_ab_proc proc[2];
+	double mem_cap, held[2], rss[2]; /* bytes: the cap, held set up, each child's RSS */
+	size_t setups;             /* set-ups done by the serving children (both sides) */
 };
 
 /* Set by SIGINT/SIGTERM: stop after the current round. */
 extern volatile int ab_stop;
 
 /* ab_exec.c. Each returns OCB_OK or a status with ocb_lasterr() set. */
+/* The arguments both kinds of child take from the options (--quick, --threads, and
+ * --inject-slowdown on CAND) appended at argv[k]; returns the new k (at most 5 more). */
+int ab_argv_common(const struct ab *a, int side, char **argv, int k);
 int ab_discover(struct ab *a);
 /* Runs rounds [a->rounds, a->rounds + n) (plan seeded from seed) of the units sub[0..nsub)
  * (indices into a->units; sub NULL: all of them); measures the middle canary when round
@@ -84,6 +102,20 @@ int ab_adaptive(struct ab *a, uint64_t seed);
 size_t ab_plan_rounds(struct ab *a);
 void ab_canary_point(struct ab *a, int point);
 void ab_release(struct ab *a);
+
+/* ab_serve.c: the long-lived children (collect/serve.h). ab_serve_start starts both and
+ * lists the cases both plan (a->serve = 1), or, when either build has no --serve (an
+ * older revision) or --no-serve, leaves a->serve = 0 with nothing started: then
+ * ab_discover and the `run` children. ab_serve_rounds is ab_rounds for serve mode:
+ * cases set up once in groups that fit a->mem_cap per side, all n rounds of a group in
+ * turn, each case ABAB (or AB when a sample is longer than half the budget) with a
+ * random first side. ab_serve_stop ends both children. */
+int ab_serve_start(struct ab *a);
+int ab_serve_rounds(struct ab *a, size_t n, uint64_t seed, size_t mid, const size_t *sub,
+		    size_t nsub);
+void ab_serve_stop(struct ab *a);
+/* Stops the children and drops the cases never set up on both sides. */
+void ab_serve_finish(struct ab *a);
 
 /* ab_store.c: the rounds as two runs linked as a pair in the store at db_path. */
 int ab_store(struct ab *a, const char *db_path);

@@ -46,6 +46,12 @@ static void child_argv(const struct ab *a, int side, const char *filter, char *a
 	argv[k++] = "--out";
 	argv[k++] = (char *)a->out[side];
 	argv[k++] = "--json";
+	k = ab_argv_common(a, side, argv, k);
+	argv[k] = NULL;
+}
+
+int ab_argv_common(const struct ab *a, int side, char **argv, int k)
+{
 	if (a->o.quick)
 		argv[k++] = "--quick";
 	if (a->o.threads) {
@@ -56,7 +62,7 @@ static void child_argv(const struct ab *a, int side, const char *filter, char *a
 		argv[k++] = "--inject-slowdown";
 		argv[k++] = (char *)a->o.inject;
 	}
-	argv[k] = NULL;
+	return k;
 }
 
 /* ---- discovery: the keys each side produces ---- */
@@ -235,6 +241,8 @@ int ab_rounds(struct ab *a, size_t n, uint64_t seed, size_t mid, const size_t *s
 	int rc;
 	if (n == 0)
 		return OCB_OK;
+	if (a->serve)
+		return ab_serve_rounds(a, n, seed, mid, sub, nsub);
 	if (round0 + n > a->cap_rounds)
 		return ocb_seterr(OCB_EINVAL, "ab: %zu rounds > %zu", round0 + n, a->cap_rounds);
 	if ((rc = ocb_ab_plan_make(sub ? nsub : a->nunits, n, a->o.block, seed, &p)) != OCB_OK)

@@ -38,9 +38,9 @@ static void print_text(const struct ab *a)
 	size_t count[5], warn;
 	char unit[512], variant[64];
 	int threads;
-	printf("ab: base %s, cand %s: %zu cases, %zu rounds (%zu adaptive), per-round %s, %.0f s\n",
-	       a->o.spec[0], a->o.spec[1], a->n, a->rounds, a->extra_rounds,
-	       a->o.use_median ? "median" : "min", a->wall_s);
+	printf("ab: base %s, cand %s: %zu cases, %zu rounds (%zu adaptive), per-round %s, %s "
+	       "children, %.0f s\n", a->o.spec[0], a->o.spec[1], a->n, a->rounds, a->extra_rounds,
+	       a->o.use_median ? "median" : "min", a->serve ? "serving" : "`run`", a->wall_s);
 	printf("%-58s %-7s %3s %3s %7s %17s %9s %6s  %s\n", "case", "variant", "thr", "n",
 	       "ratio", "95% CI", "p", "MDE", "verdict");
 	for (size_t i = 0; i < a->n; i++) {
@@ -111,6 +111,9 @@ static void print_json(const struct ab *a)
 	cJSON_AddNumberToObject(j, "adaptive_rounds", (double)a->extra_rounds);
 	cJSON_AddStringToObject(j, "stat", a->o.use_median ? "median" : "min");
 	cJSON_AddNumberToObject(j, "wall_s", a->wall_s);
+	/* "serve": long-lived children (run --serve); "run": one `run` child per block */
+	cJSON_AddStringToObject(j, "children", a->serve ? "serve" : "run");
+	cJSON_AddNumberToObject(j, "setups", (double)a->setups);
 	cJSON_AddNumberToObject(j, "threshold", a->o.stat.threshold);
 	cJSON_AddNumberToObject(j, "alpha", a->o.stat.alpha);
 	cJSON_AddNumberToObject(j, "base_run", (double)a->run_id[0]);

@@ -54,9 +54,19 @@ static void help(void)
 	       "  --threshold X       change that matters (default 2%%)\n"
 	       "  --alpha A           significance level (default 0.01)\n"
 	       "  --budget S          seconds per case per round and side (default 0.05)\n"
-	       "  --min-reps N        repetitions per case per round at least (default 3)\n"
-	       "  --block N           cases (suite/bench/params) per child process (default 4):\n"
-	       "                      smaller puts the two sides of a case closer in time\n"
+	       "  --min-reps N        `run` children: repetitions per case per round at least\n"
+	       "                      (default 3); serving: ABAB, >= 1 sample per request\n"
+	       "  --block N           without serving children: cases (suite/bench/params) per\n"
+	       "                      child process (default 4); smaller puts the two sides\n"
+	       "                      of a case closer in time\n"
+	       "  --no-serve          one `run` child per block of cases even when both builds\n"
+	       "                      can serve (run --serve: set up once, timed on request;\n"
+	       "                      used by default, an older build falls back to this)\n"
+	       "  --mem-cap GIB       serving: set-up cases held per side at a time (default a\n"
+	       "                      quarter of MemAvailable); more are set up in groups\n"
+	       "  --resetup N         serving: tear every case down and set it up anew every N\n"
+	       "                      rounds (default 0: once), so that a difference between\n"
+	       "                      the two processes' set-ups varies across rounds\n"
 	       "  --threads LIST      passed to run\n"
 	       "  --seed N            seed of the inputs and of the round order (default 1)\n"
 	       "  --inject-slowdown BENCH:FRACTION   CAND side only (testing ab itself)\n"
@@ -82,6 +92,11 @@ static int parse_num(int c, const char *arg, struct ab_opts *o)
 			return 2;
 		o->max_rounds = (size_t)v;
 		return 0;
+	case 'R':
+		if (cli_parse_long("ab", "--resetup", arg, 0, 10000, &v))
+			return 2;
+		o->resetup = (size_t)v;
+		return 0;
 	case 'B':
 		if (cli_parse_long("ab", "--block", arg, 1, 100000, &v))
 			return 2;
@@ -104,6 +119,11 @@ static int parse_num(int c, const char *arg, struct ab_opts *o)
 		return cli_parse_double("ab", "--budget", arg, 0, 3600, &o->budget);
 	case 'L':
 		return cli_parse_double("ab", "--time-limit", arg, 1, 1e7, &o->time_limit);
+	case 'G':
+		if (cli_parse_double("ab", "--mem-cap", arg, 0.01, 1e6, &o->mem_cap))
+			return 2;
+		o->mem_cap *= 1024.0 * 1024.0 * 1024.0;
+		return 0;
 	}
 	return 2;
 }
@@ -118,7 +138,8 @@ static int parse(int argc, char **argv, struct ab_opts *o, int *json, int *done)
 		{"budget", required_argument, NULL, 'b'}, {"min-reps", required_argument, NULL, 'm'},
 		{"block", required_argument, NULL, 'B'}, {"threads", required_argument, NULL, 'n'},
 		{"seed", required_argument, NULL, 's'}, {"time-limit", required_argument, NULL, 'L'},
-		{"stat", required_argument, NULL, 'x'},
+		{"stat", required_argument, NULL, 'x'}, {"mem-cap", required_argument, NULL, 'G'},
+		{"no-serve", no_argument, NULL, 'N'}, {"resetup", required_argument, NULL, 'R'},
 		{"inject-slowdown", required_argument, NULL, 'i'},
 		{"no-canaries", no_argument, NULL, 'C'}, {"keep", no_argument, NULL, 'k'},
 		{"quick", no_argument, NULL, 'q'},
@@ -143,6 +164,7 @@ static int parse(int argc, char **argv, struct ab_opts *o, int *json, int *done)
 			o->use_median = strcmp(optarg, "median") == 0;
 			break;
 		case 'C': o->no_canaries = 1; break;
+		case 'N': o->no_serve = 1; break;
 		case 'k': o->keep = 1; break;
 		case 'q': o->quick = 1; break;
 		case 'j': *json = 1; break;
@@ -212,7 +234,9 @@ static void start_canaries(struct ab *a)
 /* Discovery, then the rounds (planned from a pilot when --target-mde). */
 static int measure(struct ab *a)
 {
-	int rc = ab_discover(a);
+	int rc = ab_serve_start(a);
+	if (rc == OCB_OK && !a->serve)
+		rc = ab_discover(a);
 	if (rc != OCB_OK)
 		return rc;
 	ocb_info("ab: %zu cases on both sides", a->n);
@@ -252,11 +276,14 @@ int cmd_ab(const struct ocb_global *g, int argc, char **argv)
 	setenv("OCBENCH_NO_CANARIES", "1", 1);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN); /* a serving child that dies is an EIO, not our death */
 	a.wall_s = ocb_now_s();
 	if ((rc = prepare(&a, g)) == OCB_OK) {
 		start_canaries(&a);
 		rc = measure(&a);
 	}
+	if (a.serve)
+		ab_serve_finish(&a);
 	a.wall_s = ocb_now_s() - a.wall_s;
 	int slower = 0;
 	if (rc == OCB_OK) {

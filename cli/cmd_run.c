@@ -9,6 +9,7 @@
 #include "../collect/counters.h"
 #include "../collect/registry.h"
 #include "../collect/runner.h"
+#include "../collect/serve.h"
 #include "../common/ocb_cpu.h"
 #include "../common/ocb_error.h"
 #include "cli.h"
@@ -49,7 +50,10 @@ static void run_help(void)
 	       "  --data-dir DIR     datasets instead of the Debian package paths\n"
 	       "  --inject-slowdown BENCH:FRACTION\n"
 	       "                     testing 'compare': BENCH's timed region takes FRACTION\n"
-	       "                     (e.g. 0.1) longer; recorded in the run's config\n\n"
+	       "                     (e.g. 0.1) longer; recorded in the run's config\n"
+	       "  --serve            the child of 'ocbench ab': no store; lists the planned\n"
+	       "                     cases as one JSON line, then sets cases up once and times\n"
+	       "                     them on request from stdin (collect/serve.h)\n\n"
 	       "Exit: 0 all cases ok; 2 bad usage or bad input (e.g. a truncated dataset);\n"
 	       "3 a case failed or the run broke.\n");
 }
@@ -76,7 +80,7 @@ static int split_list(char *s, const char **out, int max)
 struct run_cli {
 	struct ocb_run_opts o;
 	const char *suite_spec, *filter, *describe;
-	int list, budget_set, passes_set, tci_set, minr_set, maxr_set, quick_set;
+	int list, serve, budget_set, passes_set, tci_set, minr_set, maxr_set, quick_set;
 	char thread_buf[128], event_buf[1024], slow_buf[128];
 	const char *thread_words[8];
 	char ranks_buf[128];
@@ -133,7 +137,7 @@ static int opt_slowdown(struct run_cli *c, const char *arg)
 
 enum { O_SUITE = 256, O_LIST, O_QUICK, O_FILTER, O_LABEL, O_SEED, O_THREADS, O_EVENTS,
        O_NOPAPI, O_TCI, O_BUDGET, O_MINREPS, O_MAXREPS, O_CEIL, O_OUT, O_DATA, O_SLOW,
-       O_PASSES, O_DESCRIBE, O_HELP, O_RANKS };
+       O_PASSES, O_DESCRIBE, O_HELP, O_RANKS, O_SERVE };
 
 /* The options taking a number; 0 or the exit code. */
 static int opt_number(struct run_cli *c, int opt, const char *arg)
@@ -178,6 +182,7 @@ static int run_opt(struct run_cli *c, int opt, int argc, char **argv)
 		c->suite_spec = optarg;
 		return 0;
 	case O_LIST: c->list = 1; return 0;
+	case O_SERVE: c->serve = 1; return 0;
 	case O_DESCRIBE: c->describe = optarg; return 0;
 	case O_QUICK: c->o.quick = 1; c->quick_set = 1; return 0;
 	case O_FILTER: c->filter = optarg; return 0;
@@ -224,7 +229,7 @@ static int run_parse(struct run_cli *c, int argc, char **argv)
 		{"out", required_argument, 0, O_OUT}, {"data-dir", required_argument, 0, O_DATA},
 		{"inject-slowdown", required_argument, 0, O_SLOW},
 		{"passes", required_argument, 0, O_PASSES},
-		{"ranks", required_argument, 0, O_RANKS},
+		{"ranks", required_argument, 0, O_RANKS}, {"serve", no_argument, 0, O_SERVE},
 		{"help", no_argument, 0, O_HELP}, {0, 0, 0, 0},
 	};
 	int opt, rc;
@@ -385,7 +390,10 @@ int cmd_run(const struct ocb_global *g, int argc, char **argv)
 		o->harness.budget_s = 0.3;
 	if (!o->events)
 		default_events(o);
-	if (!rc && run_dist_in_job())
+	if (!rc && c.serve) {
+		int st = ocb_serve(o, stdin, stdout);
+		rc = st == OCB_OK ? 0 : cli_fail("run", st);
+	} else if (!rc && run_dist_in_job())
 		rc = run_rank(g, o);
 	else if (!rc && c.nranks)
 		rc = run_dist_launch(g, c.ranks, c.nranks, o->quick, argc, argv);

@@ -83,12 +83,13 @@ char *ocb_ab_filter_regex(const char *const *units, size_t n)
 	return re;
 }
 
-/* In the child: stdin /dev/null, stdout the pipe, stderr the log; then exec. */
-static void child_exec(char *const argv[], int out_fd, const char *log_path)
+/* In the child: stdin in_fd (-1: /dev/null), stdout out_fd, stderr the log; then exec. */
+static void child_exec(char *const argv[], int in_fd, int out_fd, const char *log_path)
 {
-	int devnull = open("/dev/null", O_RDONLY);
-	if (devnull >= 0)
-		dup2(devnull, STDIN_FILENO);
+	if (in_fd < 0)
+		in_fd = open("/dev/null", O_RDONLY);
+	if (in_fd >= 0)
+		dup2(in_fd, STDIN_FILENO);
 	dup2(out_fd, STDOUT_FILENO);
 	if (log_path) {
 		int lf = open(log_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
@@ -115,7 +116,7 @@ int ocb_ab_child_run(char *const argv[], const char *log_path,
 	}
 	if (pid == 0) {
 		close(fd[0]);
-		child_exec(argv, fd[1], log_path);
+		child_exec(argv, -1, fd[1], log_path);
 	}
 	close(fd[1]);
 	FILE *f = fdopen(fd[0], "r");
@@ -139,4 +140,83 @@ int ocb_ab_child_run(char *const argv[], const char *log_path,
 		;
 	*status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + (WIFSIGNALED(ws) ? WTERMSIG(ws) : 0);
 	return rc;
+}
+
+int ocb_ab_proc_open(char *const argv[], const char *log_path, struct ocb_ab_proc *p)
+{
+	int to[2], from[2];
+	memset(p, 0, sizeof *p);
+	if (pipe(to) != 0)
+		return ocb_seterr(OCB_EIO, "ab: pipe: %s", strerror(errno));
+	if (pipe(from) != 0) {
+		close(to[0]);
+		close(to[1]);
+		return ocb_seterr(OCB_EIO, "ab: pipe: %s", strerror(errno));
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(to[1]);
+		close(from[0]);
+		child_exec(argv, to[0], from[1], log_path);
+	}
+	close(to[0]);
+	close(from[1]);
+	if (pid < 0) {
+		close(to[1]);
+		close(from[0]);
+		return ocb_seterr(OCB_EIO, "ab: fork: %s", strerror(errno));
+	}
+	/* the write end must not leak into later children: they would keep it open */
+	fcntl(to[1], F_SETFD, FD_CLOEXEC);
+	fcntl(from[0], F_SETFD, FD_CLOEXEC);
+	p->pid = (int)pid;
+	p->to = fdopen(to[1], "w");
+	p->from = fdopen(from[0], "r");
+	if (!p->to || !p->from) {
+		if (!p->to)
+			close(to[1]);
+		if (!p->from)
+			close(from[0]);
+		ocb_ab_proc_close(p, NULL);
+		return ocb_seterr(OCB_EIO, "ab: fdopen: %s", strerror(errno));
+	}
+	return OCB_OK;
+}
+
+int ocb_ab_proc_send(struct ocb_ab_proc *p, const char *request)
+{
+	if (!p->to || fprintf(p->to, "%s\n", request) < 0 || fflush(p->to) != 0)
+		return ocb_seterr(OCB_EIO, "ab: the serving child is gone");
+	return OCB_OK;
+}
+
+int ocb_ab_proc_recv(struct ocb_ab_proc *p)
+{
+	ssize_t len = p->from ? getline(&p->line, &p->cap, p->from) : -1;
+	if (len < 0)
+		return ocb_seterr(OCB_EIO, "ab: the serving child exited");
+	if (len > 0 && p->line[len - 1] == '\n')
+		p->line[len - 1] = 0;
+	return OCB_OK;
+}
+
+void ocb_ab_proc_close(struct ocb_ab_proc *p, int *status)
+{
+	int ws = 0;
+	if (p->to) {
+		fputs("quit\n", p->to);
+		fclose(p->to);
+	}
+	if (p->from)
+		fclose(p->from);
+	if (p->pid > 0)
+		while (waitpid((pid_t)p->pid, &ws, 0) < 0 && errno == EINTR)
+			;
+	if (status)
+		*status = p->pid <= 0 ? -1
+			  : WIFEXITED(ws) ? WEXITSTATUS(ws)
+					  : 128 + (WIFSIGNALED(ws) ? WTERMSIG(ws) : 0);
+	free(p->line);
+	memset(p, 0, sizeof *p);
 }

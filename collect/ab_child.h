@@ -12,6 +12,7 @@
 #define OCB_AB_CHILD_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 struct ocb_ab_obs {
 	char *unit;    /* "suite/bench/params", malloc'd */
@@ -37,5 +38,30 @@ char *ocb_ab_filter_regex(const char *const *units, size_t n);
  * (fork/pipe failed) or on_line's status. */
 int ocb_ab_child_run(char *const argv[], const char *log_path,
 		     int (*on_line)(void *ctx, const char *line), void *ctx, int *status);
+
+/* A long-lived child (`BINARY run ... --serve`, collect/serve.h): requests written to
+ * its stdin, one reply line read from its stdout per request. */
+struct ocb_ab_proc {
+	int pid;       /* 0: not running */
+	FILE *to, *from;
+	char *line;    /* the last line read (getline buffer) */
+	size_t cap;
+};
+
+/* Starts argv[0] with argv, stdin and stdout on pipes, stderr appended to log_path.
+ * OCB_OK or OCB_EIO. The caller reads the first line (the case list) with _recv. */
+int ocb_ab_proc_open(char *const argv[], const char *log_path, struct ocb_ab_proc *p);
+
+/* Sends one request line (a newline is added). OCB_OK, or OCB_EIO when the child is
+ * gone (SIGPIPE must be ignored by the caller). */
+int ocb_ab_proc_send(struct ocb_ab_proc *p, const char *request);
+
+/* Reads one reply line into p->line (without its newline). OCB_OK, or OCB_EIO at EOF
+ * (the child exited: an older build refusing --serve exits 2 before any line). */
+int ocb_ab_proc_recv(struct ocb_ab_proc *p);
+
+/* Sends quit, closes the pipes, reaps the child; *status (may be NULL) as in
+ * ocb_ab_child_run. Safe on a proc never opened. */
+void ocb_ab_proc_close(struct ocb_ab_proc *p, int *status);
 
 #endif

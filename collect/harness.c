@@ -131,8 +131,8 @@ static int grow_cpu(double **cpu, size_t cap)
 /* Warm-up: at least one call and at least warmup_s, in doubling batches so that a tiny
  * kernel does not spend its warm-up reading the clock. Returns the batch size for the
  * samples in *batch and the fastest per-call time seen in *per_call_ns. */
-static int warm_up(const struct ocb_bench *b, void *state, double warmup_s, long *batch,
-		   double *per_call_ns)
+int ocb_harness_warm_up(const struct ocb_bench *b, void *state, double warmup_s, long *batch,
+			double *per_call_ns)
 {
 	uint64_t start = ocb_now_ns(), end = start + (uint64_t)(warmup_s > 0 ? warmup_s * 1e9 : 0);
 	double best = INFINITY;
@@ -162,6 +162,16 @@ static int warm_up(const struct ocb_bench *b, void *state, double warmup_s, long
 		*batch = bt > BATCH_MAX ? BATCH_MAX : (long)bt;
 	}
 	return OCB_OK;
+}
+
+uint64_t ocb_harness_slow_spin(uint64_t t0, uint64_t t1, double frac)
+{
+	if (!(frac > 0))
+		return t1;
+	uint64_t until = t1 + (uint64_t)((double)(t1 - t0) * frac);
+	while ((t1 = ocb_now_ns()) < until)
+		;
+	return t1;
 }
 
 /* Inserts v into the sorted s[0..n) (capacity > n). */
@@ -217,11 +227,7 @@ static int timed_reps(const struct ocb_bench *b, void *state, const struct ocb_h
 		for (long k = 0; k < batch && rrc == OCB_OK; k++)
 			rrc = b->run(state);
 		uint64_t t1 = ocb_now_ns();
-		if (slow > 0) { /* injected extra work, proportional to this sample's time */
-			uint64_t until = t1 + (uint64_t)((double)(t1 - t0) * slow);
-			while ((t1 = ocb_now_ns()) < until)
-				;
-		}
+		t1 = ocb_harness_slow_spin(t0, t1, slow);
 		cpu[n] = (ocb_process_cpu_s() - c0) / (double)batch;
 		if (rrc != OCB_OK) {
 			rc = rrc;
@@ -415,7 +421,7 @@ static int time_kernel(const struct ocb_bench *b, void *state,
 	long batch = 1;
 	double per_call_ns = 0;
 	ocb_seterr(OCB_OK, "%s", "");
-	int wrc = warm_up(b, state, o->warmup_s, &batch, &per_call_ns);
+	int wrc = ocb_harness_warm_up(b, state, o->warmup_s, &batch, &per_call_ns);
 	if (wrc != OCB_OK) {
 		set_failed(out, "run (warm-up)", wrc);
 		return OCB_OK;

@@ -34,6 +34,17 @@ int ocb_harness_case(const struct ocb_bench *b, const cJSON *params, const struc
 		     const struct ocb_harness_opts *o, struct ocb_counters *ctr,
 		     struct ocb_result *out);
 
+/* The kernel warm-up (also collect/live_case.h): at least one call and at least
+ * warmup_s, in doubling batches. *batch: the calls per sample (samples of ~200 us when a
+ * call is under 50 us, else 1); *per_call_ns: the fastest per-call time seen. Returns
+ * OCB_OK or run()'s status. */
+int ocb_harness_warm_up(const struct ocb_bench *b, void *state, double warmup_s, long *batch,
+			double *per_call_ns);
+
+/* --inject-slowdown: spins until t1 + frac x (t1 - t0) (ns) and returns the new end of
+ * the sample; frac <= 0 returns t1 at once. */
+uint64_t ocb_harness_slow_spin(uint64_t t0, uint64_t t1, double frac);
+
 /* bound / bound_frac of a finished result from its median (r->st.median, seconds) and
  * the case's work model w (have_work = 0: no model, bound_frac NaN). Used by
  * ocb_harness_case and by the runner after merging the passes of an interleaved run. */

@@ -27,14 +27,6 @@
 
 volatile int ocb_runner_stop;
 
-/* One planned case: which bench, its params, at how many threads. */
-struct planned {
-	const struct ocb_bench *bench;
-	const char *suite; /* result.suite: borrowed from the suite description */
-	cJSON *params;     /* as listed: stored as params_json (borrowed from case_sets) */
-	cJSON *full;       /* checked, defaults filled: what setup() and work() read */
-	int threads;
-};
 
 struct sink_ctx {
 	struct ocb_store *s;
@@ -201,16 +193,16 @@ static int matches(const struct ocb_run_opts *o, const char *suite, const struct
 }
 
 struct plan_buf {
-	struct planned *p;
+	struct ocb_planned *p;
 	size_t n, cap;
 	cJSON *sets; /* owns every case array and filled copy the plan borrows */
 };
 
-static int plan_push(struct plan_buf *pb, struct planned c)
+static int plan_push(struct plan_buf *pb, struct ocb_planned c)
 {
 	if (pb->n == pb->cap) {
 		size_t cap = pb->cap ? 2 * pb->cap : 64;
-		struct planned *q = realloc(pb->p, cap * sizeof *q);
+		struct ocb_planned *q = realloc(pb->p, cap * sizeof *q);
 		if (!q)
 			return ocb_seterr(OCB_ENOMEM, "planning cases");
 		pb->p = q;
@@ -264,17 +256,16 @@ static int plan_entry(const struct ocb_run_opts *o, const struct ocb_ctx *ctx,
 		int keep = pj && matches(o, e->suite, b, pj);
 		free(pj);
 		for (int i = 0; keep && rc == OCB_OK && i < nt; i++)
-			rc = plan_push(pb, (struct planned){b, e->suite, c, full, th[i]});
+			rc = plan_push(pb, (struct ocb_planned){b, e->suite, c, full, th[i]});
 		if (rc)
 			return rc;
 	}
 	return OCB_OK;
 }
 
-/* Plans every case: returns a malloc'd array (*np entries); *case_sets holds the
- * cJSON arrays the params are borrowed from (caller deletes). */
-static int plan_cases(const struct ocb_run_opts *o, const struct ocb_ctx *ctx,
-		      struct planned **out, size_t *np, cJSON **case_sets)
+/* (runner.h) */
+int ocb_runner_plan(const struct ocb_run_opts *o, const struct ocb_ctx *ctx,
+		    struct ocb_planned **out, size_t *np, cJSON **case_sets)
 {
 	struct plan_buf pb = {NULL, 0, 0, cJSON_CreateArray()};
 	int rc = pb.sets ? OCB_OK : ocb_seterr(OCB_ENOMEM, "planning cases");
@@ -294,7 +285,7 @@ static int plan_cases(const struct ocb_run_opts *o, const struct ocb_ctx *ctx,
 
 /* The result of case c is stored under its suite and with its params as listed (not
  * the defaults-filled copy the bench ran with), so stored history keeps matching. */
-static int as_listed(struct ocb_result *r, const struct planned *c)
+static int as_listed(struct ocb_result *r, const struct ocb_planned *c)
 {
 	char *pj = ocb_json_canonical(c->params);
 	if (!pj)
@@ -369,7 +360,7 @@ static void print_result(const struct ocb_result *r, int json)
 
 /* The scaling rule (collect/suspect.h) for the result r of plan[i]: against the median
  * of the same bench and params at 1 thread, med[j] (NaN: not measured or not ok). */
-static void flag_scaling(const struct planned *plan, size_t np, size_t i, const double *med,
+static void flag_scaling(const struct ocb_planned *plan, size_t np, size_t i, const double *med,
 			 struct ocb_result *r)
 {
 	if (plan[i].threads <= 1)
@@ -477,7 +468,7 @@ static struct ocb_harness_opts pass_harness_opts(const struct ocb_harness_opts *
 /* Pass p's order of the plan's cases into order[], returns how many: with passes, the
  * workloads (pass 1 only) and kernels, shuffled (Fisher-Yates) by an rng seeded from the
  * run's seed and p; then producers of an artifact (a trained model) before consumers. */
-static size_t pass_order(const struct planned *plan, size_t np,
+static size_t pass_order(const struct ocb_planned *plan, size_t np,
 			 const struct ocb_bench **bench_of, uint64_t seed, int p, int npass,
 			 size_t *order)
 {
@@ -505,7 +496,7 @@ static size_t pass_order(const struct planned *plan, size_t np,
 
 /* The per-case arrays of a run (caller frees): med[] all NaN, acc[] (passes > 1 only)
  * zeroed, order[] to fill, bench_of[i] = plan[i].bench. */
-static int alloc_run_arrays(const struct planned *plan, size_t np, int npass, double **med,
+static int alloc_run_arrays(const struct ocb_planned *plan, size_t np, int npass, double **med,
 			    struct ocb_result **acc, size_t **order,
 			    const struct ocb_bench ***bench_of)
 {
@@ -527,7 +518,7 @@ struct run_env {
 	struct ocb_store *s;
 	int64_t run_id;
 	const struct ocb_run_opts *o;
-	const struct planned *plan;
+	const struct ocb_planned *plan;
 	size_t np;
 	int npass;
 	struct ocb_ctx *ctx;
@@ -544,7 +535,7 @@ struct run_env {
  * result is flagged, stored and printed now. */
 static int run_case(struct run_env *e, size_t i)
 {
-	const struct planned *c = &e->plan[i];
+	const struct ocb_planned *c = &e->plan[i];
 	int interleaved = e->npass > 1 && c->bench->kind == OCB_KERNEL;
 	struct ocb_result r;
 	char *pj = ocb_json_canonical(c->params);
@@ -607,7 +598,7 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 	struct ocb_machine m;
 	struct ocb_ceiling *ceil = NULL;
 	size_t nceil = 0, np = 0;
-	struct planned *plan = NULL;
+	struct ocb_planned *plan = NULL;
 	cJSON *case_sets = NULL;
 	struct ocb_counters *ctr = NULL;
 	struct ocb_progress prog;
@@ -648,7 +639,7 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 		.data_dir = o->data_dir, .out_dir = o->out_dir, .machine = &m, .ceilings = ceil,
 		.nceilings = nceil, .metrics = {&sc, sink_put, sink_ident},
 	};
-	rc = plan_cases(o, &ctx, &plan, &np, &case_sets);
+	rc = ocb_runner_plan(o, &ctx, &plan, &np, &case_sets);
 	if (rc != OCB_OK)
 		goto fail;
 	if (np == 0) {

@@ -56,6 +56,21 @@ struct ocb_run_summary {
 	char input_msg[400];
 };
 
+/* One planned case: which bench, its params, at how many threads. */
+struct ocb_planned {
+	const struct ocb_bench *bench;
+	const char *suite; /* result.suite: borrowed from the suite description */
+	cJSON *params;     /* as listed: stored as params_json (borrowed from case_sets) */
+	cJSON *full;       /* checked, defaults filled: what setup() and work() read */
+	int threads;
+};
+
+/* Plans every case of o (suites, filter, threads; ctx gives quick for the benches' own
+ * cases): returns a malloc'd array (*np entries); *case_sets holds the cJSON arrays the
+ * params are borrowed from (caller deletes). Used by the runner and by collect/serve.h. */
+int ocb_runner_plan(const struct ocb_run_opts *o, const struct ocb_ctx *ctx,
+		    struct ocb_planned **out, size_t *np, cJSON **case_sets);
+
 /* Runs everything. Returns OCB_OK when the run completed (even with failed cases:
  * see summary), or an error for what stopped it (store failure, unwritable out dir). */
 int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb_run_summary *sum);

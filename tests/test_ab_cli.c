@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli_util.h"
 
@@ -49,6 +50,11 @@ Test(ab_cli, same_binary_twice_gives_paired_rounds, .timeout = 0)
 	cJSON *j = cJSON_Parse(o.out);
 	cr_assert_not_null(j, "%s", o.out);
 	cr_assert_eq(cJSON_GetObjectItem(j, "rounds")->valueint, 6);
+	/* both sides are this build: long-lived serving children, each case set up once per
+	 * side (stream_copy: 1 and all threads, so at least 2 cases x 2 sides) */
+	cr_assert_str_eq(cJSON_GetObjectItem(j, "children")->valuestring, "serve");
+	cJSON *cases0 = cJSON_GetObjectItem(j, "cases");
+	cr_assert_eq(cJSON_GetObjectItem(j, "setups")->valueint, 2 * cJSON_GetArraySize(cases0));
 	cJSON *cases = cJSON_GetObjectItem(j, "cases");
 	cr_assert_gt(cJSON_GetArraySize(cases), 0);
 	cJSON *c;
@@ -90,4 +96,81 @@ Test(ab_cli, same_binary_twice_gives_paired_rounds, .timeout = 0)
 	cr_assert_eq(cli_run(&o, cmp, env), 0);
 	cr_assert(o.status == 0 || o.status == 1, "compare exit %d: %s", o.status, o.err);
 	cr_assert(strstr(o.out, "stream_copy"), "%s", o.out);
+}
+
+/* A build without `run --serve` (an older revision: here a wrapper that refuses it the
+ * way getopt does, exit 2) makes ab fall back to one `run` child per block, for both
+ * sides; the rounds and verdicts come out the same way. */
+Test(ab_cli, older_build_without_serve_falls_back_to_run_children, .timeout = 0)
+{
+	char dir[64], db[128], old[160], real[4096], script[4400];
+	cr_assert(cli_tmpdir(dir, sizeof dir));
+	snprintf(db, sizeof db, "OCBENCH_DB=%s/ab.db", dir);
+	snprintf(old, sizeof old, "%s/old-ocbench", dir);
+	cr_assert_not_null(realpath("./ocbench", real));
+	snprintf(script, sizeof script,
+		 "#!/bin/sh\nfor a in \"$@\"; do [ \"$a\" = --serve ] && { echo \"ocbench: run: "
+		 "unknown option '--serve'\" >&2; exit 2; }; done\nexec '%s' \"$@\"\n", real);
+	FILE *f = fopen(old, "w");
+	cr_assert_not_null(f);
+	fputs(script, f);
+	fclose(f);
+	cr_assert_eq(chmod(old, 0755), 0);
+	const char *env[] = {db, NULL};
+	const char *argv[] = {"", "ab", old, "./ocbench", "--quick", "--suite", "baseline",
+			      "--filter", "baseline/stream_copy/", "--rounds", "6", "--budget",
+			      "0.01", "--min-reps", "2", "--no-canaries", "--json", NULL};
+	struct cli_out o;
+	cr_assert_eq(cli_run(&o, argv, env), 0);
+	cr_assert(o.status == 0 || o.status == 1, "exit %d: %s", o.status, o.err);
+	cr_assert(strstr(o.err, "does not serve"), "%s", o.err);
+	cJSON *j = cJSON_Parse(o.out);
+	cr_assert_not_null(j, "%s", o.out);
+	cr_assert_str_eq(cJSON_GetObjectItem(j, "children")->valuestring, "run");
+	cr_assert_eq(cJSON_GetObjectItem(j, "setups")->valueint, 0);
+	cr_assert_eq(cJSON_GetObjectItem(j, "rounds")->valueint, 6);
+	cJSON *cases = cJSON_GetObjectItem(j, "cases"), *c;
+	cr_assert_gt(cJSON_GetArraySize(cases), 0);
+	cJSON_ArrayForEach(c, cases) {
+		cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(c, "cand_s")), 6);
+		cr_assert(cJSON_GetObjectItem(c, "ratio")->valuedouble > 0);
+	}
+	cJSON_Delete(j);
+	/* --no-serve asks for the same path with two builds that could serve */
+	const char *argv2[] = {"", "ab", "./ocbench", "./ocbench", "--quick", "--suite", "baseline",
+			       "--filter", "baseline/stream_copy/", "--rounds", "6", "--budget",
+			       "0.01", "--no-serve", "--no-canaries", "--json", NULL};
+	cr_assert_eq(cli_run(&o, argv2, env), 0);
+	cr_assert(o.status == 0 || o.status == 1, "exit %d: %s", o.status, o.err);
+	j = cJSON_Parse(o.out);
+	cr_assert_not_null(j, "%s", o.out);
+	cr_assert_str_eq(cJSON_GetObjectItem(j, "children")->valuestring, "run");
+	cJSON_Delete(j);
+}
+
+/* --resetup N: every case is set up anew on both sides every N rounds (so that a
+ * difference between two processes' set-ups varies across rounds): 6 rounds with
+ * --resetup 3 set each case up twice per side. */
+Test(ab_cli, resetup_sets_every_case_up_again, .timeout = 0)
+{
+	char dir[64], db[128];
+	cr_assert(cli_tmpdir(dir, sizeof dir));
+	snprintf(db, sizeof db, "OCBENCH_DB=%s/ab.db", dir);
+	const char *env[] = {db, NULL};
+	const char *argv[] = {"", "ab", "./ocbench", "./ocbench", "--quick", "--suite", "baseline",
+			      "--filter", "baseline/stream_copy/", "--rounds", "6", "--resetup", "3",
+			      "--budget", "0.01", "--no-canaries", "--json", NULL};
+	struct cli_out o;
+	cr_assert_eq(cli_run(&o, argv, env), 0);
+	cr_assert(o.status == 0 || o.status == 1, "exit %d: %s", o.status, o.err);
+	cJSON *j = cJSON_Parse(o.out);
+	cr_assert_not_null(j, "%s", o.out);
+	cr_assert_str_eq(cJSON_GetObjectItem(j, "children")->valuestring, "serve");
+	int n = cJSON_GetArraySize(cJSON_GetObjectItem(j, "cases"));
+	cr_assert_gt(n, 0);
+	cr_assert_eq(cJSON_GetObjectItem(j, "setups")->valueint, 2 * 2 * n);
+	cJSON *c;
+	cJSON_ArrayForEach(c, cJSON_GetObjectItem(j, "cases"))
+		cr_assert_eq(cJSON_GetObjectItem(c, "rounds")->valueint, 6);
+	cJSON_Delete(j);
 }
