@@ -81,9 +81,6 @@ static void child(const struct ocb_trainer *t, const void *spec, const struct oc
 			    0.0f, c, N);
 	free(a);
 	free(c);
-	/* free heap memory inherited from the parent is resident (counted in base) and would
-	 * be reused without a page fault: give it back first (malloc_trim madvises free pages
-	 * inside the heap too), so every page the training uses is a counted fault */
 	/* warm-up: one throw-away trainer and step, so that what the process maps once for
 	 * any training (the code pages of the paths taken, e.g. ~0.5 MB of libm's; lazily
 	 * initialised library state) is in `base`: it is not the training's memory, and the
@@ -92,6 +89,9 @@ static void child(const struct ocb_trainer *t, const void *spec, const struct oc
 		snprintf(msg->err, sizeof msg->err, "%s", ocb_lasterr());
 		return;
 	}
+	/* free heap memory inherited from the parent is resident (counted in base) and would
+	 * be reused without a page fault: give it back first (malloc_trim madvises free pages
+	 * inside the heap too), so every page the training uses is a counted fault */
 	malloc_trim(0);
 	msg->base = status_kb("VmRSS");
 	msg->file_base = status_kb("RssFile");
