@@ -60,7 +60,7 @@ static int setup(const cJSON *p, const struct ocb_ctx *ctx, void **out)
 	qt_lm_recipe(0, &mc, &s->spec.lm, &j->cfg);
 	tt_job_params(j, p, ctx);
 	j->cfg.steps = ocb_pint(p, "steps");
-	j->cfg.warmup_steps = j->cfg.steps / 10;
+	j->cfg.warmup_steps = j->cfg.steps / QT_LM_WARMUP_DIV;
 	j->cfg.eval_every = j->cfg.steps >= 200 ? 100 : 50;
 	s->spec.lm.final_eval_windows = ocb_pint(p, "final_eval_windows");
 	s->spec.q = j->q;
@@ -91,7 +91,7 @@ static int workload(void *st, const struct ocb_ctx *ctx)
 
 static const struct ocb_param params[] = {
 	TT_PARAMS_METHOD,
-	{"steps", OCB_P_INT, "600", 1, 1e9, NULL, "steps", "optimizer steps (warm-up: 10%)"},
+	{"steps", OCB_P_INT, "600", 1, 1e9, NULL, "steps", "optimizer steps (warm-up: 25%)"},
 	{"lr", OCB_P_FLOAT, "0.003", 1e-9, 10, NULL, "", "peak learning rate (AdamW)"},
 	{"final_eval_windows", OCB_P_INT, "128", 0, 1e9, NULL, "windows", "windows of 64 bytes in the final validation (0: the whole split)"},
 	TT_PARAM_MEM_STEPS,

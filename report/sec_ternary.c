@@ -177,6 +177,7 @@ static int paper_table(struct ocb_rctx *x, const char *model, struct trow *rows,
 	ocb_table_set_note(t, "bits 1.58 = ternary (log2 3). B/param: everything a training "
 			      "step holds (weights, gradients, optimizer state, activations) "
 			      "per parameter; measured = peak RSS of a forked child over 3 steps "
+			      "after a warm-up training (code pages and library state not counted) "
 			      "minus an empty run. STE and fp32 keep fp32 AdamW moments; DQT holds "
 			      "no fp32 copy of its quantized layers.");
 	return rc;
@@ -186,16 +187,20 @@ static int bytes_table(struct ocb_rctx *x, const char *model, struct trow *rows,
 {
 	const char *cols[] = {"method", "optimizer", "weights", "gradients", "optimizer state",
 			      "activations", "computed total", "measured total", "state computed",
-			      "state measured"};
+			      "state measured", "total / STE (meas.)", "state / STE (meas.)"};
 	struct ocb_table *t;
 	char id[48], title[128];
+	const struct trow *ste = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(rows[i].method, "ste"))
+			ste = &rows[i];
 	int rc = ocb_rctx_table(x, &t);
 	if (rc)
 		return rc;
 	snprintf(id, sizeof id, "ternary_%s_bytes", model);
 	snprintf(title, sizeof title, "Ternary suite: %s training bytes per parameter, by part",
 		 model);
-	if ((rc = ocb_table_init(t, id, title, 10, cols))) {
+	if ((rc = ocb_table_init(t, id, title, 12, cols))) {
 		ocb_rctx_table_drop(x);
 		return rc;
 	}
@@ -214,12 +219,16 @@ static int bytes_table(struct ocb_rctx *x, const char *model, struct trow *rows,
 		ocb_table_num(t, row, 7, r->bpp_meas, "%.2f");
 		ocb_table_num(t, row, 8, (r->wb + r->gb + r->ob) / r->np, "%.2f");
 		ocb_table_num(t, row, 9, r->st_meas, "%.2f");
+		ocb_table_num(t, row, 10, ste ? r->bpp_meas / ste->bpp_meas : NAN, "%.3f");
+		ocb_table_num(t, row, 11, ste ? r->st_meas / ste->st_meas : NAN, "%.3f");
 	}
 	if (rc == OCB_OK)
 		ocb_table_set_note(t, "bytes per parameter. state = weights + gradients + optimizer "
 				      "state; measured: S = (B M(1) - M(B)) / (B - 1) from the "
 				      "measured footprints M at the training batch B and at batch 1 "
-				      "(activations grow with the batch).");
+				      "(activations grow with the batch). Measured = data pages only "
+				      "(a warm-up training in the child maps code and library state "
+				      "first), as the computed figures count allocations.");
 	return rc;
 }
 

@@ -202,6 +202,20 @@ Test(ternary_train, memory_computed_vs_measured)
 		     ste.measured);
 }
 
+/* A 2-layer, 2-head byte LM of width = ctx = d on text[0..ntrain) trained by q. */
+static void lm_spec(struct qlm_spec *sp, int d, struct qt_cfg q, const unsigned char *text,
+		    size_t ntrain)
+{
+	struct lm_config mc;
+	lm_config_default(&mc);
+	mc.d_model = d, mc.n_layers = 2, mc.n_heads = 2, mc.ctx = d;
+	mc.ffn = lm_ffn_width(d);
+	memset(sp, 0, sizeof *sp);
+	lm_train_spec_defaults(&sp->lm, &mc);
+	sp->lm.train = text, sp->lm.ntrain = ntrain;
+	sp->q = q;
+}
+
 /* The byte LM: STE and DQT-ternary bring the validation loss well below its start. */
 Test(ternary_train, lm_methods_learn)
 {
@@ -212,21 +226,14 @@ Test(ternary_train, lm_methods_learn)
 	const struct qt_cfg cs[] = {{QT_STE, 2, 0}, {QT_DQT, 2, DQT_M_F32}, {QT_DQT, 8, DQT_M_FP8}};
 	for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
 		struct qlm_spec sp;
-		struct lm_config mc;
 		struct ocb_train_cfg c;
 		struct ocb_train_result r;
 		struct ocb_train_cb cb = {0};
 		struct ocb_eval e0 = {0};
 		void *st;
-		lm_config_default(&mc);
-		mc.d_model = 32, mc.n_layers = 2, mc.n_heads = 2, mc.ctx = 32;
-		mc.ffn = lm_ffn_width(32);
-		memset(&sp, 0, sizeof sp);
-		lm_train_spec_defaults(&sp.lm, &mc);
-		sp.lm.train = text, sp.lm.ntrain = ntr;
+		lm_spec(&sp, 32, cs[i], text, ntr);
 		sp.lm.val = text + ntr, sp.lm.nval = len - ntr;
 		sp.lm.eval_windows = 16, sp.lm.final_eval_windows = 32;
-		sp.q = cs[i];
 		lm_train_defaults(&c);
 		c.steps = 150, c.warmup_steps = 15, c.batch = 8, c.eval_every = 0, c.threads = 1;
 		c.lr = 5e-3f;
@@ -256,4 +263,42 @@ Test(ternary_train, memory_after_threaded_training)
 	cr_assert_eq(ocb_train_measure_memory(&ocb_trainer_qmlp, &sp, &c, 2, &m), OCB_OK, "%s",
 		     ocb_lasterr());
 	cr_assert_gt(m.measured, 0);
+}
+
+/* The suite's LM shape (d 64, 2 layers, ctx 64) at batch 16: activations dominate its
+ * footprint, so the state (weights + gradients + optimizer) is fitted from the measured
+ * footprints at batch 16 and 1 (collect/ternary_train.c) and must agree with the
+ * allocation accounting within 15% (before the warm-up and the merged page release it was
+ * ~5 B/param above: code pages, straddling pages, per-tensor allocation overhead); DQT-8
+ * holds <= 0.75x STE's state. */
+Test(ternary_train, lm_state_computed_vs_measured)
+{
+	unsigned char *text = NULL;
+	size_t len = 0;
+	cr_assert_eq(ocb_synth_text(5, 4000, &text, &len), OCB_OK);
+	const struct qt_cfg cs[] = {{QT_STE, 2, DQT_M_F32}, {QT_DQT, 8, DQT_M_F32}};
+	double st_meas[2];
+	for (int i = 0; i < 2; i++) {
+		struct qlm_spec sp;
+		struct ocb_train_cfg c, c1;
+		struct ocb_train_mem mb, m1;
+		lm_spec(&sp, 64, cs[i], text, len);
+		lm_train_defaults(&c);
+		c.steps = 3, c.batch = 16, c.threads = 1;
+		c1 = c, c1.batch = 1;
+		cr_assert_eq(ocb_train_measure_memory(&ocb_trainer_qlm, &sp, &c, 2, &mb), OCB_OK,
+			     "%s", ocb_lasterr());
+		cr_assert_eq(ocb_train_measure_memory(&ocb_trainer_qlm, &sp, &c1, 2, &m1), OCB_OK,
+			     "%s", ocb_lasterr());
+		double comp = (double)(mb.weights + mb.grads + mb.optimizer);
+		st_meas[i] = (16.0 * (double)m1.measured - (double)mb.measured) / 15.0;
+		cr_assert(fabs(st_meas[i] / comp - 1.0) < 0.15, "method %d: state measured %.0f B, "
+			  "computed %.0f B", cs[i].method, st_meas[i], comp);
+		cr_assert(fabs((double)mb.measured / (double)mb.computed - 1.0) < 0.15,
+			  "method %d: total measured %ld B, computed %zu B", cs[i].method,
+			  mb.measured, mb.computed);
+	}
+	cr_assert_lt(st_meas[1], 0.75 * st_meas[0], "dqt-8 state %.0f B, ste %.0f B", st_meas[1],
+		     st_meas[0]);
+	free(text);
 }

@@ -26,7 +26,7 @@ void qt_lm_recipe(int quick, struct lm_config *mc, struct lm_train_spec *sp,
 	sp->final_eval_windows = quick ? 16 : 128;
 	lm_train_defaults(cfg);
 	cfg->steps = quick ? 40 : 400;
-	cfg->warmup_steps = cfg->steps / 10;
+	cfg->warmup_steps = cfg->steps / QT_LM_WARMUP_DIV;
 	cfg->lr = 3e-3f;
 	cfg->log_every = 10;
 	cfg->eval_every = quick ? 0 : 100;

@@ -73,10 +73,13 @@ static void q_forward_codes(struct qt_layer *q, const float *x, int n, float *y)
 {
 	struct qt_set *s = q->set;
 	const struct ocb_linear *l = q->l;
-	if (n > s->max_rows) { /* a larger batch than announced: grow the scratch */
-		int old = s->max_rows;
+	if (n > s->max_rows) { /* a larger batch than announced (evaluation): grow the
+				* scratch for every layer's width, not just this one's */
+		int old = s->max_rows, rc = OCB_OK;
 		s->max_rows = n;
-		if (grow_scratch(s, l)) {
+		for (int i = 0; i < s->nlayers && rc == OCB_OK; i++)
+			rc = grow_scratch(s, s->layer[i].l);
+		if (rc) {
 			s->max_rows = old;
 			for (size_t i = 0; i < (size_t)n * l->out; i++)
 				y[i] = NAN; /* the driver stops on a non-finite loss */
@@ -222,6 +225,34 @@ static void release_pages(void *p, size_t bytes)
 		madvise((void *)a, e - a, MADV_DONTNEED);
 }
 
+/* Releases the layers' fp32 home regions (weights and gradients), adjacent regions merged
+ * first: released one by one, the page that straddles two neighbouring linears (wq|wk,
+ * ...) belongs wholly to neither and stayed resident — ~32 pages, ~1 B/param, on the
+ * suite's 133 k-parameter LM. A page shared with a tensor that stays fp32 (a norm, the
+ * embedding) is kept. */
+static void release_homes(struct qt_set *s)
+{
+	struct span { uintptr_t a, e; } sp[2 * QT_MAX_LAYERS], t;
+	int n = 0;
+	for (int i = 0; i < s->nlayers; i++) {
+		const struct qt_layer *q = &s->layer[i];
+		size_t bytes = (size_t)q->l->out * q->l->in * sizeof(float);
+		if (q->w_home)
+			sp[n++] = (struct span){(uintptr_t)q->w_home, (uintptr_t)q->w_home + bytes};
+		if (q->gw_home)
+			sp[n++] = (struct span){(uintptr_t)q->gw_home, (uintptr_t)q->gw_home + bytes};
+	}
+	for (int i = 1; i < n; i++) /* insertion sort by start */
+		for (int j = i; j > 0 && sp[j - 1].a > sp[j].a; j--)
+			t = sp[j], sp[j] = sp[j - 1], sp[j - 1] = t;
+	for (int i = 0; i < n;) {
+		uintptr_t a = sp[i].a, e = sp[i].e;
+		for (i++; i < n && sp[i].a == e; i++)
+			e = sp[i].e;
+		release_pages((void *)a, e - a);
+	}
+}
+
 /* The DQT scale rule (qtrain.h) from the initial weights. */
 static float dqt_scale(const float *w, size_t n, int bits, int qmax)
 {
@@ -304,11 +335,6 @@ int qt_set_add_linear(struct qt_set *s, struct ocb_linear *l)
 		l->impl_state = q;
 		return OCB_OK;
 	}
-	size_t mb = dqt_mfmt_bytes(s->cfg.moments);
-	q->m = ocb_alloc(cnt * mb);
-	q->v = ocb_alloc(cnt * mb);
-	if (!q->m || !q->v)
-		return ocb_seterr(OCB_ENOMEM, "quantized training: out of memory for moments");
 	q->scale = dqt_scale(l->w, cnt, s->cfg.bits, q->qmax);
 	quantize_rtn(q, l->w);
 	/* from here on the weight is the codes: the fp32 regions hold nothing */
@@ -337,12 +363,25 @@ int qt_set_add_fp32(struct qt_set *s, float *p, float *g, size_t n, int decay)
 
 int qt_set_finish(struct qt_set *s)
 {
-	if (s->cfg.method != QT_DQT || s->aux_n == 0)
+	if (s->cfg.method != QT_DQT)
 		return OCB_OK;
-	s->aux_m = ocb_alloc(s->aux_n * sizeof(float));
-	s->aux_v = ocb_alloc(s->aux_n * sizeof(float));
-	if (!s->aux_m || !s->aux_v)
-		return ocb_seterr(OCB_ENOMEM, "quantized training: out of memory");
+	release_homes(s);
+	/* every moment in one block (as the model's parameters): one allocation each would
+	 * cost a page of allocator overhead apiece (~1 B/param on the LM's 42 of them) */
+	size_t mb = dqt_mfmt_bytes(s->cfg.moments), total = 0;
+	for (int i = 0; i < s->nlayers; i++)
+		total += 2 * ocb_round_up((size_t)s->layer[i].l->out * s->layer[i].l->in * mb, 64);
+	total += 2 * ocb_round_up(s->aux_n * sizeof(float), 64);
+	if (!(s->moments = ocb_alloc(total)))
+		return ocb_seterr(OCB_ENOMEM, "quantized training: out of memory for moments");
+	char *p = s->moments;
+	for (int i = 0; i < s->nlayers; i++) {
+		size_t b = ocb_round_up((size_t)s->layer[i].l->out * s->layer[i].l->in * mb, 64);
+		s->layer[i].m = p, p += b;
+		s->layer[i].v = p, p += b;
+	}
+	s->aux_m = (float *)p, p += ocb_round_up(s->aux_n * sizeof(float), 64);
+	s->aux_v = (float *)p;
 	return OCB_OK;
 }
 
@@ -428,11 +467,9 @@ void qt_set_unmaterialize(struct qt_set *s)
 {
 	if (s->cfg.method != QT_DQT)
 		return;
-	for (int i = 0; i < s->nlayers; i++) {
-		struct qt_layer *q = &s->layer[i];
-		release_pages(q->w_home, (size_t)q->l->out * q->l->in * sizeof(float));
-		q->l->w = NULL;
-	}
+	release_homes(s);
+	for (int i = 0; i < s->nlayers; i++)
+		s->layer[i].l->w = NULL;
 }
 
 void qt_set_requantize(struct qt_set *s)
@@ -475,11 +512,8 @@ void qt_set_release(struct qt_set *s)
 			q->l->impl_state = NULL;
 		}
 		ocb_free(q->codes);
-		ocb_free(q->m);
-		ocb_free(q->v);
 	}
-	ocb_free(s->aux_m);
-	ocb_free(s->aux_v);
+	ocb_free(s->moments);
 	ocb_free(s->xq);
 	ocb_free(s->xd);
 	ocb_free(s->gtile);

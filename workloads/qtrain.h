@@ -70,7 +70,8 @@ struct qt_layer {
 	int8_t *codes;      /* [out][ldk] (DQT: the weights; STE: the last forward's) */
 	float scale;
 	float *w_home, *gw_home; /* DQT: the released fp32 regions (save/load refill) */
-	void *m, *v;        /* DQT moments [out][in] in cfg.moments */
+	void *m, *v;        /* DQT moments [out][in] in cfg.moments (views into set->moments,
+			       from qt_set_finish) */
 	float m_dec, v_dec, m_enc, v_enc; /* fp8 delayed scales (dqt_update.h) */
 };
 
@@ -90,6 +91,7 @@ struct qt_set {
 	int nranges;
 	size_t aux_n;
 	float *aux_m, *aux_v; /* [aux_n] fp32 moments of the ranges (DQT) */
+	void *moments;        /* DQT: one block holding every layer's m, v and aux_m, aux_v */
 	int8_t *xq;           /* activation codes scratch */
 	float *xd;
 	size_t xq_cap, xd_cap;
@@ -109,7 +111,8 @@ int qt_set_init(struct qt_set *s, const struct qt_cfg *c, const struct ocb_optim
 int qt_set_add_linear(struct qt_set *s, struct ocb_linear *l);
 /* DQT: an fp32 tensor (p, g: n floats) the set updates with AdamW (decay 0/1). */
 int qt_set_add_fp32(struct qt_set *s, float *p, float *g, size_t n, int decay);
-/* DQT: allocates the fp32 moments of the ranges; call after the last add. */
+/* DQT: allocates the fp32 moments of the ranges and releases the pages the linears' fp32
+ * regions span together (neighbours merged); call after the last add. */
 int qt_set_finish(struct qt_set *s);
 
 /* Before the backward of step `step` (0-based) at learning rate lr. */

@@ -17,6 +17,7 @@ struct child_msg {
 	int rc;
 	char err[256];
 	long base, peak;   /* kB */
+	long file_base, file_end; /* kB of file-backed pages (code) at base and at the end */
 	int hwm_reset;
 	struct ocb_train_info info;
 };
@@ -48,6 +49,18 @@ static int reset_hwm(void)
 	return fclose(f) == 0 && ok;
 }
 
+/* One throw-away trainer of the same spec and cfg, one step, freed. */
+static int warm_up(const struct ocb_trainer *t, const void *spec, const struct ocb_train_cfg *cfg)
+{
+	void *st = NULL;
+	double loss;
+	int rc = t->create(spec, cfg, &st);
+	if (rc == OCB_OK)
+		rc = t->step(st, 0, cfg->lr, &loss);
+	t->free(st);
+	return rc;
+}
+
 /* The child's work: t == NULL is the empty run. */
 static void child(const struct ocb_trainer *t, const void *spec, const struct ocb_train_cfg *cfg,
 		  long steps, struct child_msg *msg)
@@ -68,11 +81,20 @@ static void child(const struct ocb_trainer *t, const void *spec, const struct oc
 			    0.0f, c, N);
 	free(a);
 	free(c);
+	/* warm-up: one throw-away trainer and step, so that what the process maps once for
+	 * any training (the code pages of the paths taken, e.g. ~0.5 MB of libm's; lazily
+	 * initialised library state) is in `base`: it is not the training's memory, and the
+	 * computed figures (allocations) do not hold it */
+	if (t && (msg->rc = warm_up(t, spec, cfg))) {
+		snprintf(msg->err, sizeof msg->err, "%s", ocb_lasterr());
+		return;
+	}
 	/* free heap memory inherited from the parent is resident (counted in base) and would
 	 * be reused without a page fault: give it back first (malloc_trim madvises free pages
 	 * inside the heap too), so every page the training uses is a counted fault */
 	malloc_trim(0);
 	msg->base = status_kb("VmRSS");
+	msg->file_base = status_kb("RssFile");
 	if (t && (msg->rc = t->create(spec, cfg, &st))) {
 		snprintf(msg->err, sizeof msg->err, "%s", ocb_lasterr());
 		return;
@@ -90,13 +112,25 @@ static void child(const struct ocb_trainer *t, const void *spec, const struct oc
 	if (msg->rc)
 		snprintf(msg->err, sizeof msg->err, "%s", ocb_lasterr());
 	long hwm = status_kb("VmHWM"), rss = status_kb("VmRSS");
+	msg->file_end = status_kb("RssFile");
 	msg->peak = msg->hwm_reset && hwm > rss ? hwm : rss;
 	if (getenv("OCB_MEMDEBUG"))
-		fprintf(stderr, "memdebug: %s base %ld hwm0 %ld rss0 %ld hwm %ld rss %ld kB\n",
-			t ? t->name : "empty", msg->base, hwm0, rss0, hwm, rss);
+		fprintf(stderr, "memdebug: %s base %ld hwm0 %ld rss0 %ld hwm %ld rss %ld kB, "
+				"file-backed %ld -> %ld kB\n", t ? t->name : "empty", msg->base, hwm0,
+			rss0, hwm, rss, msg->file_base, msg->file_end);
 	if (t)
 		t->info(st, &msg->info);
 	/* no free: the process ends */
+}
+
+/* The data footprint of a child: peak minus base, less the file-backed pages (code) it
+ * mapped in between (the warm-up maps nearly all of them before base). */
+static long data_kb(const struct child_msg *c)
+{
+	long file = c->file_end >= 0 && c->file_base >= 0 && c->file_end > c->file_base
+			    ? c->file_end - c->file_base
+			    : 0;
+	return c->peak - c->base - file;
 }
 
 static int run_child(const struct ocb_trainer *t, const void *spec,
@@ -160,8 +194,9 @@ int ocb_train_measure_memory(const struct ocb_trainer *t, const void *spec,
 	m->optimizer = in->optimizer_bytes;
 	m->activations = in->activation_bytes;
 	m->computed = m->weights + m->grads + m->optimizer + m->activations;
-	m->empty = (e.peak - e.base) * 1024L;
-	m->measured = (r.peak - r.base) * 1024L - m->empty;
+	m->empty = data_kb(&e) * 1024L;
+	m->measured = data_kb(&r) * 1024L - m->empty;
+	m->code = (r.file_end - r.file_base) * 1024L;
 	m->hwm_reset = r.hwm_reset;
 	return OCB_OK;
 }

@@ -3,7 +3,13 @@
  * Computed: the trainer's own accounting (struct ocb_train_info: weights, gradients,
  * optimizer state, activations incl. batch buffers), i.e. the sizes of its allocations
  * that are resident during a step.
- * Measured: the training runs `steps` optimizer steps in a forked child process; the
+ * Measured: the training runs `steps` optimizer steps in a forked child process. The
+ * child first creates a throw-away trainer of the same spec, takes one step and frees it
+ * (warm-up), so that what a process maps once for any training — the code pages of the
+ * paths taken (libm alone ~0.5 MB: ~4 B/param of the suite's 133 k-parameter LM), lazily
+ * initialised library state — is not counted as the training's: the computed figures
+ * count data (allocations) only, and so does the measurement. File-backed pages mapped
+ * after base anyway are subtracted too (`code`). The
  * child's resident set is read before the trainer is created (base), the peak-RSS mark is
  * reset after creation (Linux /proc/self/clear_refs "5"), and after the steps the peak
  * (VmHWM) minus base is the training's footprint. An "empty run" (a child that does the
@@ -31,6 +37,8 @@ struct ocb_train_mem {
 	size_t computed;       /* their sum */
 	long measured;         /* bytes: peak RSS delta of the training minus the empty run's */
 	long empty;            /* bytes: the empty run's delta */
+	long code;             /* bytes of file-backed pages (code) mapped during the measured
+				  steps, not counted in `measured` (0 after the warm-up, as a rule) */
 	int hwm_reset;         /* 1: peak = high-water mark after a verified reset; 0: end RSS */
 };
 

@@ -54,10 +54,12 @@ static int setup(struct qlm_state *s, const struct qlm_spec *sp, const struct oc
 	struct lm_model *m = s->m;
 	int rc;
 	ocb_train_cfg_optim(cfg, &oc);
+	/* scratch for the training batch's rows, as the model's arena (lm_reserve); an
+	 * evaluation with more rows grows both. Sized for the larger of the two, the scratch
+	 * would be batch-independent at small batches and the measured state fit
+	 * (collect/ternary_train.c) would count it as state. */
 	if ((rc = qt_set_init(&s->set, &sp->q, &oc, cfg->seed, cfg->threads,
-			      s->batch * sp->lm.seq > sp->lm.eval_batch * sp->lm.eval_window
-				      ? s->batch * sp->lm.seq
-				      : sp->lm.eval_batch * sp->lm.eval_window)))
+			      s->batch * sp->lm.seq)))
 		return rc;
 	/* the fp32 remainder first (while the linears still point at their regions) */
 	for (int i = 0; i < lm_ntensors(&m->cfg) && rc == OCB_OK; i++) {
