@@ -2,6 +2,7 @@
  * dist_train.h). */
 #include "dist_train.h"
 
+#include <cblas.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -266,8 +267,14 @@ int ocb_dist_train(MPI_Comm comm, const struct ocb_dist_train_cfg *c,
 	res->init_s = slowest(comm, ocb_now_s() - t0) - res->staging_s;
 	rc = train(&r, st, &tc);
 	/* after run_stop: the time-based overlap is a measurement, not part of the score */
-	if (!rc && r.nranks > 1 && c->overlap_rounds > 0)
+	if (!rc && r.nranks > 1 && c->overlap_rounds > 0) {
+		/* the backward of the training, so its BLAS threads (the driver restored the
+		 * library's default, all cores, when the run ended) */
+		int old = openblas_get_num_threads();
+		openblas_set_num_threads(c->threads > 0 ? c->threads : 1);
 		rc = ocb_dp_overlap_measure(st, c->overlap_rounds, &res->overlap);
+		openblas_set_num_threads(old);
+	}
 out:
 	ocb_trainer_mlp_dp.free(st);
 	ocb_idx_release(&tr);
