@@ -223,6 +223,9 @@ static int train(struct run *r, void *st, const struct ocb_train_cfg *tc)
 	res->samples_per_s = res->step_s > 0 ? tc->batch / res->step_s : NAN;
 	res->step_flops = tr.info.step_flops;
 	ocb_dp_stats(st, &res->dp);
+	double cs = isfinite(res->dp.compute_share) ? res->dp.compute_share : 0.0;
+	MPI_Allreduce(MPI_IN_PLACE, &cs, 1, MPI_DOUBLE, MPI_MIN, r->comm);
+	res->compute_share = cs;
 	res->compute_per_sample_s =
 		slowest(r->comm, res->dp.compute_s / ((double)tc->batch / r->nranks));
 	return OCB_OK;

@@ -42,7 +42,8 @@ static const char *const K[] = {
 	"plain_rounds", "wrong_total", "reached", "epochs", "best_accuracy",
 	"time_to_target", "staging_time", "init_time", "run_time", "step_time",
 	"samples_per_s", "compute_per_sample", "opt_time", "grad_bytes", "buckets",
-	"global_batch_size", "oversubscribed", "cores", "cpu_share", "overlap_hidden",
+	"global_batch_size", "oversubscribed", "cores", "cpu_share", "compute_share",
+	"overlap_hidden",
 	"overlap_hidden_lo", "overlap_hidden_hi", "overlap_hidden_min", "overlap_exposed_time",
 	"allreduce_alone_time", "overlap_bwd_time", "overlap_bwd_comm_time", "hidden_work",
 	"steps", NULL};
@@ -405,6 +406,7 @@ static void measured_of(const struct dset *d, const struct drec *r, struct ocb_p
 	m->step_s = val(r, "step_time");
 	m->compute_per_sample = val(r, "compute_per_sample");
 	m->cpu_share = val(r, "cpu_share");
+	m->compute_share = val(r, "compute_share"); /* NaN in runs before it existed */
 	m->opt_s = val(r, "opt_time");
 	m->hidden = val(r, "overlap_hidden");
 	m->grad_bytes = val(r, "grad_bytes");
@@ -481,7 +483,9 @@ static int check_table(struct ocb_rctx *x, const struct dset *d)
 	if (t && !rc)
 		rc = ocb_table_set_note(t, "calibrated on the 1-rank row (compute per sample x its "
 					   "CPU share = s per sample on a whole core); each rank count"
-					   " with its own fitted allreduce and CPU share; more ranks "
+					   " with its own fitted allreduce and CPU share (CPU / wall "
+					   "of the compute phases when measured, else of the run); "
+					   "more ranks "
 					   "than cores: compute and optimizer stretched by the share, "
 					   "nothing hidden (no polls).");
 	return rc;

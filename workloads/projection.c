@@ -94,14 +94,22 @@ double ocb_project_error(const struct ocb_proj_input *in, const struct ocb_fabri
 	return (pt.step_s - measured_step_s) / measured_step_s;
 }
 
+double ocb_proj_share_of(const struct ocb_proj_measured *m)
+{
+	/* the compute phases' share: the whole run's CPU / wall also counts the busy waits
+	 * inside MPI as if they were compute */
+	double s = m->compute_share > 0 ? m->compute_share : m->cpu_share > 0 ? m->cpu_share : 0;
+	return s > 1.0 ? 1.0 : s;
+}
+
 int ocb_proj_calibrate(const struct ocb_proj_measured *one, struct ocb_proj_input *in)
 {
+	double share = ocb_proj_share_of(one);
 	memset(in, 0, sizeof *in);
-	if (one->ranks != 1 || !(one->compute_per_sample > 0) || !(one->cpu_share > 0) ||
+	if (one->ranks != 1 || !(one->compute_per_sample > 0) || !(share > 0) ||
 	    one->nbuckets < 1 || one->global_batch < 1)
 		return ocb_seterr(OCB_EINVAL, "projection: calibration needs a measured 1-rank "
 					      "point (compute, CPU share, buckets, batch)");
-	double share = one->cpu_share > 1.0 ? 1.0 : one->cpu_share;
 	in->compute_per_sample = one->compute_per_sample * share;
 	in->opt_s = one->opt_s * share;
 	in->grad_bytes = one->grad_bytes;
@@ -119,7 +127,7 @@ int ocb_proj_reproduce(const struct ocb_proj_input *cal, const struct ocb_proj_m
 	if (m->ranks > 1 && m->allreduce.npoints < 2)
 		return ocb_seterr(OCB_EINVAL, "projection: %d ranks without a fitted allreduce",
 				  m->ranks);
-	in.cpu_share = m->cpu_share > 1.0 ? 1.0 : m->cpu_share > 0 ? m->cpu_share : 0.0;
+	in.cpu_share = ocb_proj_share_of(m);
 	in.cores = m->cores > 0 ? m->cores : cal->cores;
 	if (m->ranks > 1)
 		in.node = m->allreduce;

@@ -88,6 +88,8 @@ struct ocb_proj_measured {
 	double step_s;             /* measured mean step, slowest rank */
 	double compute_per_sample; /* wall s per local sample, slowest rank */
 	double cpu_share;          /* CPU / wall of the slowest rank over the run */
+	double compute_share;      /* the same over the compute phases only (MPI's busy waits
+				      out); 0 / NaN: not measured (cpu_share is used) */
 	double opt_s;              /* wall s per step */
 	double hidden;             /* time-based hidden share (NaN: not measured) */
 	double grad_bytes;
@@ -96,14 +98,18 @@ struct ocb_proj_measured {
 	struct ocb_coll_model allreduce; /* the job's fitted allreduce; npoints 0: none */
 };
 
-/* Calibrates the model from the 1-rank point: c = compute_per_sample * cpu_share (s of a
- * whole core per sample), opt = opt_s * cpu_share; gradient bytes, buckets, batch as
- * measured. hidden (from a multi-rank point) and node are the caller's to set.
+/* The share of a core a measured point's ranks got: compute_share when measured, else
+ * cpu_share; at most 1; 0 when neither was measured. */
+double ocb_proj_share_of(const struct ocb_proj_measured *m);
+
+/* Calibrates the model from the 1-rank point: c = compute_per_sample * share (s of a
+ * whole core per sample; share: ocb_proj_share_of), opt = opt_s * share; gradient bytes,
+ * buckets, batch as measured. hidden (from a multi-rank point) and node are the caller's to set.
  * OCB_EINVAL when one is not a measured 1-rank point. */
 int ocb_proj_calibrate(const struct ocb_proj_measured *one, struct ocb_proj_input *in);
 
 /* The model's step time of a measured point m from the calibrated input: m's own
- * cpu_share and fitted allreduce (the communication the job measured), m's hidden share
+ * share (ocb_proj_share_of) and fitted allreduce (the communication the job measured), m's hidden share
  * when measured, else cal's. OCB_EINVAL for a point without a fit on more than one rank. */
 int ocb_proj_reproduce(const struct ocb_proj_input *cal, const struct ocb_proj_measured *m,
 		       struct ocb_proj_point *out);
