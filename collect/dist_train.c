@@ -223,9 +223,13 @@ static int train(struct run *r, void *st, const struct ocb_train_cfg *tc)
 	res->samples_per_s = res->step_s > 0 ? tc->batch / res->step_s : NAN;
 	res->step_flops = tr.info.step_flops;
 	ocb_dp_stats(st, &res->dp);
-	double cs = isfinite(res->dp.compute_share) ? res->dp.compute_share : 0.0;
-	MPI_Allreduce(MPI_IN_PLACE, &cs, 1, MPI_DOUBLE, MPI_MIN, r->comm);
-	res->compute_share = cs;
+	/* means over ranks: the step waits for the slowest rank of each step, which the
+	 * projection models from the spread (compute_cv), not from the slowest mean */
+	double cs[2] = {isfinite(res->dp.compute_share) ? res->dp.compute_share : 0.0,
+			isfinite(res->dp.compute_cv) ? res->dp.compute_cv : 0.0};
+	MPI_Allreduce(MPI_IN_PLACE, cs, 2, MPI_DOUBLE, MPI_SUM, r->comm);
+	res->compute_share = cs[0] / r->nranks;
+	res->compute_cv = cs[1] / r->nranks;
 	res->compute_per_sample_s =
 		slowest(r->comm, res->dp.compute_s / ((double)tc->batch / r->nranks));
 	return OCB_OK;

@@ -42,7 +42,7 @@ static const char *const K[] = {
 	"plain_rounds", "wrong_total", "reached", "epochs", "best_accuracy",
 	"time_to_target", "staging_time", "init_time", "run_time", "step_time",
 	"samples_per_s", "compute_per_sample", "opt_time", "grad_bytes", "buckets",
-	"global_batch_size", "oversubscribed", "cores", "cpu_share", "compute_share",
+	"global_batch_size", "oversubscribed", "cores", "cpu_share", "compute_share", "compute_cv",
 	"overlap_hidden",
 	"overlap_hidden_lo", "overlap_hidden_hi", "overlap_hidden_min", "overlap_exposed_time",
 	"allreduce_alone_time", "overlap_bwd_time", "overlap_bwd_comm_time", "hidden_work",
@@ -407,6 +407,7 @@ static void measured_of(const struct dset *d, const struct drec *r, struct ocb_p
 	m->compute_per_sample = val(r, "compute_per_sample");
 	m->cpu_share = val(r, "cpu_share");
 	m->compute_share = val(r, "compute_share"); /* NaN in runs before it existed */
+	m->compute_cv = val(r, "compute_cv");
 	m->opt_s = val(r, "opt_time");
 	m->hidden = val(r, "overlap_hidden");
 	m->grad_bytes = val(r, "grad_bytes");
@@ -483,8 +484,10 @@ static int check_table(struct ocb_rctx *x, const struct dset *d)
 	if (t && !rc)
 		rc = ocb_table_set_note(t, "calibrated on the 1-rank row (compute per sample x its "
 					   "CPU share = s per sample on a whole core); each rank count"
-					   " with its own fitted allreduce and CPU share (CPU / wall "
-					   "of the compute phases when measured, else of the run); "
+					   " with its own fitted allreduce, CPU share (CPU / wall "
+					   "of the compute phases when measured, else of the run) and"
+					   " step-to-step compute spread (the wait for the slowest "
+					   "rank); "
 					   "more ranks "
 					   "than cores: compute and optimizer stretched by the share, "
 					   "nothing hidden (no polls).");

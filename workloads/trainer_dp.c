@@ -42,6 +42,7 @@ struct dp_state {
 	double exposed_sum, skew_sum, step_sum, opt_sum, blocking, nonblocking;
 	double comp_wall, comp_cpu; /* summed over steps: the compute phase (data, forward,
 				       backward, without the polls), wall and process CPU s */
+	double comp_sq;             /* sum over steps of the compute phase's wall squared */
 	double *exposed; /* [cap_exposed] per step (the median needs them all) */
 	long cap_exposed;
 };
@@ -147,8 +148,9 @@ static int dp_step(void *st, long step, float lr, double *loss)
 	}
 	/* the compute phase ends here (the rest is the wait for MPI and the update); a poll
 	 * is a busy call, so its time leaves both the wall and the CPU time */
-	double polls = s->bk.exposed_s - exposed0;
-	s->comp_wall += MPI_Wtime() - t0 - polls;
+	double polls = s->bk.exposed_s - exposed0, comp = MPI_Wtime() - t0 - polls;
+	s->comp_wall += comp;
+	s->comp_sq += comp * comp;
 	s->comp_cpu += ocb_process_cpu_s() - cpu0 - polls;
 	if (!rc && s->nranks > 1) {
 		rc = ocb_dp_buckets_wait(&s->bk);
@@ -390,6 +392,12 @@ void ocb_dp_stats(void *st, struct ocb_dp_stats *o)
 	o->hidden_share = s->nranks > 1 && s->steps ? (h < 0.0 ? 0.0 : h > 1.0 ? 1.0 : h) : NAN;
 	o->hidden_work = s->bk.all_floats > 0 ? s->bk.done_floats / s->bk.all_floats : NAN;
 	o->compute_share = s->comp_wall > 0.0 ? s->comp_cpu / s->comp_wall : NAN;
+	o->compute_cv = NAN;
+	if (s->steps > 1 && s->comp_wall > 0.0) {
+		double mean = s->comp_wall / s->steps;
+		double var = (s->comp_sq - s->steps * mean * mean) / (s->steps - 1);
+		o->compute_cv = var > 0.0 ? sqrt(var) / mean : 0.0;
+	}
 }
 
 /* The slowest rank's t (collective). */

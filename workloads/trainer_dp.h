@@ -60,6 +60,9 @@ struct ocb_dp_stats {
 				 the share of a core this rank got while it computed (below 1
 				 when other processes or ranks share the core; unlike CPU / wall
 				 of the whole run it leaves out MPI's busy waits) */
+	double compute_cv;    /* standard deviation / mean of the compute phase's wall time
+				 over steps (NaN: fewer than 2 steps): how much one step's
+				 compute varies, so how long the others wait for the slowest */
 	size_t grad_bytes;
 };
 
