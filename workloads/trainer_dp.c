@@ -41,7 +41,7 @@ struct dp_state {
 	long steps;
 	double exposed_sum, skew_sum, step_sum, opt_sum, blocking, nonblocking;
 	double comp_wall, comp_cpu; /* summed over steps: the compute phase (data, forward,
-				       backward, without the polls), wall and process CPU s */
+				       backward with its polls), wall and process CPU s */
 	double comp_sq;             /* sum over steps of the compute phase's wall squared */
 	double *exposed; /* [cap_exposed] per step (the median needs them all) */
 	long cap_exposed;
@@ -146,12 +146,13 @@ static int dp_step(void *st, long step, float lr, double *loss)
 		lsum += xent_smooth(z, s->y, s->micro, k, s->smooth, 1.0f / s->global, s->dlogits);
 		rc = backward(s, s->micro, a == s->accum - 1);
 	}
-	/* the compute phase ends here (the rest is the wait for MPI and the update); a poll
-	 * is a busy call, so its time leaves both the wall and the CPU time */
-	double polls = s->bk.exposed_s - exposed0, comp = MPI_Wtime() - t0 - polls;
+	/* the compute phase ends here (the rest is the wait for MPI and the update); its
+	 * polls stay in: a poll may yield the core (Open MPI on an oversubscribed node), so
+	 * its wall time is not its CPU time and cannot be taken out of both */
+	double comp = MPI_Wtime() - t0;
 	s->comp_wall += comp;
 	s->comp_sq += comp * comp;
-	s->comp_cpu += ocb_process_cpu_s() - cpu0 - polls;
+	s->comp_cpu += ocb_process_cpu_s() - cpu0;
 	if (!rc && s->nranks > 1) {
 		rc = ocb_dp_buckets_wait(&s->bk);
 		if (!rc && MPI_Allreduce(MPI_IN_PLACE, &lsum, 1, MPI_DOUBLE, MPI_SUM, s->comm))

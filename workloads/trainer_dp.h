@@ -56,7 +56,8 @@ struct ocb_dp_stats {
 	double opt_s;         /* mean per step: the optimizer update (every rank does all) */
 	double compute_s;     /* mean per step: step time minus exposed comm, skew, optimizer:
 				 data gathering, forward, backward of this rank's shard */
-	double compute_share; /* process CPU / wall time of the compute phases (polls out):
+	double compute_share; /* process CPU / wall time of the compute phases (data,
+				 forward, backward with its polls; not the final wait):
 				 the share of a core this rank got while it computed (below 1
 				 when other processes or ranks share the core; unlike CPU / wall
 				 of the whole run it leaves out MPI's busy waits) */
