@@ -334,6 +334,13 @@ static int run_rank(const struct ocb_global *g, struct ocb_run_opts *o)
 		return cli_fail("run", st);
 	o->passes = 1;
 	o->keep_ceilings = 1; /* no rank re-measures flagged ceilings (every rank would) */
+	/* one BLAS thread per rank unless --threads says otherwise: a rank stands for one
+	 * accelerator, and mpirun binds a rank to one core (np <= 2) or runs more ranks than
+	 * cores, where a second OpenBLAS thread per rank only spins against the other ranks
+	 * (2 ranks x 2 threads on 2 cores made a step slower than 1 rank's, and the
+	 * projection's per-core compute wrong) */
+	if (!o->nthreads)
+		o->default_threads = 1;
 	if (rank) { /* rank 0 speaks for the job; the others' errors still reach stderr */
 		gr.db_path = tmp;
 		gr.quiet = 1;

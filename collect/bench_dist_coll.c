@@ -4,8 +4,10 @@
  * with its error; the plain MPI_Allreduce loop beside the core's allreduce at 64 MiB.
  * Metrics (rank 0 writes them; every rank measures): workload "dist_coll/<op>/np<N>",
  * step = bytes, keys time_s, algbw, busbw, wrong with suffix _oop / _ip; step -1: alpha,
- * beta, gamma, fit_rms, fit_max. Workload "dist_coll/np<N>", step -1: plain_s, core_s,
- * plain_bytes, wrong_total, oversubscribed. */
+ * beta, gamma, fit_rms, fit_max. Workload "dist_coll/np<N>", step -1: plain_s, core_s
+ * (best s/call), plain_ratio (median over paired rounds of plain / core time = core busbw
+ * / plain busbw), plain_ratio_lo / _hi (its 95% CI), plain_rounds, plain_bytes,
+ * wrong_total. */
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -129,6 +131,17 @@ static int workload(void *st, const struct ocb_ctx *ctx)
 	if (!rc)
 		rc = ocb_metric(&ctx->metrics, wl, -1, "plain_bytes", (double)s->cfg.plain_bytes,
 				"bytes");
+	if (!rc && sw.plain_rounds > 0) {
+		rc = ocb_metric(&ctx->metrics, wl, -1, "plain_ratio", sw.plain_ratio, "ratio");
+		if (!rc)
+			rc = ocb_metric(&ctx->metrics, wl, -1, "plain_ratio_lo", sw.plain_ratio_lo,
+					"ratio");
+		if (!rc)
+			rc = ocb_metric(&ctx->metrics, wl, -1, "plain_ratio_hi", sw.plain_ratio_hi,
+					"ratio");
+		if (!rc)
+			rc = ocb_metric(&ctx->metrics, wl, -1, "plain_rounds", sw.plain_rounds, "1");
+	}
 	if (!rc)
 		rc = ocb_metric(&ctx->metrics, wl, -1, "wrong_total", (double)sw.wrong, "elements");
 	ocb_dist_sweep_release(&sw);

@@ -9,6 +9,8 @@
  * run_time, step_time, samples_per_s, compute_per_sample, opt_time, grad_bytes, buckets,
  * hidden_work, hidden_time, exposed_time, nonblocking_time, skew_time, step_flops,
  * oversubscribed, cores, steps, cpu_share (CPU / wall time of the slowest rank over the run),
+ * compute_share (the same over the compute phases only, mean over ranks), compute_cv
+ * (sd / mean of a step's compute phase, mean over ranks),
  * step_time_rank_min, step_time_rank_max; on more than one rank the
  * time-based overlap (trainer_dp.h ocb_dp_overlap_measure): overlap_hidden (1 - exposed /
  * alone, medians), overlap_hidden_lo / _hi (95% CI), overlap_hidden_min (minima),
@@ -157,6 +159,8 @@ static int workload(void *st, const struct ocb_ctx *ctx)
 		{"step_time_rank_max", hi, "s"},
 		{"cores", (double)sysconf(_SC_NPROCESSORS_ONLN), "cores"},
 		{"cpu_share", r.cpu_share, "ratio"},
+		{"compute_share", r.compute_share, "ratio"},
+		{"compute_cv", r.compute_cv, "ratio"},
 		{"steps", (double)r.steps, "steps"},
 	};
 	for (size_t i = 0; i < sizeof m / sizeof *m && !rc; i++)

@@ -6,9 +6,10 @@
 #include <string.h>
 
 #include "../common/ocb_error.h"
+#include "../common/ocb_stats.h"
 
-/* Alternations of the core's allreduce and the plain MPI_Allreduce loop. */
-#define PLAIN_ROUNDS 4
+/* Paired rounds of the core's allreduce and the plain MPI_Allreduce loop (at most). */
+#define MAX_PLAIN_ROUNDS 64
 
 void ocb_dist_sweep_defaults(struct ocb_dist_sweep_cfg *c)
 {
@@ -18,6 +19,7 @@ void ocb_dist_sweep_defaults(struct ocb_dist_sweep_cfg *c)
 	c->budget_s = 1.0;
 	c->trials = 3;
 	c->plain_bytes = (size_t)64 << 20;
+	c->plain_rounds = 16;
 }
 
 /* Sizes of one op: min..max by factor, fitted to the op's granularity, no repeats. */
@@ -60,12 +62,57 @@ static int sweep_op(MPI_Comm comm, struct ocb_coll_bufs *b, enum ocb_coll_op op,
 	return rc;
 }
 
+/* The core's allreduce of pb bytes beside the plain loop: a verified measure of the core
+ * (its iterations make one loop ~ budget / rounds), then `rounds` rounds of one loop
+ * of each with the same iterations, the first of the pair swapped every round. */
+static int plain_vs_core(MPI_Comm comm, struct ocb_coll_bufs *b, size_t pb,
+			 const struct ocb_dist_sweep_cfg *c, struct ocb_dist_sweep *s)
+{
+	struct ocb_coll_point p;
+	struct ocb_coll_plain pl;
+	double ratio[MAX_PLAIN_ROUNDS];
+	int rounds = c->plain_rounds < 3 ? 3 : c->plain_rounds > MAX_PLAIN_ROUNDS
+							? MAX_PLAIN_ROUNDS : c->plain_rounds;
+	int rc = ocb_coll_measure_for(comm, b, OCB_COLL_ALLREDUCE, pb, 0,
+				      c->budget_s / rounds, 1, &p);
+	if (rc)
+		return rc;
+	s->wrong += p.wrong;
+	s->core_s = p.time_s;
+	if ((rc = ocb_coll_plain_init(comm, pb, &pl)))
+		return rc;
+	for (int r = 0; r < rounds && !rc; r++) {
+		double tc = 0.0, tp = 0.0;
+		if (r & 1)
+			rc = ocb_coll_plain_time(comm, &pl, p.iters, &tp);
+		if (!rc)
+			rc = ocb_coll_time(comm, b, OCB_COLL_ALLREDUCE, pb, 0, p.iters, &tc);
+		if (!rc && !(r & 1))
+			rc = ocb_coll_plain_time(comm, &pl, p.iters, &tp);
+		if (rc)
+			break;
+		s->core_s = tc < s->core_s ? tc : s->core_s;
+		s->plain_s = r == 0 || tp < s->plain_s ? tp : s->plain_s;
+		ratio[r] = tc > 0.0 ? tp / tc : NAN;
+	}
+	ocb_coll_plain_release(&pl);
+	struct ocb_stats st;
+	if (!rc && !(rc = ocb_stats_compute(ratio, (size_t)rounds, &st))) {
+		s->plain_ratio = st.median;
+		s->plain_ratio_lo = st.ci_low;
+		s->plain_ratio_hi = st.ci_high;
+		s->plain_rounds = rounds;
+	}
+	return rc;
+}
+
 int ocb_dist_sweep_run(MPI_Comm comm, const struct ocb_dist_sweep_cfg *c,
 		       struct ocb_dist_sweep *s)
 {
 	struct ocb_coll_bufs b = {0};
 	int n, rc;
 	memset(s, 0, sizeof *s);
+	s->plain_ratio = s->plain_ratio_lo = s->plain_ratio_hi = NAN;
 	MPI_Comm_size(comm, &n);
 	if (c->min_bytes < 4 || c->max_bytes < c->min_bytes || c->factor < 2 || c->trials < 1)
 		return ocb_seterr(OCB_EINVAL, "collectives sweep: sizes %zu..%zu by %d, %d trials",
@@ -81,27 +128,9 @@ int ocb_dist_sweep_run(MPI_Comm comm, const struct ocb_dist_sweep_cfg *c,
 	MPI_Allreduce(MPI_IN_PLACE, &s->gamma, 1, MPI_DOUBLE, MPI_MAX, comm);
 	for (int op = 0; op < OCB_COLL_NOPS && !rc; op++)
 		rc = sweep_op(comm, &b, (enum ocb_coll_op)op, n, c, s);
-	if (!rc && c->plain_bytes) {
-		struct ocb_coll_point p;
-		size_t pb = ocb_coll_fit_bytes(OCB_COLL_ALLREDUCE, n, c->plain_bytes);
-		/* the same iterations for both, alternated PLAIN_ROUNDS times, best of each:
-		 * the machine's load drifts between two measurements */
-		rc = ocb_coll_measure_for(comm, &b, OCB_COLL_ALLREDUCE, pb, 0, c->budget_s / 4,
-					  c->trials, &p);
-		int iters = p.iters;
-		s->core_s = p.time_s;
-		s->wrong += rc ? 0 : p.wrong;
-		for (int r = 0; r < PLAIN_ROUNDS && !rc; r++) {
-			double t;
-			if (r > 0 && !(rc = ocb_coll_measure(comm, &b, OCB_COLL_ALLREDUCE, pb, 0,
-							     iters, c->trials, &p))) {
-				s->core_s = p.time_s < s->core_s ? p.time_s : s->core_s;
-				s->wrong += p.wrong;
-			}
-			if (!rc && !(rc = ocb_coll_plain_allreduce(comm, pb, iters, c->trials, &t)))
-				s->plain_s = r == 0 || t < s->plain_s ? t : s->plain_s;
-		}
-	}
+	if (!rc && c->plain_bytes)
+		rc = plain_vs_core(comm, &b, ocb_coll_fit_bytes(OCB_COLL_ALLREDUCE, n,
+								c->plain_bytes), c, s);
 out:
 	ocb_coll_bufs_release(&b);
 	if (rc)

@@ -2,6 +2,7 @@
  * dist_train.h). */
 #include "dist_train.h"
 
+#include <cblas.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,6 +223,13 @@ static int train(struct run *r, void *st, const struct ocb_train_cfg *tc)
 	res->samples_per_s = res->step_s > 0 ? tc->batch / res->step_s : NAN;
 	res->step_flops = tr.info.step_flops;
 	ocb_dp_stats(st, &res->dp);
+	/* means over ranks: the step waits for the slowest rank of each step, which the
+	 * projection models from the spread (compute_cv), not from the slowest mean */
+	double cs[2] = {isfinite(res->dp.compute_share) ? res->dp.compute_share : 0.0,
+			isfinite(res->dp.compute_cv) ? res->dp.compute_cv : 0.0};
+	MPI_Allreduce(MPI_IN_PLACE, cs, 2, MPI_DOUBLE, MPI_SUM, r->comm);
+	res->compute_share = cs[0] / r->nranks;
+	res->compute_cv = cs[1] / r->nranks;
 	res->compute_per_sample_s =
 		slowest(r->comm, res->dp.compute_s / ((double)tc->batch / r->nranks));
 	return OCB_OK;
@@ -266,8 +274,14 @@ int ocb_dist_train(MPI_Comm comm, const struct ocb_dist_train_cfg *c,
 	res->init_s = slowest(comm, ocb_now_s() - t0) - res->staging_s;
 	rc = train(&r, st, &tc);
 	/* after run_stop: the time-based overlap is a measurement, not part of the score */
-	if (!rc && r.nranks > 1 && c->overlap_rounds > 0)
+	if (!rc && r.nranks > 1 && c->overlap_rounds > 0) {
+		/* the backward of the training, so its BLAS threads (the driver restored the
+		 * library's default, all cores, when the run ended) */
+		int old = openblas_get_num_threads();
+		openblas_set_num_threads(c->threads > 0 ? c->threads : 1);
 		rc = ocb_dp_overlap_measure(st, c->overlap_rounds, &res->overlap);
+		openblas_set_num_threads(old);
+	}
 out:
 	ocb_trainer_mlp_dp.free(st);
 	ocb_idx_release(&tr);

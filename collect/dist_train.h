@@ -57,6 +57,9 @@ struct ocb_dist_train_result {
 				   slowest rank got (below 1 when other processes or more ranks
 				   than cores share the CPUs; a dedicated node gives
 				   min(1, cores / ranks)) */
+	double compute_share;   /* the mean over ranks of ocb_dp_stats.compute_share: the
+				   share of a core a rank got while computing */
+	double compute_cv;      /* the mean over ranks of ocb_dp_stats.compute_cv */
 	struct ocb_dp_stats dp; /* rank 0's */
 	struct ocb_dp_overlap overlap; /* time-based overlap (rounds 0: not measured) */
 	double step_flops;      /* all ranks */

@@ -243,31 +243,80 @@ int ocb_coll_measure_for(MPI_Comm comm, struct ocb_coll_bufs *b, enum ocb_coll_o
 	return measure(comm, b, op, bytes, inplace, 0, target_s, trials, pt);
 }
 
+int ocb_coll_time(MPI_Comm comm, struct ocb_coll_bufs *b, enum ocb_coll_op op, size_t bytes,
+		  int inplace, int iters, double *time_s)
+{
+	int n;
+	MPI_Comm_size(comm, &n);
+	*time_s = 0.0;
+	if ((unsigned)op >= OCB_COLL_NOPS || bytes == 0 || bytes > b->max_bytes ||
+	    ocb_coll_fit_bytes(op, n, bytes) != bytes || iters < 1 ||
+	    bytes / sizeof(float) > (size_t)0x7fffffff)
+		return ocb_seterr(OCB_EINVAL, "collectives: timed loop of %d x %zu bytes on %d "
+					      "ranks (buffers %zu bytes)", iters, bytes, n,
+				  b->max_bytes);
+	if (timed_loops(comm, op, bytes / sizeof(float), n, inplace, b, iters, 1, time_s))
+		return ocb_seterr(OCB_ERUNTIME, "collectives: %s failed", ocb_coll_name(op));
+	return OCB_OK;
+}
+
+int ocb_coll_plain_init(MPI_Comm comm, size_t bytes, struct ocb_coll_plain *p)
+{
+	memset(p, 0, sizeof *p);
+	if (bytes < sizeof(float) || bytes / sizeof(float) > (size_t)0x7fffffff)
+		return ocb_seterr(OCB_EINVAL, "plain allreduce: %zu bytes", bytes);
+	p->count = (int)(bytes / sizeof(float));
+	p->a = ocb_alloc(bytes);
+	p->s = ocb_alloc(bytes); /* ocb_alloc touches every page */
+	if (!p->a || !p->s) {
+		ocb_coll_plain_release(p);
+		return ocb_seterr(OCB_ENOMEM, "plain allreduce: %zu bytes", bytes);
+	}
+	for (int i = 0; i < p->count; i++)
+		p->a[i] = 1.0f;
+	if (MPI_Allreduce(p->a, p->s, p->count, MPI_FLOAT, MPI_SUM, comm) != MPI_SUCCESS) {
+		ocb_coll_plain_release(p);
+		return ocb_seterr(OCB_ERUNTIME, "plain allreduce failed");
+	}
+	return OCB_OK;
+}
+
+int ocb_coll_plain_time(MPI_Comm comm, const struct ocb_coll_plain *p, int iters,
+			double *time_s)
+{
+	*time_s = 0.0;
+	if (iters < 1)
+		return ocb_seterr(OCB_EINVAL, "plain allreduce: %d iterations", iters);
+	if (MPI_Barrier(comm) != MPI_SUCCESS)
+		return ocb_seterr(OCB_ERUNTIME, "plain allreduce: barrier failed");
+	double t0 = MPI_Wtime();
+	for (int i = 0; i < iters; i++)
+		if (MPI_Allreduce(p->a, p->s, p->count, MPI_FLOAT, MPI_SUM, comm) != MPI_SUCCESS)
+			return ocb_seterr(OCB_ERUNTIME, "plain allreduce failed");
+	double dt = (MPI_Wtime() - t0) / iters;
+	if (MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
+		return ocb_seterr(OCB_ERUNTIME, "plain allreduce: reduce of the time failed");
+	*time_s = dt;
+	return OCB_OK;
+}
+
+void ocb_coll_plain_release(struct ocb_coll_plain *p)
+{
+	ocb_free(p->a);
+	ocb_free(p->s);
+	memset(p, 0, sizeof *p);
+}
+
 int ocb_coll_plain_allreduce(MPI_Comm comm, size_t bytes, int iters, int trials, double *time_s)
 {
-	int c = (int)(bytes / sizeof(float)), rc = OCB_OK;
-	float *a = ocb_alloc(bytes), *s = ocb_alloc(bytes);
+	struct ocb_coll_plain p;
+	int rc = ocb_coll_plain_init(comm, bytes, &p);
 	*time_s = 0.0;
-	if (!a || !s) {
-		rc = ocb_seterr(OCB_ENOMEM, "plain allreduce: %zu bytes", bytes);
-		goto out;
+	for (int t = 0; t < trials && !rc; t++) {
+		double dt;
+		if (!(rc = ocb_coll_plain_time(comm, &p, iters, &dt)))
+			*time_s = t == 0 || dt < *time_s ? dt : *time_s;
 	}
-	for (int i = 0; i < c; i++)
-		a[i] = 1.0f;
-	memset(s, 0, bytes);
-	MPI_Allreduce(a, s, c, MPI_FLOAT, MPI_SUM, comm); /* warm-up */
-	for (int t = 0; t < trials; t++) {
-		MPI_Barrier(comm);
-		double t0 = MPI_Wtime();
-		for (int i = 0; i < iters; i++)
-			MPI_Allreduce(a, s, c, MPI_FLOAT, MPI_SUM, comm);
-		double dt = (MPI_Wtime() - t0) / iters;
-		MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MAX, comm);
-		if (t == 0 || dt < *time_s)
-			*time_s = dt;
-	}
-out:
-	ocb_free(a);
-	ocb_free(s);
+	ocb_coll_plain_release(&p);
 	return rc;
 }

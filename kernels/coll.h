@@ -81,10 +81,30 @@ int ocb_coll_measure_for(MPI_Comm comm, struct ocb_coll_bufs *b, enum ocb_coll_o
  * guess: clamp(target_s * guess_bw / bytes, lo, hi). */
 int ocb_coll_iters_for(size_t bytes, double target_s, double guess_bw, int lo, int hi);
 
+/* One timed loop of `iters` calls of the core on the buffers as a measure left them (no
+ * verification, no warm-up): the slowest rank's mean s/call. For interleaving the core
+ * with another loop (collect/dist_sweep.c). Same argument rules as ocb_coll_measure. */
+int ocb_coll_time(MPI_Comm comm, struct ocb_coll_bufs *b, enum ocb_coll_op op, size_t bytes,
+		  int inplace, int iters, double *time_s);
+
 /* The reference: a plain loop of out-of-place MPI_Allreduce (SUM, fp32) on its own two
- * buffers of `bytes` (touched once before timing), timed with MPI_Wtime after a barrier,
- * best of `trials`, slowest rank. Nothing of the core above is used: it checks that the
- * core's numbers are MPI's. *time_s: one call. */
+ * buffers of `bytes` (allocated and touched once, one warm-up call), timed with
+ * MPI_Wtime after a barrier, slowest rank. Nothing of the core above is used: it checks
+ * that the core's numbers are MPI's. */
+struct ocb_coll_plain {
+	float *a, *s; /* send, receive */
+	int count;    /* fp32 elements */
+};
+
+/* Allocates, touches and warms up (one call: collective). OCB_ENOMEM, OCB_ERUNTIME;
+ * on failure nothing to release. */
+int ocb_coll_plain_init(MPI_Comm comm, size_t bytes, struct ocb_coll_plain *p);
+/* One timed loop of `iters` calls: the slowest rank's mean s/call. Collective. */
+int ocb_coll_plain_time(MPI_Comm comm, const struct ocb_coll_plain *p, int iters,
+			double *time_s);
+void ocb_coll_plain_release(struct ocb_coll_plain *p);
+
+/* init, best of `trials` loops, release. *time_s: one call. */
 int ocb_coll_plain_allreduce(MPI_Comm comm, size_t bytes, int iters, int trials,
 			     double *time_s);
 

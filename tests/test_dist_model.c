@@ -289,3 +289,50 @@ Test(projection, calibrated_on_one_rank_reproduces_the_others)
 	m2.allreduce.npoints = 0;
 	cr_expect_neq(ocb_proj_reproduce(&cal, &m2, &pt), 0);
 }
+
+/* The wait for the slowest rank: expected maximum of p standard normals (tabulated values
+ * of the order statistics: 1/sqrt(pi) at 2, 1.0294 at 4, 1.5388 at 10). */
+Test(projection, slowest_of_p_ranks)
+{
+	cr_expect_float_eq(ocb_proj_max_normal(1), 0.0, 0);
+	cr_expect_float_eq(ocb_proj_max_normal(2), 1.0 / sqrt(M_PI), 1e-4);
+	cr_expect_float_eq(ocb_proj_max_normal(4), 1.0294, 1e-3);
+	cr_expect_float_eq(ocb_proj_max_normal(10), 1.5388, 1e-3);
+	cr_expect(ocb_proj_max_normal(2048) > 3.0 && ocb_proj_max_normal(2048) < 4.0);
+	/* a spread of 10% per step stretches 2 ranks' compute by 1 + 0.1 e(2), 1 rank's not */
+	struct ocb_proj_input in = input();
+	struct ocb_proj_point a, b;
+	cr_assert_eq(ocb_project(&in, NULL, 2, &a), 0);
+	in.compute_cv = 0.1;
+	cr_assert_eq(ocb_project(&in, NULL, 2, &b), 0);
+	cr_expect_float_eq(b.compute_s, a.compute_s * (1 + 0.1 / sqrt(M_PI)), 1e-4 * a.compute_s);
+	cr_assert_eq(ocb_project(&in, NULL, 1, &b), 0);
+	cr_expect_float_eq(b.compute_s, in.compute_per_sample * in.global_batch,
+			   1e-12 * b.compute_s);
+}
+
+/* The compute phases' share wins over the run's CPU / wall (which counts MPI's busy waits);
+ * a measured spread is carried from the 1-rank calibration and from each point. */
+Test(projection, compute_share_and_spread_of_a_point)
+{
+	struct ocb_proj_input in = input(), cal;
+	struct ocb_proj_point pt;
+	struct ocb_proj_measured m1 = point_of(&in, 1, 0.8, 2);
+	m1.cpu_share = 0.95; /* the run's: waits included */
+	m1.compute_share = 0.8;
+	m1.compute_cv = 0.05;
+	cr_expect_float_eq(ocb_proj_share_of(&m1), 0.8, 0);
+	cr_assert_eq(ocb_proj_calibrate(&m1, &cal), 0);
+	cr_expect_float_eq(cal.compute_per_sample, in.compute_per_sample, 1e-15);
+	cr_expect_float_eq(cal.compute_cv, 0.05, 0);
+	m1.compute_share = NAN; /* older runs: the run's share */
+	cr_expect_float_eq(ocb_proj_share_of(&m1), 0.95, 0);
+	m1.compute_share = 1.3; /* a share of one core at most */
+	cr_expect_float_eq(ocb_proj_share_of(&m1), 1.0, 0);
+	struct ocb_proj_measured m2 = point_of(&in, 2, 0.6, 2);
+	m2.compute_cv = 0.2;
+	cal.node = m2.allreduce;
+	cr_assert_eq(ocb_proj_reproduce(&cal, &m2, &pt), 0);
+	cr_expect_float_eq(pt.compute_s, in.compute_per_sample * in.global_batch / 2 / 0.6 *
+					 (1 + 0.2 * ocb_proj_max_normal(2)), 1e-9 * pt.compute_s);
+}

@@ -12,8 +12,10 @@
 #include "../collect/mllog_rules.h"
 #include "cli_util.h"
 
+/* canaries on (tests/run.sh turns them off): the 1-rank job runs them, more ranks not */
 static const char *const mpi_env[] = {"OMPI_ALLOW_RUN_AS_ROOT=1",
-				      "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", NULL};
+				      "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "OCBENCH_NO_CANARIES=0",
+				      NULL};
 
 /* The report of the run: the nccl-tests table verified, and the projection calibrated
  * on the 1-rank point against the stored step times of the same run (the 1-rank row is
@@ -96,6 +98,33 @@ Test(dist_run, ranks_1_2_quick_then_a_killed_rank, .timeout = 600)
 	cr_expect_eq(cli_query_int(db, "select count(*) from metric where workload = "
 				       "'dist_train/lars/np2' and key = 'allreduce_alone_time' and "
 				       "value > 0"), 1);
+	/* a rank runs one BLAS thread (mpirun binds it to a core); canaries on 1 rank only */
+	cr_expect_eq(cli_query_int(db, "select count(*) from result where bench = 'dist_train' "
+				       "and threads != 1"), 0, "one thread per rank");
+	cr_expect_eq(cli_query_int(db, "select count(distinct run_id) from metric where "
+				       "workload = 'canary' and run_id in (select run_id from metric"
+				       " where workload = 'dist_coll/np1')"), 1,
+		     "drift canaries in the 1-rank job");
+	cr_expect_eq(cli_query_int(db, "select count(*) from metric where workload = 'canary' "
+				       "and run_id in (select run_id from metric where workload = "
+				       "'dist_coll/np2')"), 0, "no canaries on 2 ranks");
+	/* core vs plain allreduce: 16 paired rounds, the median inside its CI */
+	cr_expect_eq(cli_query_int(db, "select count(*) from metric a join metric l on "
+				       "l.run_id = a.run_id and l.workload = a.workload join metric h"
+				       " on h.run_id = a.run_id and h.workload = a.workload where "
+				       "a.workload = 'dist_coll/np2' and a.key = 'plain_ratio' and "
+				       "l.key = 'plain_ratio_lo' and h.key = 'plain_ratio_hi' and "
+				       "a.value > 0 and l.value <= a.value and a.value <= h.value"),
+		     1, "paired ratio with its CI");
+	cr_expect_eq(cli_query_int(db, "select count(*) from metric where workload = "
+				       "'dist_coll/np2' and key = 'plain_rounds' and value = 16"), 1);
+	/* the compute phases' CPU share: a share of one core (small slack for clock reads) */
+	for (int np = 1; np <= 2; np++) {
+		snprintf(sql, sizeof sql, "select count(*) from metric where workload = "
+					  "'dist_train/lars/np%d' and key = 'compute_share' and value > 0"
+					  " and value <= 1.05", np);
+		cr_expect_eq(cli_query_int(db, sql), 1, "np%d: compute share stored", np);
+	}
 	report_of_the_run(db, dir);
 	for (int r = 0; r < 2; r++) {
 		struct ocb_mllog_verdict v;

@@ -33,6 +33,21 @@ out:
 	return rc;
 }
 
+double ocb_proj_max_normal(int p)
+{
+	/* E[max] = integral of x p phi(x) Phi(x)^(p-1) dx; the integrand is negligible
+	 * outside [-8, 8] for p <= 2^20; midpoint rule, 1/1000 steps */
+	if (p <= 1)
+		return 0.0;
+	double sum = 0.0, h = 1e-3;
+	for (double x = -8.0 + h / 2; x < 8.0; x += h) {
+		double Phi = 0.5 * erfc(-x / sqrt(2.0)), phi = exp(-0.5 * x * x) / sqrt(2.0 * M_PI);
+		if (Phi > 0.0)
+			sum += x * p * phi * exp((p - 1) * log(Phi)) * h;
+	}
+	return sum;
+}
+
 int ocb_project(const struct ocb_proj_input *in, const struct ocb_fabric *fabric, int p,
 		struct ocb_proj_point *out)
 {
@@ -51,7 +66,9 @@ int ocb_project(const struct ocb_proj_input *in, const struct ocb_fabric *fabric
 	out->ranks = p;
 	out->oversubscribed = over;
 	out->share = share;
-	out->compute_s = in->compute_per_sample * (B / p) / share;
+	double cv = in->compute_cv > 0 ? in->compute_cv : 0.0; /* the slowest of p ranks */
+	out->compute_s = in->compute_per_sample * (B / p) / share *
+			 (1.0 + cv * ocb_proj_max_normal(p));
 	if (p > 1) {
 		struct ocb_coll_coef k;
 		ocb_coll_coef(OCB_COLL_ALLREDUCE, p, &k);
@@ -94,14 +111,22 @@ double ocb_project_error(const struct ocb_proj_input *in, const struct ocb_fabri
 	return (pt.step_s - measured_step_s) / measured_step_s;
 }
 
+double ocb_proj_share_of(const struct ocb_proj_measured *m)
+{
+	/* the compute phases' share: the whole run's CPU / wall also counts the busy waits
+	 * inside MPI as if they were compute */
+	double s = m->compute_share > 0 ? m->compute_share : m->cpu_share > 0 ? m->cpu_share : 0;
+	return s > 1.0 ? 1.0 : s;
+}
+
 int ocb_proj_calibrate(const struct ocb_proj_measured *one, struct ocb_proj_input *in)
 {
+	double share = ocb_proj_share_of(one);
 	memset(in, 0, sizeof *in);
-	if (one->ranks != 1 || !(one->compute_per_sample > 0) || !(one->cpu_share > 0) ||
+	if (one->ranks != 1 || !(one->compute_per_sample > 0) || !(share > 0) ||
 	    one->nbuckets < 1 || one->global_batch < 1)
 		return ocb_seterr(OCB_EINVAL, "projection: calibration needs a measured 1-rank "
 					      "point (compute, CPU share, buckets, batch)");
-	double share = one->cpu_share > 1.0 ? 1.0 : one->cpu_share;
 	in->compute_per_sample = one->compute_per_sample * share;
 	in->opt_s = one->opt_s * share;
 	in->grad_bytes = one->grad_bytes;
@@ -109,6 +134,7 @@ int ocb_proj_calibrate(const struct ocb_proj_measured *one, struct ocb_proj_inpu
 	in->global_batch = one->global_batch;
 	in->cores = one->cores;
 	in->hidden_share = 0.0;
+	in->compute_cv = isfinite(one->compute_cv) && one->compute_cv > 0 ? one->compute_cv : 0.0;
 	return OCB_OK;
 }
 
@@ -119,7 +145,9 @@ int ocb_proj_reproduce(const struct ocb_proj_input *cal, const struct ocb_proj_m
 	if (m->ranks > 1 && m->allreduce.npoints < 2)
 		return ocb_seterr(OCB_EINVAL, "projection: %d ranks without a fitted allreduce",
 				  m->ranks);
-	in.cpu_share = m->cpu_share > 1.0 ? 1.0 : m->cpu_share > 0 ? m->cpu_share : 0.0;
+	in.cpu_share = ocb_proj_share_of(m);
+	if (isfinite(m->compute_cv) && m->compute_cv > 0)
+		in.compute_cv = m->compute_cv; /* this job's spread (its load) */
 	in.cores = m->cores > 0 ? m->cores : cal->cores;
 	if (m->ranks > 1)
 		in.node = m->allreduce;

@@ -12,6 +12,10 @@
  *               (oversubscription, modelled explicitly: compute and the optimizer
  *               stretch by p / cores, and no all-reduce is hidden, because an
  *               oversubscribed rank does not poll MPI during backward)
+ *               x (1 + cv * e(p))  the wait for the slowest rank of each step: a
+ *               rank's compute varies from step to step (cv: sd / mean, measured), and
+ *               the step ends with the slowest of p; e(p) = expected maximum of p
+ *               standard normals (0 at 1, 0.56 at 2, 1.03 at 4, 3.4 at 2,048)
  *   comm(p)     = sum over buckets of the ring all-reduce of coll_model.h
  *               = nb * 2(p-1) alpha + G (2(p-1)/p beta + (p-1)/p gamma)
  *   exposed(p)  = comm - min(h * comm, backward(p)),  backward = 2/3 of compute (the
@@ -55,8 +59,13 @@ struct ocb_proj_input {
 	double fixed_s;            /* staging + init */
 	int cores;                 /* 0: one per rank */
 	double cpu_share;          /* measured share of a core per rank; 0: dedicated node */
+	double compute_cv;         /* sd / mean of a rank's compute per step; 0: none */
 	struct ocb_coll_model node; /* measured on this node (allreduce) */
 };
+
+/* Expected maximum of p independent standard normal variables (0 for p = 1), by
+ * numerical integration of x p phi(x) Phi(x)^(p-1). */
+double ocb_proj_max_normal(int p);
 
 struct ocb_proj_point {
 	int ranks;
@@ -88,6 +97,9 @@ struct ocb_proj_measured {
 	double step_s;             /* measured mean step, slowest rank */
 	double compute_per_sample; /* wall s per local sample, slowest rank */
 	double cpu_share;          /* CPU / wall of the slowest rank over the run */
+	double compute_share;      /* the same over the compute phases only (MPI's busy waits
+				      out); 0 / NaN: not measured (cpu_share is used) */
+	double compute_cv;         /* sd / mean of a step's compute (NaN: not measured) */
 	double opt_s;              /* wall s per step */
 	double hidden;             /* time-based hidden share (NaN: not measured) */
 	double grad_bytes;
@@ -96,14 +108,18 @@ struct ocb_proj_measured {
 	struct ocb_coll_model allreduce; /* the job's fitted allreduce; npoints 0: none */
 };
 
-/* Calibrates the model from the 1-rank point: c = compute_per_sample * cpu_share (s of a
- * whole core per sample), opt = opt_s * cpu_share; gradient bytes, buckets, batch as
- * measured. hidden (from a multi-rank point) and node are the caller's to set.
+/* The share of a core a measured point's ranks got: compute_share when measured, else
+ * cpu_share; at most 1; 0 when neither was measured. */
+double ocb_proj_share_of(const struct ocb_proj_measured *m);
+
+/* Calibrates the model from the 1-rank point: c = compute_per_sample * share (s of a
+ * whole core per sample; share: ocb_proj_share_of), opt = opt_s * share; gradient bytes,
+ * buckets, batch and the compute's step-to-step spread (compute_cv) as measured. hidden (from a multi-rank point) and node are the caller's to set.
  * OCB_EINVAL when one is not a measured 1-rank point. */
 int ocb_proj_calibrate(const struct ocb_proj_measured *one, struct ocb_proj_input *in);
 
 /* The model's step time of a measured point m from the calibrated input: m's own
- * cpu_share and fitted allreduce (the communication the job measured), m's hidden share
+ * share (ocb_proj_share_of), compute spread (when measured) and fitted allreduce (the communication the job measured), m's hidden share
  * when measured, else cal's. OCB_EINVAL for a point without a fit on more than one rank. */
 int ocb_proj_reproduce(const struct ocb_proj_input *cal, const struct ocb_proj_measured *m,
 		       struct ocb_proj_point *out);

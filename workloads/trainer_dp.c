@@ -11,6 +11,7 @@
 #include "../common/ocb_error.h"
 #include "../common/ocb_rng.h"
 #include "../common/ocb_stats.h"
+#include "../common/ocb_time.h"
 #include "dp_buckets.h"
 #include "optim_lars.h"
 
@@ -39,6 +40,9 @@ struct dp_state {
 	int *perm;      /* [ntr] */
 	long steps;
 	double exposed_sum, skew_sum, step_sum, opt_sum, blocking, nonblocking;
+	double comp_wall, comp_cpu; /* summed over steps: the compute phase (data, forward,
+				       backward with its polls), wall and process CPU s */
+	double comp_sq;             /* sum over steps of the compute phase's wall squared */
 	double *exposed; /* [cap_exposed] per step (the median needs them all) */
 	long cap_exposed;
 };
@@ -125,6 +129,7 @@ static int dp_step(void *st, long step, float lr, double *loss)
 	long b = step % s->per_epoch;
 	int k = s->m.cfg.dims[s->m.cfg.nlayers], rc = OCB_OK;
 	double t0 = MPI_Wtime(), exposed0 = s->bk.exposed_s, skew0 = s->bk.skew_s;
+	double cpu0 = ocb_process_cpu_s();
 	if (b == 0) /* new epoch: the same permutation on every rank (same stream) */
 		for (int i = s->ntr - 1; i > 0; i--) {
 			int j = (int)ocb_rng_below(&s->rng, (uint64_t)i + 1), t = s->perm[i];
@@ -141,6 +146,13 @@ static int dp_step(void *st, long step, float lr, double *loss)
 		lsum += xent_smooth(z, s->y, s->micro, k, s->smooth, 1.0f / s->global, s->dlogits);
 		rc = backward(s, s->micro, a == s->accum - 1);
 	}
+	/* the compute phase ends here (the rest is the wait for MPI and the update); its
+	 * polls stay in: a poll may yield the core (Open MPI on an oversubscribed node), so
+	 * its wall time is not its CPU time and cannot be taken out of both */
+	double comp = MPI_Wtime() - t0;
+	s->comp_wall += comp;
+	s->comp_sq += comp * comp;
+	s->comp_cpu += ocb_process_cpu_s() - cpu0;
 	if (!rc && s->nranks > 1) {
 		rc = ocb_dp_buckets_wait(&s->bk);
 		if (!rc && MPI_Allreduce(MPI_IN_PLACE, &lsum, 1, MPI_DOUBLE, MPI_SUM, s->comm))
@@ -380,6 +392,13 @@ void ocb_dp_stats(void *st, struct ocb_dp_stats *o)
 	double h = s->nonblocking > 0.0 ? 1.0 - o->exposed_s / s->nonblocking : NAN;
 	o->hidden_share = s->nranks > 1 && s->steps ? (h < 0.0 ? 0.0 : h > 1.0 ? 1.0 : h) : NAN;
 	o->hidden_work = s->bk.all_floats > 0 ? s->bk.done_floats / s->bk.all_floats : NAN;
+	o->compute_share = s->comp_wall > 0.0 ? s->comp_cpu / s->comp_wall : NAN;
+	o->compute_cv = NAN;
+	if (s->steps > 1 && s->comp_wall > 0.0) {
+		double mean = s->comp_wall / s->steps;
+		double var = (s->comp_sq - s->steps * mean * mean) / (s->steps - 1);
+		o->compute_cv = var > 0.0 ? sqrt(var) / mean : 0.0;
+	}
 }
 
 /* The slowest rank's t (collective). */

@@ -56,6 +56,14 @@ struct ocb_dp_stats {
 	double opt_s;         /* mean per step: the optimizer update (every rank does all) */
 	double compute_s;     /* mean per step: step time minus exposed comm, skew, optimizer:
 				 data gathering, forward, backward of this rank's shard */
+	double compute_share; /* process CPU / wall time of the compute phases (data,
+				 forward, backward with its polls; not the final wait):
+				 the share of a core this rank got while it computed (below 1
+				 when other processes or ranks share the core; unlike CPU / wall
+				 of the whole run it leaves out MPI's busy waits) */
+	double compute_cv;    /* standard deviation / mean of the compute phase's wall time
+				 over steps (NaN: fewer than 2 steps): how much one step's
+				 compute varies, so how long the others wait for the slowest */
 	size_t grad_bytes;
 };
 

@@ -92,8 +92,9 @@ static int run_sweep(int rank, size_t max_bytes, double budget)
 			printf("fit %s alpha %.3e beta %.3e gamma %.3e rms %.3f max %.3f\n",
 			       ocb_coll_name(op), s.fit[op].alpha, s.fit[op].beta, s.fit[op].gamma,
 			       s.fit[op].rms_rel_err, s.fit[op].max_rel_err);
-	printf("plain core %.6e plain %.6e ratio %.3f wrong %ld\n", s.core_s, s.plain_s,
-	       s.plain_s / s.core_s, s.wrong);
+	printf("plain core %.6e plain %.6e ratio %.3f paired %.3f lo %.3f hi %.3f rounds %d "
+	       "wrong %ld\n", s.core_s, s.plain_s, s.plain_s / s.core_s, s.plain_ratio,
+	       s.plain_ratio_lo, s.plain_ratio_hi, s.plain_rounds, s.wrong);
 	ocb_dist_sweep_release(&s);
 	return OCB_OK;
 }
