@@ -1,0 +1,41 @@
+/* ceiling_llc: see ceiling_llc.h. */
+#include "ceiling_llc.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "ceilings.h"
+
+#define MIB (1024.0 * 1024.0)
+
+int ocb_llc_find(const size_t *ws, const double *bw, size_t n, double floor, double *cap)
+{
+	*cap = 0;
+	if (n < 3 || !(bw[n - 1] > 0) || !isfinite(bw[n - 1]))
+		return 0;
+	double thr = OCB_LLC_ABOVE_DRAM * bw[n - 1];
+	size_t i = n - 1;
+	while (i > 0 && !(bw[i - 1] >= thr)) /* NaN counts as not above */
+		i--;
+	if (i == 0)
+		return 0; /* nothing above the DRAM band: no cache seen */
+	/* bw[i-1] >= thr > bw[i]: the crossing, interpolated in log(ws) */
+	double lo = log((double)ws[i - 1]), hi = log((double)ws[i]);
+	double f = (bw[i - 1] - thr) / (bw[i - 1] - bw[i]);
+	double c = exp(lo + f * (hi - lo));
+	if (!(c > floor) || !isfinite(c))
+		return 0;
+	*cap = c;
+	return (int)i;
+}
+
+double ocb_ceiling_llc_bytes(const struct ocb_ceiling *c, size_t n)
+{
+	const struct ocb_ceiling *x = ocb_ceiling_find(c, n, "cap_llc", 1);
+	return x && !x->suspect[0] && x->value > 0 && isfinite(x->value) ? x->value * MIB : 0.0;
+}
+
+void ocb_machine_use_llc(struct ocb_machine *m, const struct ocb_ceiling *c, size_t n)
+{
+	m->llc_bytes = (int64_t)ocb_ceiling_llc_bytes(c, n);
+}
