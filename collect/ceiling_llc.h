@@ -13,12 +13,17 @@
  * place of the reported L3; without it they use the reported size, as before.
  *
  * The finder (pure): the DRAM rate is the rate at the largest working set (the sweep
- * ends in the DRAM band by construction); scanning down from there, the first size
- * whose rate is >= OCB_LLC_ABOVE_DRAM x that DRAM rate is the last one a cache still
- * serves; the capacity is where the rate crosses that threshold between it and the
- * next larger size, interpolated in log(size). A crossing below `floor` bytes (the L2
- * of one core) is no last-level cache (there is no L3, or it is slower than 1.3x DRAM),
- * and none is reported. */
+ * ends in the DRAM band by construction), the cache rate the fastest one past `floor`
+ * bytes (twice one core's L2: what lies below is a private level). Scanning down from
+ * the largest size, the first one whose rate is at least the geometric mean of the two
+ * is the last one the cache still serves; the capacity is where the rate crosses that
+ * mean between it and the next larger size, interpolated in log(size). The geometric
+ * mean sits halfway between the two levels on the log scale the curve is read on, so
+ * a noisy DRAM point (+-30% on a loaded host) does not pass for a cached one. No cache
+ * level is reported when nothing past the floor reads at >= OCB_LLC_ABOVE_DRAM x DRAM
+ * (no L3, or one no faster than memory). A capacity read this way is an upper bound of
+ * the sizes served at cache speed: the safe side for a roof (a working set a little
+ * over it still gets the cache's roof). */
 #ifndef OCB_CEILING_LLC_H
 #define OCB_CEILING_LLC_H
 
@@ -26,9 +31,9 @@
 
 #include "../db/records.h"
 
-/* A cache serves a working set while its read rate is at least this multiple of the
- * DRAM rate: above the DRAM band's noise (best-of trials differ by <= 10%), well below
- * any L3's rate (1-thread L3 / DRAM read: 2.1x on the Xeon VM, 2.5x and more on Zen 3). */
+/* The least contrast between the cache and DRAM rates for a last level to be seen: well
+ * above the DRAM band's noise on a quiet host (best-of trials within 10%), well below any
+ * L3's (1-thread L3 / DRAM read: 2.1x on the Xeon VM, 2.5x and more on Zen 3). */
 #define OCB_LLC_ABOVE_DRAM 1.3
 
 /* The capacity in bytes of the last cache level seen in a read-bandwidth curve: bw[i]
