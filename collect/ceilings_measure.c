@@ -636,7 +636,10 @@ static int llc_ceiling(const struct meas *x, struct ocb_ceiling *c)
 	fmt_size(a, sizeof a, (double)x->ws[0][i - 1]);
 	fmt_size(b, sizeof b, (double)x->ws[0][i]);
 	fmt_size(top, sizeof top, (double)x->ws[0][n - 1]);
-	fmt_size(rep, sizeof rep, (double)x->m->l3_bytes);
+	if (x->m->l3_bytes > 0)
+		fmt_size(rep, sizeof rep, (double)x->m->l3_bytes);
+	else
+		snprintf(rep, sizeof rep, "none");
 	snprintf(c->method, sizeof c->method, "%s1-thread read sweep to %s: rate falls below "
 		 "%.1f x DRAM (%.1f GB/s at %s) between %s (%.1f GB/s) and %s (%.1f GB/s), "
 		 "log-interpolated; best rate per size of %d trials, %d found it; OS reports L3 %s",
