@@ -8,7 +8,8 @@
 
 #define MIB (1024.0 * 1024.0)
 
-int ocb_llc_find(const size_t *ws, const double *bw, size_t n, double floor, double *cap)
+int ocb_llc_find(const size_t *ws, const double *bw, size_t n, double floor, double *cap,
+		 double *thr_out)
 {
 	*cap = 0;
 	if (n < 3 || !(bw[n - 1] > 0) || !isfinite(bw[n - 1]))
@@ -30,6 +31,8 @@ int ocb_llc_find(const size_t *ws, const double *bw, size_t n, double floor, dou
 	if (!(c > floor) || !isfinite(c))
 		return 0;
 	*cap = c;
+	if (thr_out)
+		*thr_out = thr;
 	return (int)i;
 }
 

@@ -40,8 +40,10 @@
  * (GB/s, any positive unit) at working set ws[i] bytes, ws ascending, n >= 3. Returns
  * the index i of the first working set read at the DRAM rate (ws[i - 1] was still
  * served by the cache; i >= 1) and sets *cap, or returns 0 (*cap = 0) when the curve
- * shows no cache level above `floor` bytes. */
-int ocb_llc_find(const size_t *ws, const double *bw, size_t n, double floor, double *cap);
+ * shows no cache level above `floor` bytes. thr (may be NULL): the rate crossed, sqrt(cache
+ * rate x DRAM rate), when found. */
+int ocb_llc_find(const size_t *ws, const double *bw, size_t n, double floor, double *cap,
+		 double *thr);
 
 /* The measured capacity of c[0..n) in bytes: the 'cap_llc' ceiling (1 thread) when it
  * is not flagged suspect, else 0 (a flagged capacity is not used: the reported size

@@ -328,7 +328,7 @@ static void llc_add(struct meas *x, const double *val, size_t n)
 		if (val[i] > c->best[i])
 			c->best[i] = val[i];
 	c->trials++;
-	if (ocb_llc_find(x->ws[0], val, n, llc_floor(x->m), &cap) && c->ncap < LLC_TRIALS)
+	if (ocb_llc_find(x->ws[0], val, n, llc_floor(x->m), &cap, NULL) && c->ncap < LLC_TRIALS)
 		c->cap[c->ncap++] = cap;
 }
 
@@ -614,8 +614,8 @@ static int llc_ceiling(const struct meas *x, struct ocb_ceiling *c)
 {
 	const struct llc_curve *lc = &x->llc;
 	size_t n = x->nws[0];
-	double cap, lo = INFINITY, hi = 0;
-	int i = ocb_llc_find(x->ws[0], lc->best, n, llc_floor(x->m), &cap);
+	double cap, thr = NAN, lo = INFINITY, hi = 0;
+	int i = ocb_llc_find(x->ws[0], lc->best, n, llc_floor(x->m), &cap, &thr);
 	if (!i) {
 		ocb_info("ceilings: no last-level cache capacity seen in the read sweep; the "
 			 "reported L3 size is used");
@@ -641,9 +641,9 @@ static int llc_ceiling(const struct meas *x, struct ocb_ceiling *c)
 	else
 		snprintf(rep, sizeof rep, "none");
 	snprintf(c->method, sizeof c->method, "%s1-thread read sweep to %s: rate falls below "
-		 "%.1f x DRAM (%.1f GB/s at %s) between %s (%.1f GB/s) and %s (%.1f GB/s), "
-		 "log-interpolated; best rate per size of %d trials, %d found it; OS reports L3 %s",
-		 x->quick ? "quick; " : "", top, OCB_LLC_ABOVE_DRAM, lc->best[n - 1], top, a,
+		 "%.1f GB/s (geometric mean of cache and DRAM %.1f GB/s) between %s (%.1f GB/s) "
+		 "and %s (%.1f GB/s), log-interpolated; best per size of %d trials, %d found it; "
+		 "OS reports L3 %s", x->quick ? "quick; " : "", top, thr, lc->best[n - 1], a,
 		 lc->best[i - 1], b, lc->best[i], lc->trials, lc->ncap, rep);
 	return 1;
 }

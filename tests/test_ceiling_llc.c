@@ -37,19 +37,21 @@ Test(ceiling_llc, finds_the_fall_to_dram_on_a_synthetic_curve)
 	size_t ws[NWS];
 	double bw[NWS], cap = -1;
 	xeon_curve(ws, bw);
-	int i = ocb_llc_find(ws, bw, NWS, 4 * MIB, &cap);
+	int i = ocb_llc_find(ws, bw, NWS, 4 * MIB, &cap, NULL);
 	cr_assert_eq(ws[i], (size_t)128 << 20, "first DRAM size %zu", ws[i]);
 	/* threshold sqrt(28.5 x 13.4) = 19.54 GB/s (the fastest rate past the 4 MiB floor and
 	 * DRAM) crossed between 64 MiB (20) and 128 MiB (13.4): log-interpolated at 64 MiB x
 	 * 2^((20 - 19.54) / (20 - 13.4)) */
-	double thr = sqrt(28.5 * 13.4);
+	double thr = sqrt(28.5 * 13.4), got_thr = 0;
 	double want = 64 * MIB * pow(2.0, (20.0 - thr) / (20.0 - 13.4));
 	cr_expect_float_eq(cap, want, 1e-6 * want, "cap %.0f want %.0f", cap, want);
+	cr_expect_gt(ocb_llc_find(ws, bw, NWS, 4 * MIB, &cap, &got_thr), 0);
+	cr_expect_float_eq(got_thr, thr, 1e-12);
 	cr_expect_lt(cap, 480 * MIB); /* not the reported size */
 
 	/* a sharp edge: 28.5 at 32 MiB, DRAM at 64 MiB -> between them */
 	bw[12] = 13.5; /* 64 MiB */
-	i = ocb_llc_find(ws, bw, NWS, 4 * MIB, &cap);
+	i = ocb_llc_find(ws, bw, NWS, 4 * MIB, &cap, NULL);
 	cr_expect_eq(ws[i], (size_t)64 << 20);
 	want = 32 * MIB * pow(2.0, (28.5 - thr) / (28.5 - 13.5));
 	cr_expect_float_eq(cap, want, 1e-6 * want, "cap %.1f MiB", cap / MIB);
@@ -58,7 +60,7 @@ Test(ceiling_llc, finds_the_fall_to_dram_on_a_synthetic_curve)
 	xeon_curve(ws, bw);
 	bw[14] = bw[16] * 1.25; /* 256 MiB */
 	bw[15] = bw[16] * 1.3;  /* 512 MiB */
-	i = ocb_llc_find(ws, bw, NWS, 4 * MIB, &cap);
+	i = ocb_llc_find(ws, bw, NWS, 4 * MIB, &cap, NULL);
 	cr_expect_eq(ws[i], (size_t)128 << 20);
 }
 
@@ -71,17 +73,17 @@ Test(ceiling_llc, no_last_level_above_the_floor)
 	for (int i = 0; i < NWS; i++)
 		if ((double)ws[i] > 1 * MIB)
 			bw[i] = 13.4;
-	cr_expect_eq(ocb_llc_find(ws, bw, NWS, 4 * MIB, &cap), 0); /* L2's edge: below floor */
+	cr_expect_eq(ocb_llc_find(ws, bw, NWS, 4 * MIB, &cap, NULL), 0); /* L2's edge: below floor */
 	cr_expect_eq(cap, 0);
-	cr_expect_gt(ocb_llc_find(ws, bw, NWS, 0, &cap), 0);      /* without a floor: L2's */
+	cr_expect_gt(ocb_llc_find(ws, bw, NWS, 0, &cap, NULL), 0);      /* without a floor: L2's */
 	cr_expect(cap > 1 * MIB && cap < 2 * MIB, "cap %.2f MiB", cap / MIB);
 	/* flat, unknown (NaN) or too short a curve: nothing */
 	double flat[NWS], nan3[3] = {NAN, NAN, NAN};
 	for (int i = 0; i < NWS; i++)
 		flat[i] = 13.4;
-	cr_expect_eq(ocb_llc_find(ws, flat, NWS, 0, &cap), 0);
-	cr_expect_eq(ocb_llc_find(ws, nan3, 3, 0, &cap), 0);
-	cr_expect_eq(ocb_llc_find(ws, bw, 2, 0, &cap), 0);
+	cr_expect_eq(ocb_llc_find(ws, flat, NWS, 0, &cap, NULL), 0);
+	cr_expect_eq(ocb_llc_find(ws, nan3, 3, 0, &cap, NULL), 0);
+	cr_expect_eq(ocb_llc_find(ws, bw, 2, 0, &cap, NULL), 0);
 }
 
 /* A NaN (a size not measured) below the threshold does not stop the scan; one above does
@@ -92,7 +94,7 @@ Test(ceiling_llc, unknown_points_are_not_cached)
 	double bw[NWS], cap;
 	xeon_curve(ws, bw);
 	bw[14] = NAN; /* 256 MiB */
-	int i = ocb_llc_find(ws, bw, NWS, 4 * MIB, &cap);
+	int i = ocb_llc_find(ws, bw, NWS, 4 * MIB, &cap, NULL);
 	cr_expect_eq(ws[i], (size_t)128 << 20);
 }
 

@@ -38,9 +38,12 @@ vg() { # $1 name, rest: ocbench arguments
 		--log-file="$dir/vg-$name.log" "$bin" --db="$db" --quiet "$@" \
 		> "$dir/out-$name" 2> "$dir/err-$name"
 	local rc=$? errors lost
-	errors=$(grep -o 'ERROR SUMMARY: [0-9,]*' "$dir/vg-$name.log" | tail -1 | tr -dc 0-9)
-	lost=$(grep -o 'definitely lost: [0-9,]* bytes' "$dir/vg-$name.log" | tail -1 |
-		cut -d: -f2 | tr -dc 0-9)
+	# summed over every process in the log: `run` forks children (the training memory
+	# measurement), which valgrind follows into the same file
+	errors=$(grep -o 'ERROR SUMMARY: [0-9,]*' "$dir/vg-$name.log" | tr -d , |
+		awk '{s += $3; n++} END {if (n) print s}')
+	lost=$(grep -o 'definitely lost: [0-9,]* bytes' "$dir/vg-$name.log" | tr -d , |
+		awk '{s += $3} END {print s + 0}')
 	printf '%-8s exit %-3s errors %-4s definitely lost %s bytes\n' "$name" "$rc" \
 		"${errors:-?}" "${lost:-0}"
 	if [ "$rc" = 99 ] || [ "${errors:-1}" != 0 ] || [ "${lost:-0}" != 0 ]; then
