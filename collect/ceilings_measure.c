@@ -319,8 +319,10 @@ static double llc_floor(const struct ocb_machine *m)
 	return 2.0 * (m->l2_bytes > 0 ? (double)m->l2_bytes : 256.0 * KIB);
 }
 
-/* One 1-thread read trial of the sweep into the capacity curve. */
-static void llc_add(struct meas *x, const double *val, size_t n)
+/* One 1-thread read trial of the sweep into the capacity curve; its own capacity counts
+ * for the spread only when its thread had its core at every size (clean), as the rate
+ * ceilings leave such trials out. */
+static void llc_add(struct meas *x, const double *val, size_t n, int clean)
 {
 	struct llc_curve *c = &x->llc;
 	double cap;
@@ -328,7 +330,7 @@ static void llc_add(struct meas *x, const double *val, size_t n)
 		if (val[i] > c->best[i])
 			c->best[i] = val[i];
 	c->trials++;
-	if (ocb_llc_find(x->ws[0], val, n, llc_floor(x->m), &cap, NULL) && c->ncap < LLC_TRIALS)
+	if (clean && ocb_llc_find(x->ws[0], val, n, llc_floor(x->m), &cap, NULL) && c->ncap < LLC_TRIALS)
 		c->cap[c->ncap++] = cap;
 }
 
@@ -355,8 +357,12 @@ static int sweep_round(struct meas *x, int ti)
 			}
 			val[i] = pts[i].v;
 		}
-		if (ti == 0 && kind == 0)
-			llc_add(x, val, n);
+		if (ti == 0 && kind == 0) {
+			int clean = 1;
+			for (size_t i = 0; i < n; i++)
+				clean &= !(pts[i].share < x->rules->share_min);
+			llc_add(x, val, n, clean);
+		}
 		for (int l = 0; l < NLEVEL; l++) {
 			int at = ocb_ceilings_plateau_at(x->ws[ti], val, n, nt, x->b.lo[l], x->b.hi[l]);
 			if (at >= 0)
@@ -642,7 +648,7 @@ static int llc_ceiling(const struct meas *x, struct ocb_ceiling *c)
 		snprintf(rep, sizeof rep, "none");
 	snprintf(c->method, sizeof c->method, "%s1-thread read sweep to %s: rate falls below "
 		 "%.1f GB/s (geometric mean of cache and DRAM %.1f GB/s) between %s (%.1f GB/s) "
-		 "and %s (%.1f GB/s), log-interpolated; best per size of %d trials, %d found it; "
+		 "and %s (%.1f GB/s), log-interpolated; best per size of %d trials, %d clean ones found it; "
 		 "OS reports L3 %s", x->quick ? "quick; " : "", top, thr, lc->best[n - 1], a,
 		 lc->best[i - 1], b, lc->best[i], lc->trials, lc->ncap, rep);
 	return 1;
