@@ -53,7 +53,9 @@ static void check_each(struct ocb_ceiling *c, size_t n, const struct ocb_ceiling
 {
 	for (size_t i = 0; i < n; i++) {
 		struct ocb_ceiling *x = &c[i];
-		if (x->trials > 0 && x->trials < r->trials_min)
+		/* a capacity's trials count the clean ones: 0 is a count, not "unknown" */
+		int cap = strncmp(x->kind, "cap_", 4) == 0;
+		if ((x->trials > 0 || cap) && x->trials < r->trials_min)
 			flag(x, "only %d trial(s) (< %d)", x->trials, r->trials_min);
 		double smax = strncmp(x->kind, "cap_", 4) == 0 ? r->cap_spread_max : r->spread_max;
 		if (x->trials > 0 && x->spread > smax)

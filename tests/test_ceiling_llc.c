@@ -192,4 +192,6 @@ Test(ceiling_llc, rules_judge_a_capacity_by_its_own_spread)
 	c.spread = 0.1;
 	c.trials = 2;
 	cr_expect_eq(ocb_ceilings_check(&c, 1, NULL, 0, &r), 1);
+	c.trials = 0; /* no clean trial found it: flagged, not "unknown" */
+	cr_expect_eq(ocb_ceilings_check(&c, 1, NULL, 0, &r), 1);
 }
