@@ -70,6 +70,7 @@ struct ab {
 	double canary[OCB_CANARY_NPOINT][OCB_CANARY_N];
 	int have_canary;
 	struct ocb_canaries can;
+	int64_t llc_bytes;         /* measured last-level capacity (0: the reported L3) */
 	double wall_s;
 	size_t extra_rounds;       /* adaptive rounds run (each on the undecided units only) */
 	size_t steps, failed_steps;

@@ -357,6 +357,7 @@ void ab_canary_point(struct ab *a, int point)
 	/* set up for each checkpoint and released after it: the DRAM canary's buffer (4
 	 * L3 shares) is not held during the rounds */
 	ocb_host_probe(&m);
+	m.llc_bytes = a->llc_bytes;
 	if (ocb_canaries_init(&a->can, &m) != OCB_OK) {
 		ocb_info("ab: canaries at checkpoint %s: %s", ocb_canary_point[point],
 			 ocb_lasterr());

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../collect/ceiling_llc.h"
 #include "../collect/host.h"
 #include "../common/ocb_error.h"
 #include "../common/ocb_log.h"
@@ -213,6 +214,7 @@ static int prepare(struct ab *a, const struct ocb_global *g)
 	}
 	if ((rc = ab_user_ceilings(g->db_path, a->o.quick, &ceil, &nceil)))
 		goto out;
+	a->llc_bytes = (int64_t)ocb_ceiling_llc_bytes(ceil, nceil); /* sizes the canaries */
 	for (int side = 0; side < 2 && rc == OCB_OK; side++)
 		rc = ab_scratch_seed(a->db[side], ceil, nceil);
 out:

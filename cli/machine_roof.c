@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../collect/ceiling_llc.h"
 #include "../collect/host.h"
 #include "../common/ocb_error.h"
 #include "../db/machine_get.h"
@@ -40,6 +41,7 @@ int cli_machine_roof(const struct ocb_global *g, const char *cmd, long machine,
 		goto out;
 	}
 	ocb_ceiling_view(*c_out, *n, *rc_out);
+	ocb_machine_use_llc(&m, *c_out, *n);
 	ocb_machine_caches(&m, caches);
 	snprintf(what, len, "machine %lld (%s, %s)", (long long)id, m.hostname, m.cpu_model);
 out:

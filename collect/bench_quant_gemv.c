@@ -247,7 +247,7 @@ int qbench_copies(const cJSON *params, const struct ocb_ctx *ctx, int gemm, doub
 	int threads = ctx && ctx->threads > 0 ? ctx->threads : 1;
 	if (ocb_roof_level(&mc, w.bytes, threads) != OCB_LEVEL_DRAM || !(wbytes > 0))
 		return OCB_OK;
-	double llc = mc.l3 > 0 ? mc.l3 : mc.l2; /* the last level the machine record has */
+	double llc = ocb_roof_llc(&mc); /* measured where known, else the reported L3 */
 	double c = floor(ROTATE_LLC_MULT * llc / wbytes) + 1; /* c x wbytes > 2 LLC */
 	double mem = ctx && ctx->machine && ctx->machine->mem_bytes > 0
 			     ? (double)ctx->machine->mem_bytes / 4 : INFINITY;

@@ -36,7 +36,7 @@ static int sgemv_copies(const struct ocb_ctx *ctx, int m, int n)
 	ocb_machine_caches(ctx->machine, &mc);
 	if (ocb_roof_level(&mc, ws, ocb_baseline_threads(ctx)) != OCB_LEVEL_DRAM)
 		return 1;
-	double llc = mc.l3 > 0 ? mc.l3 : mc.l2;
+	double llc = ocb_roof_llc(&mc); /* measured where known, else the reported L3 */
 	double c = floor(2.0 * llc / a) + 1;
 	if (ctx->machine && ctx->machine->mem_bytes > 0 && c * a > ctx->machine->mem_bytes / 4.0)
 		c = floor(ctx->machine->mem_bytes / 4.0 / a);

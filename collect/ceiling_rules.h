@@ -2,6 +2,7 @@
  * ocbench trusts it (issue 8). A ceiling is an attained rate, so the rules are what
  * attained rates of one machine must obey whatever the machine:
  *   trials   at least 3 best-of trials whose spread (best - worst) / best <= spread_max
+ *            (cap_spread_max for a capacity, kind "cap_*")
  *   balance  every thread of an N-thread kernel within balance_min of the fastest one
  *            (a thread sharing its core with another process runs at about half rate)
  *   cores    every thread got >= share_min of its core (CPU time / wall time): below,
@@ -34,6 +35,8 @@ struct ocb_ceiling_xcheck {
 struct ocb_ceiling_rules {
 	int trials_min;         /* 3 */
 	double spread_max;      /* 0.10 */
+	double cap_spread_max;  /* 0.5: of a capacity ('cap_llc'), found per trial on a
+				 * sweep that doubles the size (ceiling_llc.h) */
 	double balance_min;     /* 0.6 */
 	double share_min;       /* 0.9 */
 	double scale_min;       /* 0.95 */

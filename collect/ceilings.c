@@ -30,8 +30,9 @@ void ocb_ceilings_bands(const struct ocb_machine *m, int quick, struct ocb_bands
 {
 	double l1 = m->l1d_bytes > 0 ? (double)m->l1d_bytes : 32.0 * KIB;
 	double l2 = m->l2_bytes > 0 ? (double)m->l2_bytes : 256.0 * KIB;
-	double share = m->l3_bytes > 0 ? (double)m->l3_bytes / (m->threads > 0 ? m->threads : 1)
-				       : 0.0;
+	/* the measured last-level capacity where there is one (ceiling_llc.h) */
+	double l3 = m->llc_bytes > 0 ? (double)m->llc_bytes : (double)m->l3_bytes;
+	double share = l3 > 0 ? l3 / (m->threads > 0 ? m->threads : 1) : 0.0;
 	/* quick: the working set of the quick STREAM cross-check (3 arrays of 64 MiB), so
 	 * that bw_dram_triad and STREAM measure the same thing */
 	double dram = quick ? 192.0 * MIB : 64.0 * MIB;

@@ -68,7 +68,8 @@ const struct ocb_ceiling *ocb_ceiling_find(const struct ocb_ceiling *c, size_t n
  * its acceptance check and by tests ---- */
 
 /* The working-set band (bytes per thread, [lo, hi]) of each memory level, chosen from
- * the cache sizes of *m (0 = unknown: 32 KiB L1d, 256 KiB L2, no L3 assumed):
+ * the cache sizes of *m (0 = unknown: 32 KiB L1d, 256 KiB L2, no L3 assumed; the L3 is
+ * m->llc_bytes, the measured capacity, when it is known, else m->l3_bytes):
  *   L1   w <= 3/4 l1d                 L2  2 l1d <= w <= l2 / 2
  *   L3   2 l2 <= w <= min(share / 2, dram_lo / 2), share = l3 / m->threads
  *   DRAM w >= dram_lo = max(64 MiB, 4 share) (quick: 192 MiB)  (REFERENCE.md §6)

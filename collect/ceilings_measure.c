@@ -38,6 +38,7 @@
 #include "../kernels/peak_fma.h"
 #include "../kernels/peak_int8.h"
 #include "../kernels/stream.h"
+#include "ceiling_llc.h"
 #include "ceiling_team.h"
 
 #define KIB ((size_t)1 << 10)
@@ -96,9 +97,20 @@ struct series_set {
 	struct series fma[2], int8[2], sgemm[2], xchk[2], bw[2][2][NLEVEL];
 };
 
+/* The last-level capacity seen in the 1-thread read sweep (ceiling_llc.h): the best
+ * rate per size over every trial, and each trial's own capacity (its spread). */
+#define LLC_TRIALS 16
+struct llc_curve {
+	double best[OCB_CEIL_MAX_SIZES];
+	double cap[LLC_TRIALS];
+	int trials, ncap;
+};
+
 /* The whole measurement: what it measures, its buffers, and every series. */
 struct meas {
-	const struct ocb_machine *m;
+	struct ocb_machine mach;       /* the machine, its measured capacity cleared: the sweep
+					* must reach past the reported L3 to find it again */
+	const struct ocb_machine *m;   /* = &mach */
 	int quick, rounds, tl[2], ntl;
 	struct ocb_bands b;
 	unsigned measured;             /* families with a complete set of rounds */
@@ -115,6 +127,7 @@ struct meas {
 	int sgemm_n, warmed[2];
 	const struct ocb_ceiling_rules *rules;
 	struct series_set s;
+	struct llc_curve llc;
 };
 
 /* ---- series and trials ------------------------------------------------------------ */
@@ -300,6 +313,27 @@ static int calibrate_reps(int nt, struct sweep_arg *a, double min_s)
 	}
 }
 
+/* Capacities below this are no last level: twice one core's L2 (the L3 band's floor). */
+static double llc_floor(const struct ocb_machine *m)
+{
+	return 2.0 * (m->l2_bytes > 0 ? (double)m->l2_bytes : 256.0 * KIB);
+}
+
+/* One 1-thread read trial of the sweep into the capacity curve; its own capacity counts
+ * for the spread only when its thread had its core at every size (clean), as the rate
+ * ceilings leave such trials out. */
+static void llc_add(struct meas *x, const double *val, size_t n, int clean)
+{
+	struct llc_curve *c = &x->llc;
+	double cap;
+	for (size_t i = 0; i < n; i++)
+		if (val[i] > c->best[i])
+			c->best[i] = val[i];
+	c->trials++;
+	if (clean && ocb_llc_find(x->ws[0], val, n, llc_floor(x->m), &cap, NULL) && c->ncap < LLC_TRIALS)
+		c->cap[c->ncap++] = cap;
+}
+
 /* One trial of the sweep for thread count tl[ti]: every size, read then triad (the
  * better of two timings each), then one plateau per level from this trial alone. */
 static int sweep_round(struct meas *x, int ti)
@@ -322,6 +356,12 @@ static int sweep_round(struct meas *x, int ti)
 					pts[i] = ts;
 			}
 			val[i] = pts[i].v;
+		}
+		if (ti == 0 && kind == 0) {
+			int clean = 1;
+			for (size_t i = 0; i < n; i++)
+				clean &= !(pts[i].share < x->rules->share_min);
+			llc_add(x, val, n, clean);
 		}
 		for (int l = 0; l < NLEVEL; l++) {
 			int at = ocb_ceilings_plateau_at(x->ws[ti], val, n, nt, x->b.lo[l], x->b.hi[l]);
@@ -571,7 +611,51 @@ static int series_ceiling(const struct series *s, int quick, const struct ocb_ce
 	return 1;
 }
 
-/* Every measured ceiling of x into out (cap >= 32): fp32, int8, bandwidth, sgemm. */
+static void fmt_size(char *buf, size_t len, double bytes);
+
+/* The 'cap_llc' ceiling (MiB) of the sweep's best-per-size curve, with the spread of the
+ * trials' own capacities; 0 when the curve shows no last-level cache (then readers use
+ * the reported size). */
+static int llc_ceiling(const struct meas *x, struct ocb_ceiling *c)
+{
+	const struct llc_curve *lc = &x->llc;
+	size_t n = x->nws[0];
+	double cap, thr = NAN, lo = INFINITY, hi = 0;
+	int i = ocb_llc_find(x->ws[0], lc->best, n, llc_floor(x->m), &cap, &thr);
+	if (!i) {
+		ocb_info("ceilings: no last-level cache capacity seen in the read sweep; the "
+			 "reported L3 size is used");
+		return 0;
+	}
+	for (int k = 0; k < lc->ncap; k++) {
+		lo = fmin(lo, lc->cap[k]);
+		hi = fmax(hi, lc->cap[k]);
+	}
+	memset(c, 0, sizeof *c);
+	snprintf(c->kind, sizeof c->kind, "cap_llc");
+	c->threads = 1;
+	c->value = cap / (double)MIB;
+	snprintf(c->unit, sizeof c->unit, "MiB");
+	c->trials = lc->ncap;
+	c->spread = hi > 0 ? (hi - lo) / hi : 0;
+	char a[16], b[16], top[16], rep[16];
+	fmt_size(a, sizeof a, (double)x->ws[0][i - 1]);
+	fmt_size(b, sizeof b, (double)x->ws[0][i]);
+	fmt_size(top, sizeof top, (double)x->ws[0][n - 1]);
+	if (x->m->l3_bytes > 0)
+		fmt_size(rep, sizeof rep, (double)x->m->l3_bytes);
+	else
+		snprintf(rep, sizeof rep, "none");
+	snprintf(c->method, sizeof c->method, "%s1-thread read sweep to %s: rate falls below "
+		 "%.1f GB/s (geometric mean of cache and DRAM %.1f GB/s) between %s (%.1f GB/s) "
+		 "and %s (%.1f GB/s), log-interpolated; best per size of %d trials, %d clean ones found it; "
+		 "OS reports L3 %s", x->quick ? "quick; " : "", top, thr, lc->best[n - 1], a,
+		 lc->best[i - 1], b, lc->best[i], lc->trials, lc->ncap, rep);
+	return 1;
+}
+
+/* Every measured ceiling of x into out (cap >= 32): fp32, int8, bandwidth, the
+ * last-level capacity, sgemm. */
 static size_t collect(const struct meas *x, struct ocb_ceiling *out)
 {
 	size_t n = 0;
@@ -585,6 +669,8 @@ static size_t collect(const struct meas *x, struct ocb_ceiling *out)
 		for (int k = 0; k < 2 * NLEVEL; k++)
 			n += (size_t)series_ceiling(&x->s.bw[i][k / NLEVEL][k % NLEVEL], x->quick,
 						    x->rules, &out[n]);
+	if (x->measured & OCB_CEIL_BW)
+		n += (size_t)llc_ceiling(x, &out[n]);
 	for (int i = 0; (x->measured & OCB_CEIL_SGEMM) && i < x->ntl; i++)
 		n += (size_t)series_ceiling(&x->s.sgemm[i], x->quick, x->rules, &out[n]);
 	return n;
@@ -628,6 +714,8 @@ unsigned ocb_ceiling_family(const char *kind)
 		return OCB_CEIL_SGEMM;
 	if (strncmp(kind, "bw_", 3) == 0)
 		return OCB_CEIL_BW | OCB_CEIL_XCHK; /* bw_dram is checked against STREAM */
+	if (strcmp(kind, "cap_llc") == 0)
+		return OCB_CEIL_BW; /* found in the read sweep */
 	return 0;
 }
 
@@ -826,13 +914,15 @@ static int meas_init(struct meas *x, const struct ocb_machine *m, int threads_al
 {
 	int rc = OCB_OK;
 	memset(x, 0, sizeof *x);
-	x->m = m;
+	x->mach = *m;
+	x->mach.llc_bytes = 0;
+	x->m = &x->mach;
 	x->quick = quick;
 	x->rounds = quick ? 3 : 5;
 	x->tl[0] = 1;
 	x->tl[1] = threads_all > 1 ? threads_all : 1;
 	x->ntl = x->tl[1] > 1 ? 2 : 1;
-	ocb_ceilings_bands(m, quick, &x->b);
+	ocb_ceilings_bands(x->m, quick, &x->b);
 	for (int i = 0; i < x->ntl; i++) {
 		series_init(&x->s.fma[i], "flops_fp32", x->tl[i], "GFLOP/s", ocb_peak_fma_isa());
 		series_init(&x->s.int8[i], "ops_int8", x->tl[i], "GOP/s", ocb_peak_int8_isa());

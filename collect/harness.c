@@ -312,7 +312,9 @@ static int measure(const struct ocb_bench *b, void *state, const struct ocb_harn
 		    !ocb_suspect_host_busy(r, machine_cpus(ctx), NULL))
 			return rc;
 		free(r->samples);
+		free(r->cpu_samples); /* (valgrind: leaked on every retry before) */
 		r->samples = NULL;
+		r->cpu_samples = NULL;
 		r->nsamples = 0;
 		usleep(HOST_SETTLE_US);
 	}

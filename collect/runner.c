@@ -17,6 +17,7 @@
 #include "../common/ocb_time.h"
 #include "artifact.h"
 #include "canary_run.h"
+#include "ceiling_llc.h"
 #include "ceilings.h"
 #include "ceilings_store.h"
 #include "counters.h"
@@ -623,6 +624,7 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 		 (long long)run_id, uuid, m.hostname, o->out_dir);
 	if ((rc = run_ceilings(s, o, &m, machine_id, run_id, &ceil, &nceil)) != OCB_OK)
 		goto fail;
+	ocb_machine_use_llc(&m, ceil, nceil); /* measured LLC: levels, canaries, rotation */
 	ocb_canary_run_init(&cr, &m, o->quick);
 	if ((rc = ocb_canary_run_point(&cr, s, run_id, OCB_CANARY_START)) != OCB_OK)
 		goto fail;

@@ -32,11 +32,18 @@ const struct ocb_roof_ceil *ocb_roof_find(const struct ocb_roof_ceil *c, size_t 
 	return above ? above : below;
 }
 
+double ocb_roof_llc(const struct ocb_roof_caches *m)
+{
+	if (!m)
+		return 0.0;
+	return m->llc > 0 ? m->llc : m->l3 > 0 ? m->l3 : m->l2 > 0 ? m->l2 : 0.0;
+}
+
 enum ocb_level ocb_roof_level(const struct ocb_roof_caches *m, double ws, int threads)
 {
 	double l1 = m && m->l1d > 0 ? m->l1d : 32.0 * 1024;
 	double l2 = m && m->l2 > 0 ? m->l2 : 256.0 * 1024;
-	double l3 = m && m->l3 > 0 ? m->l3 : 0.0;
+	double l3 = m && m->llc > 0 ? m->llc : m && m->l3 > 0 ? m->l3 : 0.0;
 	int t = threads > 0 ? threads : 1;
 	/* t threads on min(t, cores) cores: SMT siblings split one core's L1d and L2. */
 	double cores = m && m->cores > 0 && m->cores < t ? (double)m->cores : (double)t;

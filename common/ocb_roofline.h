@@ -29,11 +29,20 @@ struct ocb_roof_ceil {
 };
 
 /* The machine's caches as the level rule needs them: sizes of one instance in bytes
- * (0 = unknown), L1d and L2 private to a core, L3 shared by all of the machine's CPUs. */
+ * (0 = unknown), L1d and L2 private to a core, L3 shared by all of the machine's CPUs
+ * (as the OS reports them). llc: the MEASURED last-level capacity in bytes (the
+ * 'cap_llc' ceiling, collect/ceiling_llc.h; 0 = not measured): where it is known it
+ * stands in for l3, because a VM may report a cache its guest cannot use (the Xeon VM
+ * reports 480 MiB of L3; read bandwidth falls to the DRAM rate between 34 and 134 MB). */
 struct ocb_roof_caches {
 	double l1d, l2, l3;
 	int cores, threads; /* physical cores, hardware threads (0 = unknown) */
+	double llc;
 };
+
+/* The last-level cache size the level rule and buffer sizing use: llc when measured,
+ * else l3, else l2 (no L3 known), else 0. */
+double ocb_roof_llc(const struct ocb_roof_caches *m);
 
 enum ocb_level { OCB_LEVEL_L1 = 0, OCB_LEVEL_L2, OCB_LEVEL_L3, OCB_LEVEL_DRAM, OCB_NLEVELS };
 
@@ -60,6 +69,9 @@ const struct ocb_roof_ceil *ocb_roof_find(const struct ocb_roof_ceil *c, size_t 
  *   L2  ws / threads <= (l1d + l2) per thread   (private, likewise)
  *   L3  ws <= l3 + c (l1d + l2)                 (shared: one thread may fill all of it)
  *   DRAM otherwise, and for ws > 0 when l3 is unknown and the set exceeds L2.
+ * l3 here is the measured llc when there is one (then l3 + c (l1d + l2) is a little
+ * generous, since a 1-thread sweep's capacity already includes one core's L1d and L2:
+ * the safe side for a roof).
  * Why the sums: a roof must be an upper bound, and a working set a little above one
  * cache is still served from it. Seen on the Xeon VM (48 KiB L1d, 2 MiB L2 per core):
  * sgemv and the f32 GEMV at 1024 x 1024, 2 threads, ws = 4 MiB + 8 KiB (A and x, y), are

@@ -59,6 +59,7 @@ int ocb_store_machine_get(struct ocb_store *s, int64_t id, const char *fp,
 	col_text(st, 13, out->blas, sizeof out->blas);
 	col_text(st, 14, out->papi_version, sizeof out->papi_version);
 	out->is_vm = sqlite3_column_int(st, 15);
+	out->llc_bytes = 0; /* a measurement: the 'cap_llc' ceiling, not a machine column */
 	rc = OCB_OK;
 out:
 	sqlite3_finalize(st);

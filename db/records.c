@@ -33,6 +33,7 @@ void ocb_machine_caches(const struct ocb_machine *m, struct ocb_roof_caches *out
 	out->l1d = (double)m->l1d_bytes;
 	out->l2 = (double)m->l2_bytes;
 	out->l3 = (double)m->l3_bytes;
+	out->llc = (double)m->llc_bytes;
 	out->cores = m->cores;
 	out->threads = m->threads;
 }

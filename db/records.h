@@ -24,6 +24,12 @@ struct ocb_machine {
 	char blas[256];         /* openblas_get_config() */
 	char papi_version[64];  /* "" when PAPI is unusable */
 	int is_vm;
+	/* The measured last-level cache capacity in bytes, from this machine's 'cap_llc'
+	 * ceiling (ocb_machine_use_llc, collect/ceiling_llc.h); 0 = not measured. Not a
+	 * machine column and not in the fingerprint: it is a measurement. Where > 0 it
+	 * replaces l3_bytes in the roofline's level rule, the size bands of the ceilings,
+	 * the canaries and the benches' rotation buffers. */
+	int64_t llc_bytes;
 };
 
 /* One measured machine limit. kind: 'flops_fp32' (FMA kernel), 'flops_sgemm' (OpenBLAS),

@@ -198,8 +198,8 @@ Test(baseline, work_models)
 	 * quick arrays are L3 on the second */
 	p = params1("n", 1 << 26, NULL, 0);
 	cr_assert_eq(ocb_bench_stream_triad.work(p, &w), OCB_OK);
-	struct ocb_roof_caches zen3 = {32 << 10, 512 << 10, 32 << 20, 2, 2};
-	struct ocb_roof_caches xeon = {48 << 10, 2 << 20, 480 << 20, 2, 2};
+	struct ocb_roof_caches zen3 = {32 << 10, 512 << 10, 32 << 20, 2, 2, 0};
+	struct ocb_roof_caches xeon = {48 << 10, 2 << 20, 480 << 20, 2, 2, 0};
 	char b[32];
 	cr_assert_eq(ocb_roof_bound(&zen3, w.bound, w.compute, w.bytes, 2, b, sizeof b), 0);
 	cr_assert_str_eq(b, "bw_dram_triad");

@@ -149,7 +149,7 @@ static const struct ocb_roof_ceil ceil_tab[] = {
 	{"bw_dram", 1, 20.0},     {"bw_l3", 1, 60.0},       {"ops_int8", 1, 500.0},
 	{"flops_fp32", 1, 100.0}, {"flops_sgemm", 1, 80.0},
 };
-static const struct ocb_roof_caches caches = {32768, 1 << 20, 32 << 20, 1, 1};
+static const struct ocb_roof_caches caches = {32768, 1 << 20, 32 << 20, 1, 1, 0};
 
 Test(model_cost, predict_decode_is_weight_bytes_over_bandwidth)
 {

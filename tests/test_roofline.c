@@ -45,8 +45,8 @@ Test(roofline, thread_rule_exact_then_next_up_then_largest_below)
  * 512 KiB L2, 32 MiB L3) and on this Xeon VM (48 KiB, 2 MiB, 480 MiB). */
 Test(roofline, level_from_the_working_set_and_the_caches)
 {
-	const struct ocb_roof_caches zen3 = {32 * KIB, 512 * KIB, 32 * MIB, 2, 2};
-	const struct ocb_roof_caches xeon = {48 * KIB, 2 * MIB, 480 * MIB, 2, 2};
+	const struct ocb_roof_caches zen3 = {32 * KIB, 512 * KIB, 32 * MIB, 2, 2, 0};
+	const struct ocb_roof_caches xeon = {48 * KIB, 2 * MIB, 480 * MIB, 2, 2, 0};
 	static const struct {
 		int m; /* 0 zen3, 1 xeon */
 		double ws;
@@ -87,13 +87,13 @@ Test(roofline, level_from_the_working_set_and_the_caches)
 Test(roofline, level_smt_siblings_and_unknown_caches)
 {
 	/* 1 core, 2 hardware threads: two threads share one L1d and one L2 */
-	const struct ocb_roof_caches smt = {32 * KIB, 1 * MIB, 8 * MIB, 1, 2};
+	const struct ocb_roof_caches smt = {32 * KIB, 1 * MIB, 8 * MIB, 1, 2, 0};
 	cr_expect_eq(ocb_roof_level(&smt, 32 * KIB - 2, 2), OCB_LEVEL_L1);
 	cr_expect_eq(ocb_roof_level(&smt, 40 * KIB, 2), OCB_LEVEL_L2);
 	cr_expect_eq(ocb_roof_level(&smt, 34 * KIB, 2), OCB_LEVEL_L2);
 	cr_expect_eq(ocb_roof_level(&smt, 30 * KIB, 1), OCB_LEVEL_L1);
 	/* nothing known: 32 KiB / 256 KiB, and past L2 nothing says L3: DRAM */
-	const struct ocb_roof_caches none = {0, 0, 0, 0, 0};
+	const struct ocb_roof_caches none = {0, 0, 0, 0, 0, 0};
 	cr_expect_eq(ocb_roof_level(&none, 16 * KIB, 1), OCB_LEVEL_L1);
 	cr_expect_eq(ocb_roof_level(&none, 200 * KIB, 1), OCB_LEVEL_L2);
 	cr_expect_eq(ocb_roof_level(&none, 1 * MIB, 1), OCB_LEVEL_DRAM);
@@ -102,7 +102,7 @@ Test(roofline, level_smt_siblings_and_unknown_caches)
 
 Test(roofline, bound_names)
 {
-	const struct ocb_roof_caches zen3 = {32 * KIB, 512 * KIB, 32 * MIB, 2, 2};
+	const struct ocb_roof_caches zen3 = {32 * KIB, 512 * KIB, 32 * MIB, 2, 2, 0};
 	char b[32];
 	cr_assert_eq(ocb_roof_bound(&zen3, NULL, NULL, 4 * MIB, 1, b, sizeof b), 0);
 	cr_expect_str_eq(b, "roofline:flops_fp32,bw_l3");

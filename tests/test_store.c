@@ -50,7 +50,8 @@ static char *tpath(const char *name)
 	return p;
 }
 
-/* Whole file into a malloc'd buffer; *len its size. */
+/* Whole file into a malloc'd buffer, NUL-terminated (callers hand SQL text to
+ * sqlite3_exec); *len its size without the NUL. */
 static unsigned char *slurp(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
@@ -62,6 +63,7 @@ static unsigned char *slurp(const char *path, size_t *len)
 	cr_assert_not_null(b);
 	cr_assert_eq(fread(b, 1, (size_t)n, f), (size_t)n);
 	fclose(f);
+	b[n] = '\0'; /* make sanitize: sqlite3_exec's strlen read past the end */
 	*len = (size_t)n;
 	return b;
 }
