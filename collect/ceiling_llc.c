@@ -35,14 +35,3 @@ int ocb_llc_find(const size_t *ws, const double *bw, size_t n, double floor, dou
 		*thr_out = thr;
 	return (int)i;
 }
-
-double ocb_ceiling_llc_bytes(const struct ocb_ceiling *c, size_t n)
-{
-	const struct ocb_ceiling *x = ocb_ceiling_find(c, n, "cap_llc", 1);
-	return x && !x->suspect[0] && x->value > 0 && isfinite(x->value) ? x->value * MIB : 0.0;
-}
-
-void ocb_machine_use_llc(struct ocb_machine *m, const struct ocb_ceiling *c, size_t n)
-{
-	m->llc_bytes = (int64_t)ocb_ceiling_llc_bytes(c, n);
-}

@@ -45,12 +45,7 @@
 int ocb_llc_find(const size_t *ws, const double *bw, size_t n, double floor, double *cap,
 		 double *thr);
 
-/* The measured capacity of c[0..n) in bytes: the 'cap_llc' ceiling (1 thread) when it
- * is not flagged suspect, else 0 (a flagged capacity is not used: the reported size
- * stands). */
-double ocb_ceiling_llc_bytes(const struct ocb_ceiling *c, size_t n);
-
-/* m->llc_bytes = ocb_ceiling_llc_bytes(c, n). */
-void ocb_machine_use_llc(struct ocb_machine *m, const struct ocb_ceiling *c, size_t n);
+/* Readers of the stored row: ocb_ceiling_llc_bytes and ocb_machine_use_llc (db/records.h,
+ * where the report's ceiling loader can use them too). */
 
 #endif

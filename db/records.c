@@ -1,5 +1,6 @@
 #include "records.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,4 +37,18 @@ void ocb_machine_caches(const struct ocb_machine *m, struct ocb_roof_caches *out
 	out->llc = (double)m->llc_bytes;
 	out->cores = m->cores;
 	out->threads = m->threads;
+}
+
+double ocb_ceiling_llc_bytes(const struct ocb_ceiling *c, size_t n)
+{
+	for (size_t i = 0; c && i < n; i++)
+		if (c[i].threads == 1 && strcmp(c[i].kind, "cap_llc") == 0 && !c[i].suspect[0] &&
+		    c[i].value > 0 && isfinite(c[i].value))
+			return c[i].value * 1048576.0; /* stored in MiB */
+	return 0.0;
+}
+
+void ocb_machine_use_llc(struct ocb_machine *m, const struct ocb_ceiling *c, size_t n)
+{
+	m->llc_bytes = (int64_t)ocb_ceiling_llc_bytes(c, n);
 }

@@ -284,7 +284,7 @@ int ocb_mceil_load(struct ocb_store *store, const int64_t *ids, size_t n, struct
 	if (sqlite3_prepare_v2(db,
 			       "SELECT m.id, m.hostname, m.cpu_model, c.kind, c.threads, c.value,"
 			       " c.unit, c.method, m.l1d_bytes, m.l2_bytes, m.l3_bytes, m.cores,"
-			       " m.threads FROM machine m LEFT JOIN " OCB_CEILING_RANKED " c"
+			       " m.threads, c.suspect FROM machine m LEFT JOIN " OCB_CEILING_RANKED " c"
 			       " ON c.machine_id = m.id AND c.rn = 1"
 			       " ORDER BY m.id, c.kind, c.threads",
 			       -1, &st, NULL) != SQLITE_OK)
@@ -320,10 +320,13 @@ int ocb_mceil_load(struct ocb_store *store, const int64_t *ids, size_t n, struct
 		c->value = sqlite3_column_double(st, 5);
 		ocb_col_text(c->unit, sizeof c->unit, st, 6);
 		ocb_col_text(c->method, sizeof c->method, st, 7);
+		ocb_col_text(c->suspect, sizeof c->suspect, st, 13);
 	}
 	if (s != SQLITE_DONE)
 		rc = db_err(db, "load ceilings");
 	for (size_t i = 0; rc == OCB_OK && i < n; i++) {
+		/* the measured last-level capacity re-levels stored results (analysis/predict) */
+		out[i].caches.llc = ocb_ceiling_llc_bytes(out[i].c, out[i].n);
 		if (!out[i].n)
 			continue;
 		if (!(out[i].view = malloc(out[i].n * sizeof *out[i].view))) {

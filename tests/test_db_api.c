@@ -176,6 +176,33 @@ Test(db_api, current_ceiling_prefers_unflagged_in_store_and_report)
 	fx_rmdir(dir);
 }
 
+/* The report's ceiling loader gives the measured last-level capacity (cap_llc, MiB) to
+ * the level rule: not while the only stored row is flagged, 24 MiB once an unflagged one
+ * is stored. */
+Test(db_api, report_caches_carry_the_measured_llc)
+{
+	char dir[256], path[512];
+	struct ocb_store *s = fresh(dir, sizeof dir, path, sizeof path);
+	int64_t m = fx_machine(s, "hostA", "aaaa1111");
+	struct ocb_ceiling cap = {.kind = "cap_llc", .threads = 1, .value = 99, .unit = "MiB",
+				  .method = "test"};
+	snprintf(cap.suspect, sizeof cap.suspect, "spread 70%%");
+	cr_assert_eq(ocb_store_ceiling(s, m, 0, &cap), OCB_OK);
+	struct ocb_mceil mc;
+	cr_assert_eq(ocb_mceil_load(s, &m, 1, &mc), OCB_OK, "%s", ocb_lasterr());
+	cr_assert_eq(mc.caches.llc, 0, "a flagged capacity must not be used");
+	ocb_mceil_release(&mc);
+	cap.value = 24;
+	cap.suspect[0] = 0;
+	cr_assert_eq(ocb_store_ceiling(s, m, 0, &cap), OCB_OK);
+	cr_assert_eq(ocb_mceil_load(s, &m, 1, &mc), OCB_OK, "%s", ocb_lasterr());
+	cr_assert_float_eq(mc.caches.llc, 24.0 * 1048576, 1e-6);
+	cr_assert_float_eq(ocb_roof_llc(&mc.caches), 24.0 * 1048576, 1e-6);
+	ocb_mceil_release(&mc);
+	ocb_store_close(s);
+	fx_rmdir(dir);
+}
+
 Test(db_api, result_pairs_history_and_unpaired_cases)
 {
 	char dir[256], path[512];

@@ -105,8 +105,8 @@ Test(predict, pairing_rule)
  * its suffix. */
 Test(predict, level_from_the_caches)
 {
-	const struct ocb_roof_caches small = {48 * 1024.0, 2 * 1048576.0, 32 * 1048576.0, 2, 2};
-	const struct ocb_roof_caches big = {48 * 1024.0, 2 * 1048576.0, 480 * 1048576.0, 2, 2};
+	const struct ocb_roof_caches small = {48 * 1024.0, 2 * 1048576.0, 32 * 1048576.0, 2, 2, 0};
+	const struct ocb_roof_caches big = {48 * 1024.0, 2 * 1048576.0, 480 * 1048576.0, 2, 2, 0};
 	struct ocb_pvm_case k = {"quant_gemv", "roofline:ops_int8,bw_l3", 1, 1e6, 40e6, 4e-3};
 	struct ocb_pvm p;
 	cr_assert_eq(ocb_pvm_level(&k, NULL), OCB_LEVEL_L3);
