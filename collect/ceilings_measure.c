@@ -823,7 +823,8 @@ static int sweep_init(struct meas *x)
 	if ((double)x->top < x->b.lo[3] * nmax)
 		ocb_warn("ceilings: the largest sweep size (%zu MiB) is below the DRAM band of %d "
 			 "threads (memory cap)", x->top / MIB, nmax);
-	if (!(x->buf = ocb_alloc_untouched(x->top)))
+	/* huge pages asked, as for the GEMV weights whose roof this is (ocb_alloc.h) */
+	if (!(x->buf = ocb_alloc_huge(x->top)))
 		return OCB_ENOMEM;
 	ocb_stream_fill(x->buf, x->top / sizeof(float), 1.0f, 1.0f / 1024, nmax);
 	size_t step = x->quick ? 4 : 2;

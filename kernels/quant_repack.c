@@ -5,7 +5,6 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "../common/ocb_alloc.h"
 #include "../common/ocb_cpu.h"
@@ -199,21 +198,11 @@ int qrepack_unpack(const struct qformat *f, const void *wr, int64_t m, int64_t k
 	return pack_all(f, wr, m, k, dst, 1, 1, "unpack");
 }
 
-#define HUGE_PAGE (2u << 20)
-
 void *qrepack_alloc(size_t bytes)
 {
-	void *p = NULL;
-	if (bytes == 0 || posix_memalign(&p, HUGE_PAGE, ocb_round_up(bytes, HUGE_PAGE)) != 0) {
+	void *p = ocb_alloc_huge(bytes); /* fewer TLB misses while streaming */
+	if (!p)
 		ocb_seterr(OCB_ENOMEM, "repack: cannot allocate %zu bytes", bytes);
-		return NULL;
-	}
-#ifdef MADV_HUGEPAGE
-	/* fewer TLB misses while streaming; advice only, so a refusal is not an error */
-	const char *no = getenv("OCB_NO_THP");
-	if (!(no && *no && *no != '0'))
-		madvise(p, ocb_round_up(bytes, HUGE_PAGE), MADV_HUGEPAGE);
-#endif
 	return p;
 }
 
