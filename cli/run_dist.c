@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../collect/host.h"
+#include "../collect/hostload.h"
 #include "../collect/mpi_launch.h"
 #include "../common/ocb_cpu.h"
 #include "../common/ocb_error.h"
@@ -128,6 +129,28 @@ static int copy_file(const char *src, const char *dst)
 	return in >= 0 && out >= 0 && ok && n == 0 ? 0 : -1;
 }
 
+/* Tells hostload the pids of this job's other ranks on this node, so their CPU time is
+ * not read as other tenants' (every 2-rank result was flagged "host busy"). */
+static void node_siblings(void)
+{
+	MPI_Comm node;
+	int me = (int)getpid(), n = 0, pids[64];
+	if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) !=
+	    MPI_SUCCESS)
+		return;
+	MPI_Comm_size(node, &n);
+	int *all = n > 0 ? malloc((size_t)n * sizeof *all) : NULL;
+	if (all && MPI_Allgather(&me, 1, MPI_INT, all, 1, MPI_INT, node) == MPI_SUCCESS) {
+		int k = 0;
+		for (int i = 0; i < n && k < 64; i++)
+			if (all[i] != me)
+				pids[k++] = all[i];
+		ocb_hostload_set_siblings(pids, k);
+	}
+	free(all);
+	MPI_Comm_free(&node);
+}
+
 int run_dist_rank_setup(const char *db_path, int *rank, char *tmp_db, size_t len)
 {
 	int rc = ocb_mpi_ensure_init();
@@ -143,6 +166,7 @@ int run_dist_rank_setup(const char *db_path, int *rank, char *tmp_db, size_t len
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	if (size > 1)
 		setenv("OCBENCH_NO_CANARIES", "1", 1);
+	node_siblings();
 	if (*rank == 0)
 		return OCB_OK;
 	snprintf(tmp_db, len, "/tmp/ocbench-rank%d-%d.db", *rank, (int)getpid());

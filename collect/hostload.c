@@ -3,10 +3,44 @@
 #include "hostload.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include "../common/ocb_time.h"
+
+#define OCB_MAX_SIBLINGS 64
+static int siblings[OCB_MAX_SIBLINGS], nsiblings;
+
+void ocb_hostload_set_siblings(const int *pids, int n)
+{
+	nsiblings = 0;
+	for (int i = 0; i < n && nsiblings < OCB_MAX_SIBLINGS; i++)
+		siblings[nsiblings++] = pids[i];
+}
+
+/* utime + stime of process pid in seconds, from /proc/<pid>/stat (proc(5): fields 14 and
+ * 15, counted after the ')' that ends the command name, which may hold spaces); 0 when
+ * the process is gone. */
+static double proc_cpu_s(int pid, long hz)
+{
+	char path[64], buf[1024];
+	unsigned long long ut = 0, st = 0;
+	snprintf(path, sizeof path, "/proc/%d/stat", pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	const char *p = strrchr(buf, ')');
+	/* after ')': state(3) ppid pgrp session tty_nr tpgid flags minflt cminflt majflt
+	 * cmajflt utime(14) stime(15) */
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
+			 &st) != 2)
+		return 0;
+	return (double)(ut + st) / (double)hz;
+}
 
 void ocb_hostload_read(struct ocb_hostload *h)
 {
@@ -29,6 +63,8 @@ void ocb_hostload_read(struct ocb_hostload *h)
 			    (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
 	else
 		h->ok = 0;
+	for (int i = 0; h->ok && i < nsiblings; i++)
+		h->self_s += proc_cpu_s(siblings[i], hz);
 	h->wall_s = ocb_now_s();
 }
 

@@ -13,6 +13,11 @@ struct ocb_hostload {
 	int ok;        /* 0 when /proc/stat could not be read */
 };
 
+/* The other ranks of this process's MPI job on the same node (their pids, n <= 64; n = 0
+ * clears): their CPU time counts as this process's own, so a 2-rank job on 2 cores is not
+ * read as "host busy" by the rank that stores the results. */
+void ocb_hostload_set_siblings(const int *pids, int n);
+
 /* Takes a reading now. */
 void ocb_hostload_read(struct ocb_hostload *h);
 

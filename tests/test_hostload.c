@@ -1,0 +1,67 @@
+/* hostload: the CPU time of a registered sibling process (another rank of the job on this
+ * node) counts as this process's own, and an unregistered one as another tenant's. */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../collect/hostload.h"
+
+/* A child that burns CPU until killed. */
+static pid_t spinner(void)
+{
+	pid_t p = fork();
+	if (p == 0) {
+		volatile unsigned long x = 0;
+		for (;;)
+			x++;
+	}
+	return p;
+}
+
+/* Reads self_s before and after the child burnt ~0.3 s of CPU (sleeping here, so this
+ * process itself uses almost none). */
+static double self_growth(pid_t child)
+{
+	struct ocb_hostload a, b;
+	ocb_hostload_read(&a);
+	struct timespec ts = {0, 300 * 1000 * 1000};
+	nanosleep(&ts, NULL);
+	ocb_hostload_read(&b);
+	cr_assert(a.ok && b.ok, "/proc/stat and getrusage readable");
+	(void)child;
+	return b.self_s - a.self_s;
+}
+
+Test(hostload, a_sibling_ranks_cpu_is_counted_as_own)
+{
+	pid_t c = spinner();
+	cr_assert_gt(c, 0);
+	double alone = self_growth(c);
+	int pid = (int)c;
+	ocb_hostload_set_siblings(&pid, 1);
+	double with = self_growth(c);
+	ocb_hostload_set_siblings(NULL, 0);
+	kill(c, SIGKILL);
+	waitpid(c, NULL, 0);
+	/* the child runs on its own core or shares this one: at least some CPU in 0.3 s */
+	cr_expect_lt(alone, 0.05, "this process slept: %g s", alone);
+	cr_expect_gt(with, alone + 0.02, "sibling's CPU counted: %g s (alone %g s)", with, alone);
+}
+
+Test(hostload, a_gone_sibling_counts_nothing)
+{
+	pid_t c = fork();
+	if (c == 0)
+		_exit(0);
+	waitpid(c, NULL, 0);
+	struct ocb_hostload a, b;
+	ocb_hostload_read(&a);
+	int pid = (int)c;
+	ocb_hostload_set_siblings(&pid, 1);
+	ocb_hostload_read(&b);
+	ocb_hostload_set_siblings(NULL, 0);
+	cr_assert(a.ok && b.ok);
+	cr_expect_lt(b.self_s - a.self_s, 0.01, "a reaped process adds %g s", b.self_s - a.self_s);
+}
