@@ -12,6 +12,7 @@
 #include "../collect/serve.h"
 #include "../common/ocb_cpu.h"
 #include "../common/ocb_error.h"
+#include "../common/ocb_log.h"
 #include "cli.h"
 #include "run_dist.h"
 
@@ -345,6 +346,7 @@ static int run_rank(const struct ocb_global *g, struct ocb_run_opts *o)
 		gr.db_path = tmp;
 		gr.quiet = 1;
 		o->quiet = 1;
+		ocb_log_quiet = 1; /* no second "run N (uuid)" header from a private copy */
 		if (!freopen("/dev/null", "w", stdout))
 			return cli_fail("run", OCB_EIO);
 	}
