@@ -13,5 +13,8 @@
 
 void ocb_transpose(const float *src, int rows, int cols, float *dst, int threads);
 void ocb_transpose_ref(const float *src, int rows, int cols, float *dst);
+/* One 8 x 8 tile in AVX registers: dst[c*ldd + r] = src[r*lds + c] for r, c < 8. Only
+ * where ocb_cpu_avx2() (the block-sparse kernels' packing, kernels/bsr_rm.c). */
+void ocb_transpose_8x8(const float *src, int lds, float *dst, int ldd);
 
 #endif

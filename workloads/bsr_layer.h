@@ -69,10 +69,13 @@ double ocb_bsr_layer_grad_ss(struct ocb_bsr_layer *L, float scale);
  * blocks (+ dX = W^T dY when with_dx) + AdamW on the stored blocks, OpenBLAS at one
  * thread as in the trainers; dense = the fp32 layer on OpenBLAS sgemm with `threads`
  * threads (forward, dW, dX when with_dx) + AdamW on every weight. Best of `reps`
- * interleaved rounds each (seconds). The weights are left as they are (AdamW with lr 0);
- * l->gw and the layer's dw are overwritten. OCB_EINVAL, OCB_ENOMEM. */
+ * interleaved rounds each (seconds of `clock`: NULL for ocb_now_s, the wall clock;
+ * ocb_thread_cpu_s at one thread drops a loaded machine's descheduling out). The weights
+ * are left as they are (AdamW with lr 0); l->gw and the layer's dw are overwritten.
+ * OCB_EINVAL, OCB_ENOMEM. */
 int ocb_bsr_layer_time_step(struct ocb_bsr_layer *L, struct ocb_linear *l, int n, int with_dx,
-			    int threads, int reps, double *sparse_s, double *dense_s);
+			    int threads, int reps, double (*clock)(void), double *sparse_s,
+			    double *dense_s);
 
 /* All blocks of the layer (stored: L->s.nnzb). */
 long ocb_bsr_layer_blocks(const struct ocb_bsr_layer *L);

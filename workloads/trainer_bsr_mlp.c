@@ -309,7 +309,7 @@ int ocb_bsr_mlp_time_layers(void *state, int threads, int reps, double *sparse_s
 		if (!s->is_sparse[i])
 			continue;
 		rc = ocb_bsr_layer_time_step(&s->L[i], &s->m.layer[i], s->batch, i > 0, threads,
-					     reps, &sp, &dn);
+					     reps, NULL, &sp, &dn);
 		*sparse_s += sp, *dense_s += dn;
 	}
 	return rc;
