@@ -93,17 +93,20 @@ int ocb_bsr_sddmm_ref(const struct ocb_bsr *w, const float *dy, int lddy, const 
  *   Y  [n][m]  = X [n][k] W^T          (ocb_bsr_spmm_rm; ldx >= k, ldy >= m)
  *   dX [n][k]  = dY [n][m] W           (ocb_bsr_spmm_t_rm; lddy >= m, lddx >= k)
  *   dW [nnzb][br][bc] (+)= dY^T X on the stored blocks (ocb_bsr_sddmm_rm)
- * The SIMD paths (square B % 4 == 0, the same choice as above) copy each block once per
- * call into the layout their micro-kernel reads (a scratch of nnzb blocks; OCB_ENOMEM if
- * it cannot be had); each output element is summed by one thread in a fixed order. */
+ * The SIMD paths (square B % 4 == 0, the same choice as above) of Y and dX first copy
+ * each block into the layout their micro-kernel reads, into `scratch` (at least
+ * ocb_bsr_rm_scratch_floats(w) floats, 64-byte aligned; NULL: allocated per call,
+ * OCB_ENOMEM if it cannot be had; the `_ref` twins ignore it); each output element is
+ * summed by one thread in a fixed order. */
+size_t ocb_bsr_rm_scratch_floats(const struct ocb_bsr *w);
 int ocb_bsr_spmm_rm(const struct ocb_bsr *w, const float *x, int ldx, int n, float *y, int ldy,
-		    int threads);
+		    float *scratch, int threads);
 int ocb_bsr_spmm_rm_ref(const struct ocb_bsr *w, const float *x, int ldx, int n, float *y,
-			int ldy, int threads);
+			int ldy, float *scratch, int threads);
 int ocb_bsr_spmm_t_rm(const struct ocb_bsr *w, const float *dy, int lddy, int n, float *dx,
-		      int lddx, int threads);
+		      int lddx, float *scratch, int threads);
 int ocb_bsr_spmm_t_rm_ref(const struct ocb_bsr *w, const float *dy, int lddy, int n,
-			  float *dx, int lddx, int threads);
+			  float *dx, int lddx, float *scratch, int threads);
 int ocb_bsr_sddmm_rm(const struct ocb_bsr *w, const float *dy, int lddy, const float *x,
 		     int ldx, int n, float *dw, int accumulate, int threads);
 int ocb_bsr_sddmm_rm_ref(const struct ocb_bsr *w, const float *dy, int lddy, const float *x,

@@ -95,9 +95,15 @@ void bsr_rm_pack_ref(const float *blk, int B, int trans, int G, float *dst)
 				blk[trans ? (size_t)i * B + o : (size_t)o * B + i];
 }
 
-int ocb_bsr_spmm_rm_ref(const struct ocb_bsr *w, const float *x, int ldx, int n, float *y,
-			int ldy, int threads)
+size_t ocb_bsr_rm_scratch_floats(const struct ocb_bsr *w)
 {
+	return ((size_t)w->nnzb + 1) * w->br * w->bc;
+}
+
+int ocb_bsr_spmm_rm_ref(const struct ocb_bsr *w, const float *x, int ldx, int n, float *y,
+			int ldy, float *scratch, int threads)
+{
+	(void)scratch; /* nothing to pack */
 	int rc = rm_args(w, x, ldx, w ? w->k : 0, y, ldy, w ? w->m : 0, n, "spmm_rm");
 	if (rc)
 		return rc;
@@ -111,8 +117,9 @@ int ocb_bsr_spmm_rm_ref(const struct ocb_bsr *w, const float *x, int ldx, int n,
 }
 
 int ocb_bsr_spmm_t_rm_ref(const struct ocb_bsr *w, const float *dy, int lddy, int n,
-			  float *dx, int lddx, int threads)
+			  float *dx, int lddx, float *scratch, int threads)
 {
+	(void)scratch;
 	int rc = rm_args(w, dy, lddy, w ? w->m : 0, dx, lddx, w ? w->k : 0, n, "spmm_t_rm");
 	if (rc)
 		return rc;
@@ -144,12 +151,13 @@ int ocb_bsr_sddmm_rm_ref(const struct ocb_bsr *w, const float *dy, int lddy, con
  * blocks of its own output block rows (W's block rows, or block columns through the
  * transpose index) into the scratch, then runs the body over them. */
 static int rm_packed(const struct ocb_bsr *w, int trans, const float *in, int ldin, int n,
-		     float *out, int ldout, int threads)
+		     float *out, int ldout, float *scratch, int threads)
 {
 	int B = w->br, wide = bsr_use_avx512(w), nout = trans ? w->kb : w->mb;
 	size_t bb = (size_t)B * B;
 	const int32_t *ptr = trans ? w->col_ptr : w->row_ptr, *pidx = trans ? w->t_row : w->col_idx;
-	float *pack = ocb_alloc_untouched(((size_t)w->nnzb + 1) * bb * sizeof(float));
+	float *pack = scratch ? scratch
+			      : ocb_alloc_untouched(ocb_bsr_rm_scratch_floats(w) * sizeof(float));
 	if (!pack)
 		return ocb_seterr(OCB_ENOMEM, "bsr %s: out of memory for the packed blocks",
 				  trans ? "spmm_t_rm" : "spmm_rm");
@@ -169,30 +177,31 @@ static int rm_packed(const struct ocb_bsr *w, int trans, const float *in, int ld
 		else
 			bsr_rm_rows_avx2(pack, ptr, pidx, B, in, ldin, n, out, ldout, lo, hi);
 	}
-	ocb_free(pack);
+	if (pack != scratch)
+		ocb_free(pack);
 	return OCB_OK;
 }
 
 int ocb_bsr_spmm_rm(const struct ocb_bsr *w, const float *x, int ldx, int n, float *y, int ldy,
-		    int threads)
+		    float *scratch, int threads)
 {
 	int rc = rm_args(w, x, ldx, w ? w->k : 0, y, ldy, w ? w->m : 0, n, "spmm_rm");
 	if (rc)
 		return rc;
 	if (!bsr_use_avx2(w))
-		return ocb_bsr_spmm_rm_ref(w, x, ldx, n, y, ldy, threads);
-	return rm_packed(w, 0, x, ldx, n, y, ldy, threads);
+		return ocb_bsr_spmm_rm_ref(w, x, ldx, n, y, ldy, scratch, threads);
+	return rm_packed(w, 0, x, ldx, n, y, ldy, scratch, threads);
 }
 
 int ocb_bsr_spmm_t_rm(const struct ocb_bsr *w, const float *dy, int lddy, int n, float *dx,
-		      int lddx, int threads)
+		      int lddx, float *scratch, int threads)
 {
 	int rc = rm_args(w, dy, lddy, w ? w->m : 0, dx, lddx, w ? w->k : 0, n, "spmm_t_rm");
 	if (rc)
 		return rc;
 	if (!bsr_use_avx2(w))
-		return ocb_bsr_spmm_t_rm_ref(w, dy, lddy, n, dx, lddx, threads);
-	return rm_packed(w, 1, dy, lddy, n, dx, lddx, threads);
+		return ocb_bsr_spmm_t_rm_ref(w, dy, lddy, n, dx, lddx, scratch, threads);
+	return rm_packed(w, 1, dy, lddy, n, dx, lddx, scratch, threads);
 }
 
 int ocb_bsr_sddmm_rm(const struct ocb_bsr *w, const float *dy, int lddy, const float *x,

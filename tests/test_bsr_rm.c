@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/ocb_alloc.h"
 #include "../common/ocb_cpu.h"
 #include "../common/ocb_error.h"
 #include "../common/ocb_rng.h"
@@ -73,25 +74,32 @@ static void close_rows(const float *got, const float *want, int rows, int cols, 
 		}
 }
 
-typedef int (*rm_fwd)(const struct ocb_bsr *, const float *, int, int, float *, int, int);
+typedef int (*rm_fwd)(const struct ocb_bsr *, const float *, int, int, float *, int, float *,
+		      int);
 typedef int (*rm_dw)(const struct ocb_bsr *, const float *, int, const float *, int, int,
 		     float *, int, int);
 
-/* Y and dX of one implementation against the dense products want_y, want_dx. */
+/* Y and dX of one implementation against the dense products want_y, want_dx; with the
+ * caller's scratch and with the one allocated per call. */
 static void check_fwd(struct rm_prob *p, rm_fwd fy, rm_fwd fdx, const float *want_y,
 		      const float *want_dx, float *buf, int threads, const char *what)
 {
 	size_t ny = (size_t)p->n * p->ldd, nx = (size_t)p->n * p->ldx;
-	for (size_t i = 0; i < ny; i++)
-		buf[i] = -7.0f;
-	cr_assert_eq(fy(&p->s, p->x, p->ldx, p->n, buf, p->ldd, threads), OCB_OK, "%s",
-		     ocb_lasterr());
-	close_rows(buf, want_y, p->n, p->m, p->ldd, 2e-4, what, p->br, p->n);
-	for (size_t i = 0; i < nx; i++)
-		buf[i] = -7.0f;
-	cr_assert_eq(fdx(&p->s, p->dy, p->ldd, p->n, buf, p->ldx, threads), OCB_OK, "%s",
-		     ocb_lasterr());
-	close_rows(buf, want_dx, p->n, p->k, p->ldx, 2e-4, what, p->br, p->n);
+	float *scratch = ocb_alloc(ocb_bsr_rm_scratch_floats(&p->s) * sizeof(float));
+	for (int own = 0; own < 2; own++) {
+		float *sc = own ? scratch : NULL;
+		for (size_t i = 0; i < ny; i++)
+			buf[i] = -7.0f;
+		cr_assert_eq(fy(&p->s, p->x, p->ldx, p->n, buf, p->ldd, sc, threads), OCB_OK, "%s",
+			     ocb_lasterr());
+		close_rows(buf, want_y, p->n, p->m, p->ldd, 2e-4, what, p->br, p->n);
+		for (size_t i = 0; i < nx; i++)
+			buf[i] = -7.0f;
+		cr_assert_eq(fdx(&p->s, p->dy, p->ldd, p->n, buf, p->ldx, sc, threads), OCB_OK,
+			     "%s", ocb_lasterr());
+		close_rows(buf, want_dx, p->n, p->k, p->ldx, 2e-4, what, p->br, p->n);
+	}
+	ocb_free(scratch);
 }
 
 /* dW (overwrite, then accumulate: doubled) against the dense dY^T X on the blocks. */
@@ -207,11 +215,11 @@ Test(bsr_rm, thread_count_does_not_change_results)
 	size_t nv = (size_t)p.s.nnzb * 64;
 	size_t big = (ny > nx ? ny : nx) > nv ? (ny > nx ? ny : nx) : nv;
 	float *a = malloc(big * sizeof(float)), *b = malloc(big * sizeof(float));
-	ocb_bsr_spmm_rm(&p.s, p.x, p.ldx, p.n, a, p.ldd, 1);
-	ocb_bsr_spmm_rm(&p.s, p.x, p.ldx, p.n, b, p.ldd, 2);
+	ocb_bsr_spmm_rm(&p.s, p.x, p.ldx, p.n, a, p.ldd, NULL, 1);
+	ocb_bsr_spmm_rm(&p.s, p.x, p.ldx, p.n, b, p.ldd, NULL, 2);
 	cr_assert_eq(memcmp(a, b, ny * sizeof(float)), 0);
-	ocb_bsr_spmm_t_rm(&p.s, p.dy, p.ldd, p.n, a, p.ldx, 1);
-	ocb_bsr_spmm_t_rm(&p.s, p.dy, p.ldd, p.n, b, p.ldx, 2);
+	ocb_bsr_spmm_t_rm(&p.s, p.dy, p.ldd, p.n, a, p.ldx, NULL, 1);
+	ocb_bsr_spmm_t_rm(&p.s, p.dy, p.ldd, p.n, b, p.ldx, NULL, 2);
 	cr_assert_eq(memcmp(a, b, nx * sizeof(float)), 0);
 	ocb_bsr_sddmm_rm(&p.s, p.dy, p.ldd, p.x, p.ldx, p.n, a, 0, 1);
 	ocb_bsr_sddmm_rm(&p.s, p.dy, p.ldd, p.x, p.ldx, p.n, b, 0, 2);
@@ -225,9 +233,9 @@ Test(bsr_rm, bad_arguments_are_refused)
 	struct rm_prob p;
 	rm_init(&p, 64, 64, 4, 8, 8, 0.5, 0, 3);
 	float out[64 * 4], dw[64 * 64];
-	cr_assert_eq(ocb_bsr_spmm_rm(&p.s, p.x, 63, 4, out, 64, 1), OCB_EINVAL);
-	cr_assert_eq(ocb_bsr_spmm_rm(&p.s, p.x, 64, 0, out, 64, 1), OCB_EINVAL);
-	cr_assert_eq(ocb_bsr_spmm_t_rm(&p.s, p.dy, 64, 4, out, 32, 1), OCB_EINVAL);
+	cr_assert_eq(ocb_bsr_spmm_rm(&p.s, p.x, 63, 4, out, 64, NULL, 1), OCB_EINVAL);
+	cr_assert_eq(ocb_bsr_spmm_rm(&p.s, p.x, 64, 0, out, 64, NULL, 1), OCB_EINVAL);
+	cr_assert_eq(ocb_bsr_spmm_t_rm(&p.s, p.dy, 64, 4, out, 32, NULL, 1), OCB_EINVAL);
 	cr_assert_eq(ocb_bsr_sddmm_rm(&p.s, p.dy, 64, p.x, 64, 4, NULL, 0, 1), OCB_EINVAL);
 	cr_assert_eq(ocb_bsr_sddmm_rm_ref(NULL, p.dy, 64, p.x, 64, 4, dw, 0, 1), OCB_EINVAL);
 	rm_free(&p);

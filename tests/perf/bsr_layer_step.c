@@ -95,7 +95,7 @@ int main(int argc, char **argv)
 				double sp, dn;
 				/* magnitude pruning of random weights from a full mask: random blocks */
 				if (ocb_bsr_layer_prune(&ly[i].L, &ly[i].l, 1.0 - dens[d] / 100.0, 0.0,
-							NULL, NULL, NULL) ||
+							NULL) ||
 				    ocb_bsr_layer_time_step(&ly[i].L, &ly[i].l, BATCH, dims[i][2],
 							    threads, reps, clock, &sp, &dn)) {
 					fprintf(stderr, "ocbench: bsr_layer_step: %s\n", ocb_lasterr());
