@@ -38,7 +38,7 @@ static AVX2 INLINE __m256 bcast(const float *p, const int G)
 /* One tile (see bsr_rm_avx512.c's mm_tile). */
 static AVX2 INLINE void mm_tile(const float *pk, const int32_t *pidx, int nb, const float *in,
 				int ldin, float *out, int ldout, const int B, const int G,
-				const int NO, const int T)
+				const int NO, const int IC, const int T)
 {
 	__m256 acc[12];
 #pragma GCC unroll 12
@@ -46,18 +46,24 @@ static AVX2 INLINE void mm_tile(const float *pk, const int32_t *pidx, int nb, co
 		acc[a] = _mm256_setzero_ps();
 	for (int q = 0; q < nb; q++) {
 		const float *wq = pk + (size_t)q * B * B, *xq = in + (size_t)pidx[q] * B;
-#pragma GCC unroll 8
-		for (int ig = 0; ig < B / G; ig++) {
+		for (int c = 0; c < B / G; c += IC) {
 			__m256 wv[8];
 #pragma GCC unroll 8
-			for (int v = 0; v < NO; v++)
-				wv[v] = _mm256_loadu_ps(wq + (size_t)ig * 8 * NO + 8 * v);
+			for (int j = 0; j < IC * NO; j++)
+				wv[j] = _mm256_loadu_ps(wq + (size_t)c * 8 * NO + 8 * j);
+			const float *xr = xq + c * G;
 #pragma GCC unroll 12
 			for (int t = 0; t < T; t++) {
-				__m256 xb = bcast(xq + (size_t)t * ldin + ig * G, G);
 #pragma GCC unroll 8
-				for (int v = 0; v < NO; v++)
-					acc[t * NO + v] = _mm256_fmadd_ps(wv[v], xb, acc[t * NO + v]);
+				for (int ig = 0; ig < IC; ig++) {
+					__m256 xb = bcast(xr + ig * G, G);
+#pragma GCC unroll 8
+					for (int v = 0; v < NO; v++)
+						acc[t * NO + v] = _mm256_fmadd_ps(wv[ig * NO + v], xb,
+										  acc[t * NO + v]);
+				}
+				xr += ldin;
+				__asm__("" : "+r"(xr)); /* see bsr_rm_avx512.c */
 			}
 		}
 	}
@@ -79,44 +85,46 @@ static AVX2 INLINE void mm_tile(const float *pk, const int32_t *pidx, int nb, co
 
 static AVX2 INLINE void mm_rows(const float *pack, const int32_t *ptr, const int32_t *pidx,
 				const float *in, int ldin, int n, float *out, int ldout, int lo,
-				int hi, const int B, const int G, const int NO)
+				int hi, const int B, const int G, const int NO, const int IC,
+				const int TM)
 {
-	const int TM = NO > 12 ? 1 : 12 / NO;
 	for (int ob = lo; ob < hi; ob++) {
 		int p0 = ptr[ob], nb = ptr[ob + 1] - p0, t = 0;
 		const float *pk = pack + (size_t)p0 * B * B;
 		const int32_t *pi = pidx + p0;
 		float *o = out + (size_t)ob * B;
+#define MM_TILE(T_)                                                                         \
+	mm_tile(pk, pi, nb, in + (size_t)t * ldin, ldin, o + (size_t)t * ldout, ldout, B, G, NO, IC, T_)
 		for (; t + TM <= n; t += TM)
-			mm_tile(pk, pi, nb, in + (size_t)t * ldin, ldin, o + (size_t)t * ldout, ldout,
-				B, G, NO, TM);
+			MM_TILE(TM);
 		for (; TM > 4 && t + 4 <= n; t += 4)
-			mm_tile(pk, pi, nb, in + (size_t)t * ldin, ldin, o + (size_t)t * ldout, ldout,
-				B, G, NO, 4);
+			MM_TILE(TM > 4 ? 4 : 1);
 		for (; t < n; t++)
-			mm_tile(pk, pi, nb, in + (size_t)t * ldin, ldin, o + (size_t)t * ldout, ldout,
-				B, G, NO, 1);
+			MM_TILE(1);
+#undef MM_TILE
 	}
 }
 
+/* Per block size: G, NO, IC (weights in registers) and TM as in bsr_rm_avx512.c, for 16
+ * registers. */
 AVX2 void bsr_rm_rows_avx2(const float *pack, const int32_t *ptr, const int32_t *pidx, int B,
 			   const float *in, int ldin, int n, float *out, int ldout, int lo, int hi)
 {
 	switch (B) {
 	case 4:
-		mm_rows(pack, ptr, pidx, in, ldin, n, out, ldout, lo, hi, 4, 2, 1);
+		mm_rows(pack, ptr, pidx, in, ldin, n, out, ldout, lo, hi, 4, 2, 1, 1, 12);
 		break;
 	case 8:
-		mm_rows(pack, ptr, pidx, in, ldin, n, out, ldout, lo, hi, 8, 1, 1);
+		mm_rows(pack, ptr, pidx, in, ldin, n, out, ldout, lo, hi, 8, 1, 1, 2, 12);
 		break;
 	case 16:
-		mm_rows(pack, ptr, pidx, in, ldin, n, out, ldout, lo, hi, 16, 1, 2);
+		mm_rows(pack, ptr, pidx, in, ldin, n, out, ldout, lo, hi, 16, 1, 2, 1, 6);
 		break;
 	case 32:
-		mm_rows(pack, ptr, pidx, in, ldin, n, out, ldout, lo, hi, 32, 1, 4);
+		mm_rows(pack, ptr, pidx, in, ldin, n, out, ldout, lo, hi, 32, 1, 4, 1, 2);
 		break;
 	default: /* 64 */
-		mm_rows(pack, ptr, pidx, in, ldin, n, out, ldout, lo, hi, 64, 1, 8);
+		mm_rows(pack, ptr, pidx, in, ldin, n, out, ldout, lo, hi, 64, 1, 8, 1, 1);
 	}
 }
 

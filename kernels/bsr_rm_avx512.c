@@ -5,11 +5,12 @@
  * output features of one block row, so the weights must be read down a block's columns:
  * each call first packs every block (bsr_rm_pack_avx512) so that G = 16/B consecutive
  * inputs (G = 1 for B >= 16) of all B outputs fill one vector: element (o, i) at
- * (i/G)*16 + o*G + i%G. A tile of T batch rows x NO = B*G/16 vectors of accumulators
+ * (i/G)*16*NO + o*G + i%G. A tile of T batch rows x NO = B*G/16 vectors of accumulators
  * (T*NO <= 24 of the 32 registers) then takes, per group of G inputs, NO vector loads of
  * the packed block and per row one broadcast of G consecutive inputs X[t][i .. i+G)
  * (vbroadcastss / vbroadcastsd / vbroadcastf32x4), so every lane of every FMA is useful
- * work even for B = 4 or 8. With G > 1 a lane sums over inputs i % G == e only; the G
+ * work even for B = 4 or 8; the weight vectors of a block stay in registers while the
+ * rows go by. With G > 1 a lane sums over inputs i % G == e only; the G
  * partial sums of an output are added at the end of the tile (in-lane permutes) and the
  * B outputs compressed and stored. Per output block row, the batch is walked in tiles;
  * the packed blocks of the row stay in L1 across them.
@@ -93,10 +94,14 @@ static AVX512 INLINE __m512 bcast(const float *p, const int G)
 }
 
 /* One tile: rows out[0 .. T) (stride ldout), B outputs each, summed over the nb packed
- * blocks pk whose inputs start at in + pidx[q]*B (rows of stride ldin). */
+ * blocks pk whose inputs start at in + pidx[q]*B (rows of stride ldin). Per block, IC
+ * input groups at a time have their IC*NO weight vectors in registers while the T rows
+ * go by, each row's inputs addressed from one pointer stepped by ldin (the empty asm
+ * keeps GCC from precomputing T row offsets per block, which spilled them: 3 integer
+ * instructions per FMA). */
 static AVX512 INLINE void mm_tile(const float *pk, const int32_t *pidx, int nb, const float *in,
 				  int ldin, float *out, int ldout, const int B, const int G,
-				  const int NO, const int T)
+				  const int NO, const int IC, const int T)
 {
 	__m512 acc[24];
 #pragma GCC unroll 24
@@ -104,22 +109,27 @@ static AVX512 INLINE void mm_tile(const float *pk, const int32_t *pidx, int nb, 
 		acc[a] = _mm512_setzero_ps();
 	for (int q = 0; q < nb; q++) {
 		const float *wq = pk + (size_t)q * B * B, *xq = in + (size_t)pidx[q] * B;
+		for (int c = 0; c < B / G; c += IC) {
+			__m512 wv[16];
 #pragma GCC unroll 16
-		for (int ig = 0; ig < B / G; ig++) {
-			__m512 wv[4];
-#pragma GCC unroll 4
-			for (int v = 0; v < NO; v++)
-				wv[v] = _mm512_loadu_ps(wq + (size_t)ig * 16 * NO + 16 * v);
+			for (int j = 0; j < IC * NO; j++)
+				wv[j] = _mm512_loadu_ps(wq + (size_t)c * 16 * NO + 16 * j);
+			const float *xr = xq + c * G;
 #pragma GCC unroll 24
 			for (int t = 0; t < T; t++) {
-				__m512 xb = bcast(xq + (size_t)t * ldin + ig * G, G);
+#pragma GCC unroll 16
+				for (int ig = 0; ig < IC; ig++) {
+					__m512 xb = bcast(xr + ig * G, G);
 #pragma GCC unroll 4
-				for (int v = 0; v < NO; v++)
-					acc[t * NO + v] = _mm512_fmadd_ps(wv[v], xb, acc[t * NO + v]);
+					for (int v = 0; v < NO; v++)
+						acc[t * NO + v] = _mm512_fmadd_ps(wv[ig * NO + v], xb,
+										  acc[t * NO + v]);
+				}
+				xr += ldin;
+				__asm__("" : "+r"(xr));
 			}
 		}
 	}
-	/* G > 1: lane o*G + e holds output o's inputs with i % G == e; fold, then compress */
 	/* lanes 0, G, 2G, ... to the front */
 	const __m512i cidx = G == 2 ? _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 0, 0, 0, 0, 0,
 						      0, 0, 0)
@@ -146,48 +156,50 @@ static AVX512 INLINE void mm_tile(const float *pk, const int32_t *pidx, int nb, 
  * and 1 (T must be a constant for the accumulators to live in registers). */
 static AVX512 INLINE void mm_rows(const float *pack, const int32_t *ptr, const int32_t *pidx,
 				  const float *in, int ldin, int n, float *out, int ldout, int lo,
-				  int hi, const int B, const int G, const int NO)
+				  int hi, const int B, const int G, const int NO, const int IC,
+				  const int TM)
 {
-	const int TM = 24 / NO;
 	for (int ob = lo; ob < hi; ob++) {
 		int p0 = ptr[ob], nb = ptr[ob + 1] - p0, t = 0;
 		const float *pk = pack + (size_t)p0 * B * B;
 		const int32_t *pi = pidx + p0;
 		float *o = out + (size_t)ob * B;
+#define MM_TILE(T_)                                                                         \
+	mm_tile(pk, pi, nb, in + (size_t)t * ldin, ldin, o + (size_t)t * ldout, ldout, B, G, NO, IC, T_)
 		for (; t + TM <= n; t += TM)
-			mm_tile(pk, pi, nb, in + (size_t)t * ldin, ldin, o + (size_t)t * ldout, ldout,
-				B, G, NO, TM);
+			MM_TILE(TM);
 		for (; TM > 8 && t + 8 <= n; t += 8)
-			mm_tile(pk, pi, nb, in + (size_t)t * ldin, ldin, o + (size_t)t * ldout, ldout,
-				B, G, NO, 8);
-		for (; t + 4 <= n; t += 4)
-			mm_tile(pk, pi, nb, in + (size_t)t * ldin, ldin, o + (size_t)t * ldout, ldout,
-				B, G, NO, 4);
+			MM_TILE(TM > 8 ? 8 : 1);
+		for (; TM > 4 && t + 4 <= n; t += 4)
+			MM_TILE(TM > 4 ? 4 : 1);
 		for (; t < n; t++)
-			mm_tile(pk, pi, nb, in + (size_t)t * ldin, ldin, o + (size_t)t * ldout, ldout,
-				B, G, NO, 1);
+			MM_TILE(1);
+#undef MM_TILE
 	}
 }
 
+/* Per block size: G inputs per vector group, NO vectors per group, IC groups' weights
+ * in registers (IC*NO <= 16), TM rows per tile (TM*NO accumulators, with the weights
+ * <= 29 of the 32 registers). */
 AVX512 void bsr_rm_rows_avx512(const float *pack, const int32_t *ptr, const int32_t *pidx,
 			       int B, const float *in, int ldin, int n, float *out, int ldout,
 			       int lo, int hi)
 {
 	switch (B) {
 	case 4:
-		mm_rows(pack, ptr, pidx, in, ldin, n, out, ldout, lo, hi, 4, 4, 1);
+		mm_rows(pack, ptr, pidx, in, ldin, n, out, ldout, lo, hi, 4, 4, 1, 1, 24);
 		break;
 	case 8:
-		mm_rows(pack, ptr, pidx, in, ldin, n, out, ldout, lo, hi, 8, 2, 1);
+		mm_rows(pack, ptr, pidx, in, ldin, n, out, ldout, lo, hi, 8, 2, 1, 4, 24);
 		break;
 	case 16:
-		mm_rows(pack, ptr, pidx, in, ldin, n, out, ldout, lo, hi, 16, 1, 1);
+		mm_rows(pack, ptr, pidx, in, ldin, n, out, ldout, lo, hi, 16, 1, 1, 16, 12);
 		break;
 	case 32:
-		mm_rows(pack, ptr, pidx, in, ldin, n, out, ldout, lo, hi, 32, 1, 2);
+		mm_rows(pack, ptr, pidx, in, ldin, n, out, ldout, lo, hi, 32, 1, 2, 8, 6);
 		break;
 	default: /* 64 */
-		mm_rows(pack, ptr, pidx, in, ldin, n, out, ldout, lo, hi, 64, 1, 4);
+		mm_rows(pack, ptr, pidx, in, ldin, n, out, ldout, lo, hi, 64, 1, 4, 4, 3);
 	}
 }
 
