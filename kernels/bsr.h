@@ -87,6 +87,31 @@ int ocb_bsr_sddmm(const struct ocb_bsr *w, const float *dy, int lddy, const floa
 int ocb_bsr_sddmm_ref(const struct ocb_bsr *w, const float *dy, int lddy, const float *x,
 		      int ldx, int n, float *dw, int accumulate, int threads);
 
+/* The same three products on row-major activations, as a layer sees them (rows t of a
+ * batch of n, features contiguous; workloads/linear.h's shapes), so no transpose is
+ * needed around them:
+ *   Y  [n][m]  = X [n][k] W^T          (ocb_bsr_spmm_rm; ldx >= k, ldy >= m)
+ *   dX [n][k]  = dY [n][m] W           (ocb_bsr_spmm_t_rm; lddy >= m, lddx >= k)
+ *   dW [nnzb][br][bc] (+)= dY^T X on the stored blocks (ocb_bsr_sddmm_rm)
+ * The SIMD paths (square B % 4 == 0, the same choice as above) of Y and dX first copy
+ * each block into the layout their micro-kernel reads, into `scratch` (at least
+ * ocb_bsr_rm_scratch_floats(w) floats, 64-byte aligned; NULL: allocated per call,
+ * OCB_ENOMEM if it cannot be had; the `_ref` twins ignore it); each output element is
+ * summed by one thread in a fixed order. */
+size_t ocb_bsr_rm_scratch_floats(const struct ocb_bsr *w);
+int ocb_bsr_spmm_rm(const struct ocb_bsr *w, const float *x, int ldx, int n, float *y, int ldy,
+		    float *scratch, int threads);
+int ocb_bsr_spmm_rm_ref(const struct ocb_bsr *w, const float *x, int ldx, int n, float *y,
+			int ldy, float *scratch, int threads);
+int ocb_bsr_spmm_t_rm(const struct ocb_bsr *w, const float *dy, int lddy, int n, float *dx,
+		      int lddx, float *scratch, int threads);
+int ocb_bsr_spmm_t_rm_ref(const struct ocb_bsr *w, const float *dy, int lddy, int n,
+			  float *dx, int lddx, float *scratch, int threads);
+int ocb_bsr_sddmm_rm(const struct ocb_bsr *w, const float *dy, int lddy, const float *x,
+		     int ldx, int n, float *dw, int accumulate, int threads);
+int ocb_bsr_sddmm_rm_ref(const struct ocb_bsr *w, const float *dy, int lddy, const float *x,
+			 int ldx, int n, float *dw, int accumulate, int threads);
+
 /* Static work models (FLOPs): useful 2 * nnzb * br * bc * n for each product; the dense
  * equivalent is 2 * m * k * n. */
 double ocb_bsr_flops(const struct ocb_bsr *w, int n);

@@ -20,24 +20,9 @@ static int check_args(const struct ocb_bsr *w, const void *a, int lda, const voi
 	return OCB_OK;
 }
 
-static int use_avx2(const struct ocb_bsr *w)
-{
-	return w->br == w->bc && w->br % 4 == 0 && ocb_cpu_avx2();
-}
-
-static int use_avx512(const struct ocb_bsr *w)
-{
-	return use_avx2(w) && ocb_cpu_avx512f();
-}
-
 const char *ocb_bsr_path(const struct ocb_bsr *w)
 {
-	return use_avx512(w) ? "avx512" : use_avx2(w) ? "avx2" : "ref";
-}
-
-static int nthreads(int threads)
-{
-	return threads > 0 ? threads : omp_get_max_threads();
+	return bsr_use_avx512(w) ? "avx512" : bsr_use_avx2(w) ? "avx2" : "ref";
 }
 
 /* y[r][0..n) += a * x[0..n) */
@@ -105,14 +90,14 @@ static void sddmm_rows_ref(const struct ocb_bsr *w, const float *dy, int lddy, c
 }
 
 /* One parallel region per call: thread t takes its balanced range (bsr_split) and runs
- * the reference body; the plain names run the AVX2 body when use_avx2(). */
+ * the reference body; the plain names run the AVX2 body when bsr_use_avx2(). */
 int ocb_bsr_spmm_ref(const struct ocb_bsr *w, const float *x, int ldx, int n, float *y,
 		     int ldy, int threads)
 {
 	int rc = check_args(w, x, ldx, y, ldy, n, "spmm");
 	if (rc)
 		return rc;
-#pragma omp parallel num_threads(nthreads(threads))
+#pragma omp parallel num_threads(bsr_nthreads(threads))
 	{
 		int lo, hi;
 		bsr_split(w->row_ptr, w->mb, omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);
@@ -127,10 +112,10 @@ int ocb_bsr_spmm(const struct ocb_bsr *w, const float *x, int ldx, int n, float 
 	int rc = check_args(w, x, ldx, y, ldy, n, "spmm");
 	if (rc)
 		return rc;
-	if (!use_avx2(w))
+	if (!bsr_use_avx2(w))
 		return ocb_bsr_spmm_ref(w, x, ldx, n, y, ldy, threads);
-	int wide = use_avx512(w);
-#pragma omp parallel num_threads(nthreads(threads))
+	int wide = bsr_use_avx512(w);
+#pragma omp parallel num_threads(bsr_nthreads(threads))
 	{
 		int lo, hi;
 		bsr_split(w->row_ptr, w->mb, omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);
@@ -148,7 +133,7 @@ int ocb_bsr_spmm_t_ref(const struct ocb_bsr *w, const float *dy, int lddy, int n
 	int rc = check_args(w, dy, lddy, dx, lddx, n, "spmm_t");
 	if (rc)
 		return rc;
-#pragma omp parallel num_threads(nthreads(threads))
+#pragma omp parallel num_threads(bsr_nthreads(threads))
 	{
 		int lo, hi;
 		bsr_split(w->col_ptr, w->kb, omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);
@@ -163,10 +148,10 @@ int ocb_bsr_spmm_t(const struct ocb_bsr *w, const float *dy, int lddy, int n, fl
 	int rc = check_args(w, dy, lddy, dx, lddx, n, "spmm_t");
 	if (rc)
 		return rc;
-	if (!use_avx2(w))
+	if (!bsr_use_avx2(w))
 		return ocb_bsr_spmm_t_ref(w, dy, lddy, n, dx, lddx, threads);
-	int wide = use_avx512(w);
-#pragma omp parallel num_threads(nthreads(threads))
+	int wide = bsr_use_avx512(w);
+#pragma omp parallel num_threads(bsr_nthreads(threads))
 	{
 		int lo, hi;
 		bsr_split(w->col_ptr, w->kb, omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);
@@ -184,7 +169,7 @@ int ocb_bsr_sddmm_ref(const struct ocb_bsr *w, const float *dy, int lddy, const 
 	int rc = check_args(w, dy, lddy, x, ldx, n, "sddmm");
 	if (rc || !dw)
 		return rc ? rc : ocb_seterr(OCB_EINVAL, "bsr sddmm: no output");
-#pragma omp parallel num_threads(nthreads(threads))
+#pragma omp parallel num_threads(bsr_nthreads(threads))
 	{
 		int lo, hi;
 		bsr_split(w->row_ptr, w->mb, omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);
@@ -199,10 +184,10 @@ int ocb_bsr_sddmm(const struct ocb_bsr *w, const float *dy, int lddy, const floa
 	int rc = check_args(w, dy, lddy, x, ldx, n, "sddmm");
 	if (rc || !dw)
 		return rc ? rc : ocb_seterr(OCB_EINVAL, "bsr sddmm: no output");
-	if (!use_avx2(w))
+	if (!bsr_use_avx2(w))
 		return ocb_bsr_sddmm_ref(w, dy, lddy, x, ldx, n, dw, accumulate, threads);
-	int wide = use_avx512(w);
-#pragma omp parallel num_threads(nthreads(threads))
+	int wide = bsr_use_avx512(w);
+#pragma omp parallel num_threads(bsr_nthreads(threads))
 	{
 		int lo, hi;
 		bsr_split(w->row_ptr, w->mb, omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);

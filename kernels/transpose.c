@@ -48,6 +48,13 @@ static __attribute__((target("avx2"))) inline void tile8(const float *src, int c
 	}
 }
 
+__attribute__((target("avx2"))) void ocb_transpose_8x8(const float *src, int lds, float *dst,
+							 int ldd)
+{
+	/* tile8 with the strides as its row counts: dst row c at dst + c*ldd */
+	tile8(src, lds, dst, ldd, 0, 0);
+}
+
 /* Source rows [r0, r1) (r1 - r0 <= STRIP): for each 8 columns, the strip's whole 8-row
  * groups as 8 x 8 tiles (so each destination row gets STRIP contiguous floats, whole cache
  * lines, while the strip's source lines stay in L1), then what the tiles did not cover

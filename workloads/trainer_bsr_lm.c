@@ -181,9 +181,8 @@ static void slm_update(struct slm_state *s, float lr)
 		size_t off = (size_t)(t.data - m->params);
 		int k = sparse_of(s, t.data);
 		float wd = t.rows == 1 ? 0.0f : c->weight_decay;
-		if (k >= 0)
-			ocb_bsr_layer_adamw(&s->L[k], s->lin[k], o->m + off, o->v + off, lr, wd,
-					    c->beta1, c->beta2, c->eps, c1, c2);
+		if (k >= 0) /* in the layer's block order, its own moments */
+			ocb_bsr_layer_adamw(&s->L[k], lr, wd, c->beta1, c->beta2, c->eps, c1, c2);
 		else
 			ocb_adamw_span(t.data, t.grad, o->m + off, o->v + off,
 				       (size_t)t.rows * t.cols, lr, wd, c->beta1, c->beta2, c->eps,
@@ -201,11 +200,8 @@ static int slm_prune(struct slm_state *s, long t)
 		L[i] = &s->L[i], sp[i] = target;
 	if (rc == OCB_OK && s->pc.global)
 		rc = ocb_bsr_layers_global(L, s->lin, s->nsparse, target, sp);
-	for (int i = 0; rc == OCB_OK && i < s->nsparse; i++) {
-		size_t off = (size_t)(s->lin[i]->w - s->m->params);
-		rc = ocb_bsr_layer_prune(&s->L[i], s->lin[i], sp[i], s->pc.regrow, s->opt.m + off,
-					 s->opt.v + off, &s->revived);
-	}
+	for (int i = 0; rc == OCB_OK && i < s->nsparse; i++)
+		rc = ocb_bsr_layer_prune(&s->L[i], s->lin[i], sp[i], s->pc.regrow, &s->revived);
 	free(sp);
 	free(L);
 	if (rc == OCB_OK)
@@ -213,13 +209,11 @@ static int slm_prune(struct slm_state *s, long t)
 	return rc;
 }
 
-static void slm_gather(struct slm_state *s)
+/* OpenBLAS keeps the dense products on one thread so its pool does not spin against the
+ * sparse kernels' OpenMP team (REFERENCE.md section 6). */
+static void slm_blas_one(void)
 {
-	/* OpenBLAS keeps the dense products on one thread so its pool does not spin against
-	 * the sparse kernels' OpenMP team (REFERENCE.md section 6) */
 	openblas_set_num_threads(1);
-	for (int i = 0; i < s->nsparse; i++)
-		ocb_bsr_layer_gather(&s->L[i], s->lin[i]);
 }
 
 static int slm_step(void *st, long step, float lr, double *loss)
@@ -235,7 +229,7 @@ static int slm_step(void *st, long step, float lr, double *loss)
 			s->tgt[(size_t)b * T + t] = train[o + (size_t)t + 1];
 	}
 	int due = ocb_prune_due(&s->pc, step);
-	slm_gather(s);
+	slm_blas_one();
 	for (int i = 0; i < s->nsparse; i++)
 		s->L[i].dense_grad = due && s->pc.regrow > 0 && step < s->pc.t1;
 	double lsum;
@@ -256,7 +250,7 @@ static int slm_eval(void *st, int final, struct ocb_eval *ev)
 {
 	struct slm_state *s = st;
 	const struct lm_train_spec *p = &s->sp;
-	slm_gather(s);
+	slm_blas_one();
 	ev->accuracy = NAN;
 	return lm_eval(s->m, p->val, p->nval, p->eval_window, p->eval_stride, p->eval_batch,
 		       final ? p->final_eval_windows : p->eval_windows, &ev->loss, &ev->ppl,
@@ -266,6 +260,8 @@ static int slm_eval(void *st, int final, struct ocb_eval *ev)
 static int slm_save(void *st, const char *path)
 {
 	struct slm_state *s = st;
+	for (int i = 0; i < s->nsparse; i++) /* the params from the layers' stored blocks */
+		ocb_bsr_layer_sync(&s->L[i], s->lin[i]);
 	return lm_save(s->m, path);
 }
 

@@ -127,8 +127,9 @@ static void smlp_info(void *st, struct ocb_train_info *in)
 }
 
 /* AdamW on what is live: every dense parameter (biases undecayed, as in the dense
- * trainer), and of the sparse layers' weights only the stored blocks, B spans of B each,
- * with their gradients from the layer's dw. Same arithmetic as ocb_optim_step. */
+ * trainer), and of the sparse layers' weights only the stored blocks, in the layer's
+ * block order (its values, dw and moments; the optimizer's own moments for those weights
+ * stay unused). Same arithmetic as ocb_optim_step. */
 static void smlp_optim(struct smlp_state *s, float lr)
 {
 	struct ocb_optim *o = &s->opt;
@@ -147,8 +148,8 @@ static void smlp_optim(struct smlp_state *s, float lr)
 				       lr, c->weight_decay, c->beta1, c->beta2, c->eps, c1, c2);
 			continue;
 		}
-		ocb_bsr_layer_adamw(&s->L[i], &s->m.layer[i], o->m + wo, o->v + wo, lr,
-				    c->weight_decay, c->beta1, c->beta2, c->eps, c1, c2);
+		ocb_bsr_layer_adamw(&s->L[i], lr, c->weight_decay, c->beta1, c->beta2, c->eps, c1,
+				    c2);
 	}
 }
 
@@ -195,20 +196,20 @@ static int smlp_prune(struct smlp_state *s, long t)
 	for (int i = 0, k = 0; i < s->m.cfg.nlayers; i++) {
 		if (!s->is_sparse[i])
 			continue;
-		size_t wo = s->m.w_off[i];
 		if ((rc = ocb_bsr_layer_prune(&s->L[i], &s->m.layer[i], sp[k++], s->pc.regrow,
-					      s->opt.m + wo, s->opt.v + wo, &s->revived)))
+					      &s->revived)))
 			return rc;
 	}
 	s->events++;
 	return OCB_OK;
 }
 
-static void gather_all(struct smlp_state *s)
+/* The model's weights up to date with the sparse layers' stored blocks (bsr_layer.h). */
+static void sync_all(struct smlp_state *s)
 {
 	for (int i = 0; i < s->m.cfg.nlayers; i++)
 		if (s->is_sparse[i])
-			ocb_bsr_layer_gather(&s->L[i], &s->m.layer[i]);
+			ocb_bsr_layer_sync(&s->L[i], &s->m.layer[i]);
 }
 
 static int smlp_step(void *st, long step, float lr, double *loss)
@@ -228,7 +229,6 @@ static int smlp_step(void *st, long step, float lr, double *loss)
 	 * thread, so its pool does not spin against the sparse kernels' OpenMP team
 	 * (REFERENCE.md section 6 pitfall; it cost 3-8x per step here) */
 	openblas_set_num_threads(1);
-	gather_all(s);
 	for (int i = 0; i < s->m.cfg.nlayers; i++)
 		s->L[i].dense_grad = s->is_sparse[i] && due && s->pc.regrow > 0 && step < s->pc.t1;
 	*loss = ocb_mlp_grad(&s->m, s->x, s->y, s->batch);
@@ -243,7 +243,6 @@ static int smlp_eval(void *st, int final, struct ocb_eval *ev)
 	struct smlp_state *s = st;
 	(void)final;
 	openblas_set_num_threads(1);
-	gather_all(s);
 	ev->ppl = NAN;
 	ev->scored = s->test->n;
 	return ocb_mlp_evaluate(&s->m, s->test, &ev->accuracy, &ev->loss);
@@ -252,6 +251,7 @@ static int smlp_eval(void *st, int final, struct ocb_eval *ev)
 static int smlp_save(void *st, const char *path)
 {
 	struct smlp_state *s = st;
+	sync_all(s);
 	return ocb_mlp_save(&s->m, path);
 }
 
@@ -303,13 +303,12 @@ int ocb_bsr_mlp_time_layers(void *state, int threads, int reps, double *sparse_s
 	struct smlp_state *s = state;
 	int rc = OCB_OK;
 	*sparse_s = *dense_s = 0.0;
-	gather_all(s);
 	for (int i = 0; i < s->m.cfg.nlayers && rc == OCB_OK; i++) {
 		double sp, dn;
 		if (!s->is_sparse[i])
 			continue;
 		rc = ocb_bsr_layer_time_step(&s->L[i], &s->m.layer[i], s->batch, i > 0, threads,
-					     reps, &sp, &dn);
+					     reps, NULL, &sp, &dn);
 		*sparse_s += sp, *dense_s += dn;
 	}
 	return rc;

@@ -5,12 +5,14 @@
  * (biases not decayed), same defaults (ocb_mlp_train_defaults).
  *
  * The sparse layers run on the block-sparse kernels (kernels/bsr.h) through the linear
- * impl hooks: forward Y = W X, backward dX = W^T dY and dW = dY X^T on the stored blocks
- * only, and AdamW updates only the stored blocks (pruned weights and their moments are
- * zero and stay so), so a step gets cheaper as sparsity rises. Before t0 the layers run
- * the same kernels at density 1. Layers are sparse when both their dims are multiples of
- * B, except the output layer (the classes). The model's weights (params) stay the master
- * copy (pruned blocks zeroed); each step gathers the stored blocks into the BSR values.
+ * impl hooks on the row-major activations: forward Y = X W^T, backward dX = dY W and
+ * dW = dY^T X on the stored blocks only, and AdamW updates only the stored blocks, one
+ * contiguous pass over their values and moments (bsr_layer.h; pruned weights are zero
+ * and stay so), so a step gets cheaper as sparsity rises. Before t0 the layers run the
+ * same kernels at density 1. Layers are sparse when both their dims are multiples of B,
+ * except the output layer (the classes). While training, the layers' BSR values are the
+ * master copy of their weights; the model's params (pruned blocks zeroed) are brought up
+ * to date at pruning events and before saving.
  *
  * Determinism: as the dense trainer (every kernel writes each element from one thread in
  * a fixed order); same seed + threads -> same losses. Only AdamW is supported. */
