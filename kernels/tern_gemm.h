@@ -22,7 +22,8 @@
  * to fp32 rounding of the dequantizing epilogue (exactly, when the scales are 1 and the
  * sums below 2^24), and each y element is computed by one tile in one order whatever the
  * thread count. dx and dw dequantize a tile of weight
- * rows and call OpenBLAS sgemm (fixed thread count -> deterministic). threads <= 0:
+ * rows and call OpenBLAS sgemm in thread-independent tiles (sgemm_det.h: the same bits at
+ * any thread count; the caller's OpenBLAS thread count). threads <= 0:
  * OpenMP's default. Everything is the caller's memory; dx allocates one tile buffer. */
 #ifndef OCB_TERN_GEMM_H
 #define OCB_TERN_GEMM_H
