@@ -123,12 +123,13 @@ const char *tg_gemm_path(int lowbit)
 	return kk ? kk->name : "ref";
 }
 
-void tg_gemm_workspace(int lowbit, int n, int m, int k, size_t *wbytes, size_t *abytes)
+void tg_gemm_workspace(int lowbit, int n, int m, int k, int threads, size_t *wbytes,
+		       size_t *abytes)
 {
 	const struct tg_tile_kernel *kk = path(lowbit);
 	*wbytes = *abytes = 0;
 	if (kk)
-		tg_tiled_workspace(kk, n, m, k, wbytes, abytes);
+		tg_tiled_workspace(kk, n, m, k, threads, wbytes, abytes);
 }
 
 /* Out of memory for the packed copies: the unpacked _ref loops (same result up to fp32

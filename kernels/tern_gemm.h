@@ -68,9 +68,11 @@ int tg_gemm_lowbit_avx2(const int8_t *xq, const float *xd, int n, const int8_t *
 const char *tg_gemm_path(int lowbit);
 
 /* The transient bytes tg_gemm (lowbit 0) / tg_gemm_lowbit (1) allocates during a call on
- * this CPU: *wbytes the packed weight panels (+ column sums), *abytes the prepared
- * activation rows (+ row sums); 0 on the _ref path. */
-void tg_gemm_workspace(int lowbit, int n, int m, int k, size_t *wbytes, size_t *abytes);
+ * this CPU with `threads` threads: *wbytes the packed weight panels (+ column sums), one
+ * per thread, *abytes the prepared activation rows (+ row sums), per thread; 0 on the
+ * _ref path. */
+void tg_gemm_workspace(int lowbit, int n, int m, int k, int threads, size_t *wbytes,
+		       size_t *abytes);
 
 /* dx[n][k] = sw * dy[n][m] W. tg_gemm_dx: tiles of 64 weight rows dequantized to fp32 and
  * sgemm (OCB_ENOMEM if the tile cannot be allocated); _ref: plain loops. */
