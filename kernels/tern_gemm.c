@@ -11,6 +11,7 @@
 #include "../common/ocb_alloc.h"
 #include "../common/ocb_cpu.h"
 #include "../common/ocb_error.h"
+#include "sgemm_det.h"
 #include "tern_tile.h"
 
 static int nthreads(int threads) { return threads > 0 ? threads : omp_get_max_threads(); }
@@ -122,12 +123,13 @@ const char *tg_gemm_path(int lowbit)
 	return kk ? kk->name : "ref";
 }
 
-void tg_gemm_workspace(int lowbit, int n, int m, int k, size_t *wbytes, size_t *abytes)
+void tg_gemm_workspace(int lowbit, int n, int m, int k, int threads, size_t *wbytes,
+		       size_t *abytes)
 {
 	const struct tg_tile_kernel *kk = path(lowbit);
 	*wbytes = *abytes = 0;
 	if (kk)
-		tg_tiled_workspace(kk, n, m, k, wbytes, abytes);
+		tg_tiled_workspace(kk, n, m, k, threads, wbytes, abytes);
 }
 
 /* Out of memory for the packed copies: the unpacked _ref loops (same result up to fp32
@@ -185,8 +187,8 @@ int tg_gemm_dx(const float *dy, int n, const int8_t *w, float sw, int m, int k, 
 				d[t] = sw * (float)wr[t];
 		}
 		/* dx[n][k] (+)= dy[n][j0:j0+r] * Wt[r][k] */
-		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, k, r, 1.0f, dy + j0, m,
-			    wt, k, j0 ? 1.0f : 0.0f, dx, k);
+		ocb_sgemm_det(CblasNoTrans, CblasNoTrans, n, k, r, 1.0f, dy + j0, m, wt, k,
+			      j0 ? 1.0f : 0.0f, dx, k, 0);
 	}
 	ocb_free(wt);
 	return OCB_OK;
@@ -206,6 +208,5 @@ void tg_gemm_dw_ref(const float *dy, int n, int m, int j0, int r, const float *x
 
 void tg_gemm_dw(const float *dy, int n, int m, int j0, int r, const float *x, int k, float *g)
 {
-	cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, r, k, n, 1.0f, dy + j0, m, x, k,
-		    0.0f, g, k);
+	ocb_sgemm_det(CblasTrans, CblasNoTrans, r, k, n, 1.0f, dy + j0, m, x, k, 0.0f, g, k, 0);
 }

@@ -22,7 +22,8 @@
  * to fp32 rounding of the dequantizing epilogue (exactly, when the scales are 1 and the
  * sums below 2^24), and each y element is computed by one tile in one order whatever the
  * thread count. dx and dw dequantize a tile of weight
- * rows and call OpenBLAS sgemm (fixed thread count -> deterministic). threads <= 0:
+ * rows and call OpenBLAS sgemm in thread-independent tiles (sgemm_det.h: the same bits at
+ * any thread count; the caller's OpenBLAS thread count). threads <= 0:
  * OpenMP's default. Everything is the caller's memory; dx allocates one tile buffer. */
 #ifndef OCB_TERN_GEMM_H
 #define OCB_TERN_GEMM_H
@@ -67,9 +68,11 @@ int tg_gemm_lowbit_avx2(const int8_t *xq, const float *xd, int n, const int8_t *
 const char *tg_gemm_path(int lowbit);
 
 /* The transient bytes tg_gemm (lowbit 0) / tg_gemm_lowbit (1) allocates during a call on
- * this CPU: *wbytes the packed weight panels (+ column sums), *abytes the prepared
- * activation rows (+ row sums); 0 on the _ref path. */
-void tg_gemm_workspace(int lowbit, int n, int m, int k, size_t *wbytes, size_t *abytes);
+ * this CPU with `threads` threads: *wbytes the packed weight panels (+ column sums), one
+ * per thread, *abytes the prepared activation rows (+ row sums), per thread; 0 on the
+ * _ref path. */
+void tg_gemm_workspace(int lowbit, int n, int m, int k, int threads, size_t *wbytes,
+		       size_t *abytes);
 
 /* dx[n][k] = sw * dy[n][m] W. tg_gemm_dx: tiles of 64 weight rows dequantized to fp32 and
  * sgemm (OCB_ENOMEM if the tile cannot be allocated); _ref: plain loops. */

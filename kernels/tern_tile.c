@@ -74,108 +74,151 @@ static void prep_row(const struct tg_tile_kernel *kk, const int8_t *xr, int ldk,
 
 #define TG_OPS_PER_THREAD 3.2e7 /* ~50 us of the VNNI path */
 
+/* The call's shape and team. Items are (panel, row chunk) pairs, panel-major, handed out
+ * dynamically; every thread packs the panels and prepares the activation rows it needs
+ * into its OWN buffers, so no thread ever waits for another before the join (a team with
+ * a shared packing phase had a barrier: on a loaded host a descheduled member held the
+ * whole team there). Row chunks only split small-m products (fewer panels than 2 per
+ * thread); a panel is packed again by each thread that gets one of its chunks. */
 struct plan {
 	const struct tg_tile_kernel *kk;
-	int n, m, nb, steps, bsteps, ntile, npan, nchunk;
-	size_t arow; /* bytes per prepared activation row */
-	const uint8_t *a;
-	const uint32_t *wp;
-	const int32_t *rc, *cc;
+	int n, m, ldk, nb, steps, bsteps, ntile, npan, nchunk, per, nt;
+	size_t arow;   /* bytes per prepared activation row */
+	size_t wpanel; /* uint32 units per packed panel */
+	const int8_t *xq, *w;
 	const float *xd;
 	float sw, *y;
 };
 
-/* Row tiles [t0, t1) x panel p, blocks of 256 in order (the panel block stays in L1). */
-static void run_item(const struct plan *pl, int p, int t0, int t1)
+/* One thread's buffers (a view into the call's per-thread slabs). */
+struct mine {
+	uint8_t *a;       /* [n][arow] prepared rows, or NULL: xq itself */
+	int32_t *rc;      /* [n][nb] row corrections, or NULL */
+	uint32_t *wp;     /* one packed panel */
+	int32_t *cc;      /* its column corrections [nb][nr], or NULL */
+	unsigned char *ready; /* [nchunk]: rows of chunk c prepared */
+	int panel;        /* the panel in wp, -1: none */
+};
+
+/* Row tiles [t0, t1) x panel p (packed in me->wp), blocks of 256 in order (the panel block
+ * stays in L1). */
+static void run_item(const struct plan *pl, const struct mine *me, int p, int t0, int t1)
 {
 	const struct tg_tile_kernel *kk = pl->kk;
 	int mr = kk->mr, nr = kk->nr;
+	const uint8_t *a = me->a ? me->a : (const uint8_t *)pl->xq;
 	struct tg_tile tl;
 	tl.ldy = (size_t)pl->m;
 	tl.cols = pl->m - p * nr < nr ? pl->m - p * nr : nr;
 	for (int b = 0; b < pl->nb; b++) {
-		tl.b = (const uint8_t *)(pl->wp + ((size_t)p * pl->steps + (size_t)b * pl->bsteps) * nr);
+		tl.b = (const uint8_t *)(me->wp + (size_t)b * pl->bsteps * nr);
 		tl.steps = pl->steps - b * pl->bsteps < pl->bsteps ? pl->steps - b * pl->bsteps
 								   : pl->bsteps;
 		tl.first = b == 0;
-		tl.cc = pl->cc ? pl->cc + ((size_t)p * pl->nb + b) * nr : NULL;
+		tl.cc = me->cc ? me->cc + (size_t)b * nr : NULL;
 		for (int t = t0; t < t1; t++) {
 			int i0 = t * mr;
 			tl.rows = pl->n - i0 < mr ? pl->n - i0 : mr;
 			tl.y = pl->y + (size_t)i0 * pl->m + (size_t)p * nr;
 			for (int r = 0; r < mr; r++) {
-				int i = r < tl.rows ? i0 + r : pl->n - 1; /* rows past n: any valid row */
-				tl.a[r] = pl->a + (size_t)i * pl->arow + (size_t)b * pl->bsteps * 4;
+				/* rows past n: any valid row (n - 1 is in this, the last, tile) */
+				int i = r < tl.rows ? i0 + r : pl->n - 1;
+				tl.a[r] = a + (size_t)i * pl->arow + (size_t)b * pl->bsteps * 4;
 				tl.s[r] = pl->sw * pl->xd[(size_t)i * pl->nb + b];
-				tl.rc[r] = pl->rc ? pl->rc[(size_t)i * pl->nb + b] : 0;
+				tl.rc[r] = me->rc ? me->rc[(size_t)i * pl->nb + b] : 0;
 			}
 			kk->run(&tl);
 		}
 	}
 }
 
-void tg_tiled_workspace(const struct tg_tile_kernel *kk, int n, int m, int k, size_t *wbytes,
-			size_t *abytes)
+/* Item it = (panel, chunk): this thread's rows of the chunk and the panel, then the tiles. */
+static void do_item(const struct plan *pl, struct mine *me, int it)
+{
+	const struct tg_tile_kernel *kk = pl->kk;
+	int p = it / pl->nchunk, c = it % pl->nchunk;
+	int t0 = c * pl->per, t1 = t0 + pl->per < pl->ntile ? t0 + pl->per : pl->ntile;
+	if (!me->ready[c]) {
+		int i1 = t1 * kk->mr < pl->n ? t1 * kk->mr : pl->n;
+		for (int i = t0 * kk->mr; i < i1 && (me->a || me->rc); i++)
+			prep_row(kk, pl->xq + (size_t)i * pl->ldk, pl->ldk,
+				 me->a ? me->a + (size_t)i * pl->arow : NULL,
+				 me->rc ? me->rc + (size_t)i * pl->nb : NULL);
+		me->ready[c] = 1;
+	}
+	if (me->panel != p) {
+		pack_panel(kk, pl->w, pl->m, pl->ldk, pl->steps, p, me->wp, me->cc);
+		me->panel = p;
+	}
+	run_item(pl, me, p, t0, t1);
+}
+
+/* Threads for the call: at most one per TG_OPS_PER_THREAD int8 ops (a small product, the
+ * LM's 1024 x 64 x 64, finishes before a woken team would) and per item. */
+static int team(const struct tg_tile_kernel *kk, int n, int m, int k, int threads)
+{
+	int nt = threads > 0 ? threads : omp_get_max_threads();
+	int items = (m + kk->nr - 1) / kk->nr * ((n + kk->mr - 1) / kk->mr);
+	double nmax = tg_gemm_ops(n, m, k) / TG_OPS_PER_THREAD;
+	nt = nmax < nt ? (nmax < 1.0 ? 1 : (int)nmax) : nt;
+	return nt > items ? (items > 0 ? items : 1) : nt;
+}
+
+/* Per-thread slab sizes in bytes: prepared rows, row corrections, panel, column corr. */
+static void slab_bytes(const struct tg_tile_kernel *kk, int n, int k, size_t sz[4])
 {
 	size_t ldk = (size_t)tg_ldk(k), nb = (size_t)tg_nblk(k), nr = (size_t)kk->nr;
-	size_t npan = ((size_t)m + nr - 1) / nr, esz = kk->wpack == TG_W_S16 ? 2 : 1;
-	*wbytes = npan * nr * ldk * esz + (kk->arows == TG_A_U8 ? npan * nb * nr * 4 : 0);
-	*abytes = (kk->arows == TG_A_S8 ? 0 : (size_t)n * ldk * esz) +
-		  (kk->wpack == TG_W_U8 ? (size_t)n * nb * 4 : 0);
+	size_t esz = kk->wpack == TG_W_S16 ? 2 : 1;
+	sz[0] = kk->arows == TG_A_S8 ? 0 : (size_t)n * ldk * esz;
+	sz[1] = kk->wpack == TG_W_U8 ? (size_t)n * nb * 4 : 0;
+	sz[2] = nr * ldk * esz;
+	sz[3] = kk->arows == TG_A_U8 ? nb * nr * 4 : 0;
+}
+
+void tg_tiled_workspace(const struct tg_tile_kernel *kk, int n, int m, int k, int threads,
+			size_t *wbytes, size_t *abytes)
+{
+	size_t sz[4], nt = (size_t)team(kk, n, m, k, threads);
+	slab_bytes(kk, n, k, sz);
+	*wbytes = nt * (sz[2] + sz[3]);
+	*abytes = nt * (sz[0] + sz[1]);
 }
 
 int tg_gemm_tiled(const struct tg_tile_kernel *kk, const int8_t *xq, const float *xd, int n,
 		  const int8_t *w, float sw, int m, int k, float *y, int threads)
 {
-	int ldk = tg_ldk(k), kg = kk->wpack == TG_W_S16 ? 2 : 4, rc_need = kk->wpack == TG_W_U8;
-	int nt = threads > 0 ? threads : omp_get_max_threads(), rc = OCB_ENOMEM;
-	/* a thread per TG_OPS_PER_THREAD int8 ops at most: a small product (the LM's 1024 x 64 x
-	 * 64) finishes before a woken team would (and a busy host deschedules team members at
-	 * every barrier); the result is the same at any team size */
-	double nmax = tg_gemm_ops(n, m, k) / TG_OPS_PER_THREAD;
-	nt = nmax < nt ? (nmax < 1.0 ? 1 : (int)nmax) : nt;
-	struct plan pl = {.kk = kk, .n = n, .m = m, .nb = tg_nblk(k), .steps = ldk / kg,
-			  .bsteps = TG_ABLK / kg, .ntile = (n + kk->mr - 1) / kk->mr,
-			  .npan = (m + kk->nr - 1) / kk->nr, .xd = xd, .sw = sw, .y = y};
+	int ldk = tg_ldk(k), kg = kk->wpack == TG_W_S16 ? 2 : 4;
+	struct plan pl = {.kk = kk, .n = n, .m = m, .ldk = ldk, .nb = tg_nblk(k),
+			  .steps = ldk / kg, .bsteps = TG_ABLK / kg, .ntile = (n + kk->mr - 1) / kk->mr,
+			  .npan = (m + kk->nr - 1) / kk->nr, .nt = team(kk, n, m, k, threads),
+			  .xq = xq, .w = w, .xd = xd, .sw = sw, .y = y};
+	size_t sz[4], slab;
 	pl.arow = kk->arows == TG_A_S16 ? 2 * (size_t)ldk : (size_t)ldk;
-	/* enough (panel, row chunk) items for every thread to get about four */
-	pl.nchunk = (4 * nt + pl.npan - 1) / pl.npan;
+	pl.wpanel = (size_t)pl.steps * kk->nr;
+	/* rows are split only when there are fewer than 2 panels per thread */
+	pl.nchunk = (2 * pl.nt + pl.npan - 1) / pl.npan;
 	pl.nchunk = pl.nchunk > pl.ntile ? pl.ntile : pl.nchunk;
-	uint8_t *abuf = kk->arows == TG_A_S8 ? NULL : ocb_alloc_untouched((size_t)n * pl.arow);
-	uint32_t *wp = ocb_alloc_untouched((size_t)pl.npan * pl.steps * kk->nr * 4);
-	int32_t *rcb = rc_need ? ocb_alloc_untouched((size_t)n * pl.nb * 4) : NULL;
-	int32_t *ccb = kk->arows == TG_A_U8
-			       ? ocb_alloc_untouched((size_t)pl.npan * pl.nb * kk->nr * 4) : NULL;
-	if ((kk->arows != TG_A_S8 && !abuf) || !wp || (rc_need && !rcb) ||
-	    (kk->arows == TG_A_U8 && !ccb))
-		goto out;
-	pl.a = abuf ? abuf : (const uint8_t *)xq;
-	pl.wp = wp, pl.rc = rcb, pl.cc = ccb;
-	int per = (pl.ntile + pl.nchunk - 1) / pl.nchunk;
-#pragma omp parallel num_threads(nt)
+	pl.per = (pl.ntile + pl.nchunk - 1) / pl.nchunk;
+	pl.nchunk = (pl.ntile + pl.per - 1) / pl.per;
+	slab_bytes(kk, n, k, sz);
+	slab = (sz[0] + sz[1] + sz[2] + sz[3] + (size_t)pl.nchunk + 63) & ~(size_t)63;
+	unsigned char *buf = ocb_alloc_untouched((size_t)pl.nt * slab);
+	if (!buf)
+		return ocb_seterr(OCB_ENOMEM, "tern gemm: out of memory");
+#pragma omp parallel num_threads(pl.nt)
 	{
-/* one pass (one barrier): rows i < n prepared, then panels packed (a panel costs ~nr
- * rows: dynamic chunks keep the team even) */
-#pragma omp for schedule(dynamic, 16)
-		for (int q = 0; q < n + pl.npan; q++) {
-			int i = q, p = q - n;
-			if (q < n)
-				prep_row(kk, xq + (size_t)i * ldk, ldk,
-					 abuf ? abuf + (size_t)i * pl.arow : NULL,
-					 rcb ? rcb + (size_t)i * pl.nb : NULL);
-			else
-				pack_panel(kk, w, m, ldk, pl.steps, p,
-					   wp + (size_t)p * pl.steps * kk->nr,
-					   ccb ? ccb + (size_t)p * pl.nb * kk->nr : NULL);
-		}
-#pragma omp for schedule(static) nowait
-		for (int it = 0; it < pl.npan * pl.nchunk; it++) {
-			int t0 = it % pl.nchunk * per, t1 = t0 + per < pl.ntile ? t0 + per : pl.ntile;
-			run_item(&pl, it / pl.nchunk, t0, t1);
-		}
+		/* slab: panel (64-byte aligned: first), column corr., row corr., rows, ready */
+		unsigned char *b = buf + (size_t)omp_get_thread_num() * slab;
+		struct mine me = {.wp = (uint32_t *)(void *)b,
+				  .cc = sz[3] ? (int32_t *)(void *)(b + sz[2]) : NULL,
+				  .rc = sz[1] ? (int32_t *)(void *)(b + sz[2] + sz[3]) : NULL,
+				  .a = sz[0] ? b + sz[2] + sz[3] + sz[1] : NULL,
+				  .ready = b + sz[2] + sz[3] + sz[1] + sz[0], .panel = -1};
+		memset(me.ready, 0, (size_t)pl.nchunk);
+#pragma omp for schedule(dynamic, 1) nowait
+		for (int it = 0; it < pl.npan * pl.nchunk; it++)
+			do_item(&pl, &me, it);
 	}
-	rc = OCB_OK;
-out:
-	ocb_free(abuf), ocb_free(wp), ocb_free(rcb), ocb_free(ccb);
-	return rc ? ocb_seterr(rc, "tern gemm: out of memory") : OCB_OK;
+	ocb_free(buf);
+	return OCB_OK;
 }

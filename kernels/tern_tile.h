@@ -21,7 +21,8 @@
  *
  * Blocking: the packed weight panel of one 256-block (NR x 256 bytes, 16 KiB at NR = 64)
  * stays in L1 while the row tiles stream past from L2 (A is n x ldk bytes); OpenMP over
- * (panel, chunk of row tiles) items. */
+ * (panel, chunk of row tiles) items, dynamic, with no barrier: each thread packs the
+ * panels it is given and prepares the rows it needs in its own buffers. */
 #ifndef OCB_TERN_TILE_H
 #define OCB_TERN_TILE_H
 
@@ -64,10 +65,11 @@ extern const struct tg_tile_kernel tg_tk_vnni512, tg_tk_avxvnni, tg_tk_avx2, tg_
 int tg_gemm_tiled(const struct tg_tile_kernel *kk, const int8_t *xq, const float *xd, int n,
 		  const int8_t *w, float sw, int m, int k, float *y, int threads);
 
-/* Bytes tg_gemm_tiled(kk, ...) allocates for the call: packed weights (+ column sums),
- * and prepared activations (+ row sums). */
-void tg_tiled_workspace(const struct tg_tile_kernel *kk, int n, int m, int k, size_t *wbytes,
-			size_t *abytes);
+/* Bytes tg_gemm_tiled(kk, ..., threads) allocates for the call, over its team: packed
+ * weight panels (+ column sums; one panel per thread), and prepared activations (+ row
+ * sums; per thread, room for all n rows, pages touched only for the chunks it works on). */
+void tg_tiled_workspace(const struct tg_tile_kernel *kk, int n, int m, int k, int threads,
+			size_t *wbytes, size_t *abytes);
 
 /* sums[b] = sum of v[b * 256 .. b * 256 + 255] (int8, len a multiple of 32). AVX2. */
 void tg_block_sums_avx2(const int8_t *v, int len, int32_t *sums);

@@ -1,8 +1,10 @@
-/* linear: fp32 path of the linear-layer interface (see linear.h), on OpenBLAS sgemm.
+/* linear: fp32 path of the linear-layer interface (see linear.h), on OpenBLAS sgemm in
+ * tiles of a thread-independent shape (kernels/sgemm_det.h: the same bits at any thread
+ * count; the team is the caller's OpenBLAS thread count).
  * All arrays row-major: x [n][in], y [n][out], W [out][in], b [out]. */
 #include "linear.h"
 
-#include <cblas.h>
+#include "../kernels/sgemm_det.h"
 
 /* y[i][:] += b for every row: one contiguous inner loop the compiler vectorizes. */
 static void add_bias(float *restrict y, const float *restrict b, int n, int out)
@@ -34,8 +36,8 @@ void ocb_linear_forward(const struct ocb_linear *l, const float *x, int n, float
 		l->impl->forward(l->impl_state, l, x, n, y);
 	else
 		/* y[n][out] = x[n][in] * W[out][in]^T */
-		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, l->out, l->in, 1.0f, x,
-			    l->in, l->w, l->in, 0.0f, y, l->out);
+		ocb_sgemm_det(CblasNoTrans, CblasTrans, n, l->out, l->in, 1.0f, x, l->in, l->w,
+			      l->in, 0.0f, y, l->out, 0);
 	if (l->b)
 		add_bias(y, l->b, n, l->out);
 }
@@ -49,8 +51,8 @@ void ocb_linear_backward(const struct ocb_linear *l, const float *x, const float
 	if (l->gw && l->impl && l->impl->backward_weight)
 		l->impl->backward_weight(l->impl_state, l, x, dy, n);
 	else if (l->gw)
-		cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, l->out, l->in, n, 1.0f, dy,
-			    l->out, x, l->in, 1.0f, l->gw, l->in);
+		ocb_sgemm_det(CblasTrans, CblasNoTrans, l->out, l->in, n, 1.0f, dy, l->out, x,
+			      l->in, 1.0f, l->gw, l->in, 0);
 	if (l->gb && l->b)
 		sum_rows(l->gb, dy, n, l->out);
 	if (dx) {
@@ -58,8 +60,8 @@ void ocb_linear_backward(const struct ocb_linear *l, const float *x, const float
 			l->impl->backward_input(l->impl_state, l, dy, n, dx);
 		else
 			/* dx[n][in] = dy[n][out] * W[out][in] */
-			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, l->in, l->out,
-				    1.0f, dy, l->out, l->w, l->in, 0.0f, dx, l->in);
+			ocb_sgemm_det(CblasNoTrans, CblasNoTrans, n, l->in, l->out, 1.0f, dy,
+				      l->out, l->w, l->in, 0.0f, dx, l->in, 0);
 	}
 	/* direct training: the weight changes only after dx used it */
 	if (l->impl && l->impl->update_weight)

@@ -4,7 +4,8 @@
  *
  * Shapes: x [n][in], y [n][out], W [out][in] row-major (a row per output feature),
  * b [out]. Forward: y = x W^T + b. Backward: dx = dy W, dW += dy^T x, db += sum_n dy.
- * The fp32 path uses OpenBLAS sgemm (threads: openblas_set_num_threads by the caller).
+ * The fp32 path uses OpenBLAS sgemm in fixed tiles (kernels/sgemm_det.h: bit-identical at
+ * any thread count; threads: openblas_set_num_threads by the caller).
  * Gradients ACCUMULATE (+=): the caller zeroes its gradient block before a step.
  * A layer with gw == NULL is frozen (no weight gradient); with impl set, forward (and
  * backward_input if given) go through impl, while gW = dy^T x is computed as usual into

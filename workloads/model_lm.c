@@ -1,12 +1,12 @@
 /* model_lm: LLaMA-structured byte decoder, forward and backward (see model_lm.h). */
 #include "model_lm.h"
 
-#include <cblas.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../kernels/sgemm_det.h"
 #include "../common/ocb_alloc.h"
 #include "../common/ocb_error.h"
 #include "../common/ocb_rng.h"
@@ -373,7 +373,8 @@ void lm_rope_apply(float *x, int B, int T, int H, int hd, const float *cos_t,
 	}
 }
 
-/* Attention: one sgemm per (b, h) product; OpenBLAS threads each product. (An OpenMP
+/* Attention: one sgemm per (b, h) product (sgemm_det: thread-independent tiles over the
+ * caller's OpenBLAS thread count; at the suites' T = 64 a product is one tile). (An OpenMP
  * loop over (b, h) was tried: libgomp's spinning workers then compete with OpenBLAS's own
  * pthreads for the cores and a 2-core step ran 3x slower unless OMP_WAIT_POLICY=passive.)
  * Each (b, h) result depends only on its own data. */
@@ -387,8 +388,8 @@ void lm_attention_forward(const float *q, const float *k, const float *v, int B,
 		size_t off = (size_t)b * T * d + (size_t)h * hd;
 		float *P = p + (size_t)bh * T * T;
 		/* S[T][T] = scale Q K^T (Q, K: T x hd with row stride d) */
-		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, T, T, hd, scale, q + off, d,
-			    k + off, d, 0.0f, P, T);
+		ocb_sgemm_det(CblasNoTrans, CblasTrans, T, T, hd, scale, q + off, d,
+			      k + off, d, 0.0f, P, T, 0);
 		for (int i = 0; i < T; i++) {
 			float *pi = P + (size_t)i * T, mx = pi[0], sum = 0.0f;
 			for (int j = 1; j <= i; j++)
@@ -402,8 +403,8 @@ void lm_attention_forward(const float *q, const float *k, const float *v, int B,
 				pi[j] = 0.0f; /* causal mask */
 		}
 		/* O[T][hd] = P V */
-		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, T, hd, T, 1.0f, P, T,
-			    v + off, d, 0.0f, out + off, d);
+		ocb_sgemm_det(CblasNoTrans, CblasNoTrans, T, hd, T, 1.0f, P, T,
+			      v + off, d, 0.0f, out + off, d, 0);
 	}
 }
 
@@ -420,10 +421,10 @@ void lm_attention_backward(const float *q, const float *k, const float *v, const
 		size_t off = (size_t)b * T * d + (size_t)h * hd;
 		const float *P = p + (size_t)bh * T * T;
 		float *dP = dp + (size_t)bh * T * T;
-		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, T, T, hd, 1.0f, dout + off, d,
-			    v + off, d, 0.0f, dP, T);
-		cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, T, hd, T, 1.0f, P, T,
-			    dout + off, d, 0.0f, dv + off, d);
+		ocb_sgemm_det(CblasNoTrans, CblasTrans, T, T, hd, 1.0f, dout + off, d,
+			      v + off, d, 0.0f, dP, T, 0);
+		ocb_sgemm_det(CblasTrans, CblasNoTrans, T, hd, T, 1.0f, P, T,
+			      dout + off, d, 0.0f, dv + off, d, 0);
 		for (int i = 0; i < T; i++) {
 			const float *pi = P + (size_t)i * T;
 			float *gi = dP + (size_t)i * T, dot = 0.0f;
@@ -434,10 +435,10 @@ void lm_attention_backward(const float *q, const float *k, const float *v, const
 			for (int j = i + 1; j < T; j++)
 				gi[j] = 0.0f;
 		}
-		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, T, hd, T, scale, dP, T,
-			    k + off, d, 0.0f, dq + off, d);
-		cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, T, hd, T, scale, dP, T,
-			    q + off, d, 0.0f, dk + off, d);
+		ocb_sgemm_det(CblasNoTrans, CblasNoTrans, T, hd, T, scale, dP, T,
+			      k + off, d, 0.0f, dq + off, d, 0);
+		ocb_sgemm_det(CblasTrans, CblasNoTrans, T, hd, T, scale, dP, T,
+			      q + off, d, 0.0f, dk + off, d, 0);
 	}
 }
 

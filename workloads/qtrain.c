@@ -431,7 +431,8 @@ void qt_set_bytes(const struct qt_set *s, struct qt_bytes *b)
 	for (int i = 0; i < s->nlayers; i++) {
 		const struct ocb_linear *l = s->layer[i].l;
 		size_t w, a;
-		tg_gemm_workspace(s->layer[i].qmax <= 7, s->max_rows, l->out, l->in, &w, &a);
+		tg_gemm_workspace(s->layer[i].qmax <= 7, s->max_rows, l->out, l->in, s->threads,
+				  &w, &a);
 		w = 64 * (size_t)l->in * sizeof(float) > w ? 64 * (size_t)l->in * sizeof(float) : w;
 		tw = w > tw ? w : tw;
 		ta = a > ta ? a : ta;

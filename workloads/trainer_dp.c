@@ -1,12 +1,12 @@
 /* trainer_dp: the data-parallel MLP trainer (see trainer_dp.h). */
 #include "trainer_dp.h"
 
-#include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "../kernels/sgemm_det.h"
 #include "../common/ocb_alloc.h"
 #include "../common/ocb_error.h"
 #include "../common/ocb_rng.h"
@@ -93,9 +93,9 @@ static int backward(struct dp_state *s, int n, int last)
 			 * buckets already in flight only inside MPI calls */
 			for (int r0 = b->row0; r0 < b->row1 && !rc; r0 += POLL_ROWS) {
 				int r1 = r0 + POLL_ROWS < b->row1 ? r0 + POLL_ROWS : b->row1;
-				cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, r1 - r0, l->in, n,
-					    1.0f, dcur + r0, l->out, xin, l->in, 1.0f,
-					    l->gw + (size_t)r0 * l->in, l->in);
+				ocb_sgemm_det(CblasTrans, CblasNoTrans, r1 - r0, l->in, n,
+					      1.0f, dcur + r0, l->out, xin, l->in, 1.0f,
+					      l->gw + (size_t)r0 * l->in, l->in, 0);
 				if (comm)
 					rc = ocb_dp_buckets_poll(&s->bk);
 			}
@@ -107,9 +107,9 @@ static int backward(struct dp_state *s, int n, int last)
 		/* dx[n][in] = dy W through the ReLU that made act[i], in row slices with polls */
 		for (int r0 = 0; r0 < n && !rc; r0 += DX_ROWS) {
 			int r1 = r0 + DX_ROWS < n ? r0 + DX_ROWS : n;
-			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, r1 - r0, l->in, l->out,
-				    1.0f, dcur + (size_t)r0 * l->out, l->out, l->w, l->in, 0.0f,
-				    dnext + (size_t)r0 * l->in, l->in);
+			ocb_sgemm_det(CblasNoTrans, CblasNoTrans, r1 - r0, l->in, l->out,
+				      1.0f, dcur + (size_t)r0 * l->out, l->out, l->w, l->in, 0.0f,
+				      dnext + (size_t)r0 * l->in, l->in, 0);
 			if (comm)
 				rc = ocb_dp_buckets_poll(&s->bk);
 		}

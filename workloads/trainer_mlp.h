@@ -2,9 +2,9 @@
  * shuffled mini-batches (ocb_rng, a Fisher-Yates pass at each epoch start), the optimizer
  * of the config (biases not decayed). The last partial batch of an epoch is dropped
  * (constant batch shape), so it has epochs: steps_per_epoch = examples / batch.
- * Deterministic: same seed + same thread count -> bit-identical losses and accuracies
- * (every reduction here runs in a fixed order; OpenBLAS sgemm with a fixed thread count
- * partitions statically). */
+ * Deterministic: same seed -> bit-identical losses, accuracies and weights at any thread
+ * count (every reduction here runs in a fixed order; the fp32 products are sgemm_det's
+ * thread-independent tiles, kernels/sgemm_det.h; tests/test_sgemm_det.c). */
 #ifndef OCB_TRAINER_MLP_H
 #define OCB_TRAINER_MLP_H
 
