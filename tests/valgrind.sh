@@ -83,7 +83,7 @@ for s in "${suite_list[@]}"; do
 	vg "run-$(basename "$s" .json)" run --suite "$s" --quick "${run_opts[@]}" \
 		--out "$dir/out" --label "vg-run-$s"
 	q() { sqlite3 "$db" "SELECT $1 FROM result r JOIN run u ON u.id = r.run_id
-		WHERE u.label = 'vg-run-$s' $2"; }
+		WHERE u.label = 'vg-run-$s' ${2:-}"; }
 	echo "  $(q 'count(*)') results, $(q 'count(*)' "AND r.status <> 'ok'") not ok," \
 		"run $(sqlite3 "$db" "SELECT status FROM run WHERE label = 'vg-run-$s'");" \
 		"ceilings measured under valgrind: $(sqlite3 "$db" "SELECT count(*) FROM ceiling c
