@@ -13,6 +13,7 @@
 #include "../common/ocb_error.h"
 #include "../workloads/decode_pass.h"
 #include "../workloads/model_lm.h"
+#include "san.h"
 
 extern const struct ocb_bench ocb_bench_decode_pass;
 extern const struct ocb_bench ocb_bench_compress;
@@ -69,7 +70,7 @@ Test(bench_compress, decode_pass_quick_case)
 	cJSON_Delete(bad);
 }
 
-Test(bench_compress, workload_on_a_tiny_lm, .timeout = 600)
+Test(bench_compress, workload_on_a_tiny_lm, .timeout = OCB_TIMEOUT(600))
 {
 	char dir[64] = "/tmp/ocb-bcomp-XXXXXX", path[128];
 	cr_assert_not_null(mkdtemp(dir));

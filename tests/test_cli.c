@@ -9,6 +9,7 @@
 #include <zlib.h>
 
 #include "cli_util.h"
+#include "san.h"
 
 struct bad_case {
 	const char *argv[8];
@@ -149,7 +150,7 @@ Test(cli, unwritable_paths_exit_2)
 
 /* A truncated dataset is bad input too: one line on stderr naming the file, exit 2.
  * The IDX file is made here (zlib), so the test does not need the dataset package. */
-Test(cli, truncated_dataset_exits_2, .timeout = 120)
+Test(cli, truncated_dataset_exits_2, .timeout = OCB_TIMEOUT(120))
 {
 	char dir[64], path[160], dbopt[160], data[160], out[160];
 	cr_assert(cli_tmpdir(dir, sizeof dir));

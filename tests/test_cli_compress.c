@@ -12,6 +12,7 @@
 #include "../workloads/data_synth.h"
 #include "../workloads/model_lm.h"
 #include "cli_util.h"
+#include "san.h"
 
 static char dir[64], ckpt[128], corpus[128], plan[128], spec[128], db[160];
 
@@ -43,7 +44,7 @@ static void setup(void)
 	fclose(f);
 }
 
-TestSuite(cli_compress, .init = setup, .timeout = 300);
+TestSuite(cli_compress, .init = setup, .timeout = OCB_TIMEOUT(300));
 
 static void run(struct cli_out *o, const char *const *argv, int want)
 {
@@ -139,7 +140,7 @@ Test(cli_compress, bad_input_exit_2)
 /* The compress suite end to end, --quick, in a temporary database: a tiny LM placed as
  * the quick lm_fp32 artifact, both benches run and store, the report shows the per-stage
  * table and the predicted-vs-measured row of the decode step. */
-Test(cli_compress, quick_suite_and_report, .timeout = 900)
+Test(cli_compress, quick_suite_and_report, .timeout = OCB_TIMEOUT(900))
 {
 	char out[160], outopt[200], dbq[200], rep[200], lm[220];
 	snprintf(out, sizeof out, "%s/out", dir);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "san.h"
 
 static const char small_suite[] =
 	"{\"name\":\"small\",\"threads\":[1],\"budget\":0.02,\"passes\":1,\"min_reps\":3,"
@@ -55,7 +56,7 @@ static long file_size(const char *p)
 	return stat(p, &st) == 0 ? (long)st.st_size : -1;
 }
 
-Test(cli_diskfull, run_on_a_full_disk_exits_3_and_loses_nothing, .timeout = 300)
+Test(cli_diskfull, run_on_a_full_disk_exits_3_and_loses_nothing, .timeout = OCB_TIMEOUT(300))
 {
 	char dir[64], db[128], dbopt[160], small[160], big[160], out[160];
 	cr_assert(cli_tmpdir(dir, sizeof dir));
@@ -160,7 +161,7 @@ static int run_unprivileged(const char *const *argv, int want_one_line)
 	return WEXITSTATUS(st);
 }
 
-Test(cli_diskfull, a_read_only_database_serves_reads_and_refuses_writes, .timeout = 300)
+Test(cli_diskfull, a_read_only_database_serves_reads_and_refuses_writes, .timeout = OCB_TIMEOUT(300))
 {
 	char dir[64], db[128], dbopt[160], small[160], out[160], rep[160], other[160];
 	cr_assert(cli_tmpdir(dir, sizeof dir));

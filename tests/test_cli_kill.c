@@ -9,8 +9,9 @@
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "san.h"
 
-Test(cli_kill, kill_9_mid_run_keeps_the_store_sound, .timeout = 240)
+Test(cli_kill, kill_9_mid_run_keeps_the_store_sound, .timeout = OCB_TIMEOUT(240))
 {
 	char dir[64], db[128], dbopt[160], out[160];
 	cr_assert(cli_tmpdir(dir, sizeof dir));

@@ -14,6 +14,7 @@
 #include "../workloads/data_synth.h"
 #include "../workloads/quant_rtn.h"
 #include "../workloads/trainer_lm.h"
+#include "san.h"
 
 static char dir[64], ckpt[128];
 static unsigned char *buf;
@@ -59,7 +60,7 @@ static void teardown(void)
 	free(buf);
 }
 
-TestSuite(compress, .init = setup, .fini = teardown, .timeout = 300);
+TestSuite(compress, .init = setup, .fini = teardown, .timeout = OCB_TIMEOUT(300));
 
 static void uniform_plan(const struct lm_model *m, int bits, int group, struct compress_plan *p)
 {

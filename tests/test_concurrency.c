@@ -17,6 +17,7 @@
 #include "../db/rows.h"
 #include "../db/store.h"
 #include "cli_util.h"
+#include "san.h"
 
 #define WRITERS 4
 #define ROUNDS 3
@@ -87,7 +88,7 @@ static pid_t reader(const char *dbopt, const char *dir, const char *stop, const 
 	_exit(0);
 }
 
-Test(concurrency, four_writers_three_rounds_and_a_reader, .timeout = 900)
+Test(concurrency, four_writers_three_rounds_and_a_reader, .timeout = OCB_TIMEOUT(900))
 {
 	char dir[64], db[128], dbopt[160], suite[160], out[160], stop[160], tally[160];
 	cr_assert(cli_tmpdir(dir, sizeof dir));

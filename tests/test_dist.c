@@ -12,6 +12,7 @@
 #include "../collect/mllog_rules.h"
 #include "../workloads/data_synth.h"
 #include "cli_util.h"
+#include "san.h"
 
 /* Runs dist_check under mpirun with `np` ranks; stdout into out (NUL-terminated).
  * Returns the exit status. */
@@ -61,17 +62,17 @@ static void coll_on(int np)
 	cr_expect_eq(fits, 5);
 }
 
-Test(dist, collectives_verified_on_2_ranks, .timeout = 120)
+Test(dist, collectives_verified_on_2_ranks, .timeout = OCB_TIMEOUT(120))
 {
 	coll_on(2);
 }
 
-Test(dist, collectives_verified_on_4_ranks_oversubscribed, .timeout = 120)
+Test(dist, collectives_verified_on_4_ranks_oversubscribed, .timeout = OCB_TIMEOUT(120))
 {
 	coll_on(4);
 }
 
-Test(dist, core_and_plain_allreduce_agree_on_the_work, .timeout = 120)
+Test(dist, core_and_plain_allreduce_agree_on_the_work, .timeout = OCB_TIMEOUT(120))
 {
 	char out[4096];
 	double core, plain;
@@ -121,7 +122,7 @@ static void dp_run(int np, const char *dir, const char *opt, char *final, size_t
 	cr_expect(hmin >= 0 && hmin <= 1, "%s", o);
 }
 
-Test(dist, data_parallel_trainer_learns_and_is_deterministic, .timeout = 300)
+Test(dist, data_parallel_trainer_learns_and_is_deterministic, .timeout = OCB_TIMEOUT(300))
 {
 	char dir[] = "/tmp/ocb-dist-XXXXXX", a[256], b[256], c[256];
 	double h1, h2, h3, w1, w2, w3;
@@ -152,7 +153,7 @@ Test(dist, data_parallel_trainer_learns_and_is_deterministic, .timeout = 300)
 	cr_expect_eq(system(cmd), 0);
 }
 
-Test(dist, mllog_of_every_rank_follows_the_mlperf_hpc_rules, .timeout = 300)
+Test(dist, mllog_of_every_rank_follows_the_mlperf_hpc_rules, .timeout = OCB_TIMEOUT(300))
 {
 	char dir[] = "/tmp/ocb-distlog-XXXXXX", args[600], path[700];
 	static char out[65536];
@@ -195,7 +196,7 @@ static void lmdp(int np, double *first, double *final, double *val)
 	cr_expect_eq(ranks, np);
 }
 
-Test(dist, data_parallel_lm_matches_one_rank, .timeout = 300)
+Test(dist, data_parallel_lm_matches_one_rank, .timeout = OCB_TIMEOUT(300))
 {
 	double f1, l1, v1, f2, l2, v2, f2b, l2b, v2b;
 	lmdp(1, &f1, &l1, &v1);

@@ -11,6 +11,7 @@
 
 #include "../collect/mllog_rules.h"
 #include "cli_util.h"
+#include "san.h"
 
 /* canaries on (tests/run.sh turns them off): the 1-rank job runs them, more ranks not */
 static const char *const mpi_env[] = {"OMPI_ALLOW_RUN_AS_ROOT=1",
@@ -67,7 +68,7 @@ static void report_of_the_run(const char *db, const char *dir)
 	cr_expect_eq(seen, 6, "rows for 1 and 2 ranks");
 }
 
-Test(dist_run, ranks_1_2_quick_then_a_killed_rank, .timeout = 600)
+Test(dist_run, ranks_1_2_quick_then_a_killed_rank, .timeout = OCB_TIMEOUT(600))
 {
 	char dir[256], db[300], out[300], sql[600], path[400];
 	static struct cli_out o;

@@ -15,6 +15,7 @@
 #include "../db/store.h"
 #include "../db/store_query.h"
 #include "cli_util.h"
+#include "san.h"
 
 Test(liveness, verdict_table)
 {
@@ -67,7 +68,7 @@ Test(liveness, facts_of_this_process)
 /* A writer process begins a run and is killed with SIGKILL: runs, show, report and
  * compare show 'aborted' at once, and the stored row still says 'running' (readers do
  * not write). */
-Test(liveness, killed_writer_reads_as_aborted, .timeout = 60)
+Test(liveness, killed_writer_reads_as_aborted, .timeout = OCB_TIMEOUT(60))
 {
 	char dir[64], db[128], dbopt[160], out[160];
 	cr_assert(cli_tmpdir(dir, sizeof dir));

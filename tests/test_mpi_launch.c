@@ -8,6 +8,7 @@
 
 #include "../collect/mpi_launch.h"
 #include "cli_util.h"
+#include "san.h"
 
 static void clear_env(void)
 {
@@ -74,7 +75,7 @@ Test(mpi_launch, deadline_ends_a_hanging_job)
 	cr_expect_eq(st, 3);
 }
 
-Test(mpi_launch, a_killed_rank_fails_the_job, .timeout = 120)
+Test(mpi_launch, a_killed_rank_fails_the_job, .timeout = OCB_TIMEOUT(120))
 {
 	/* a real mpirun whose second rank dies: mpirun ends the job, non-zero */
 	setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
@@ -87,7 +88,7 @@ Test(mpi_launch, a_killed_rank_fails_the_job, .timeout = 120)
 	cr_expect(st != 0 && st != -1, "mpirun status %d (the job ended early, not hung)", st);
 }
 
-Test(mpi_launch, launch_all_runs_each_rank_count_and_stops_at_a_failure, .timeout = 120)
+Test(mpi_launch, launch_all_runs_each_rank_count_and_stops_at_a_failure, .timeout = OCB_TIMEOUT(120))
 {
 	char dir[] = "/tmp/ocb-launch-XXXXXX", self[128], log[160], cmd[400];
 	cr_assert_not_null(mkdtemp(dir));

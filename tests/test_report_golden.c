@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "san.h"
 
 #define FIXTURE "tests/fixtures/report.sql"
 #define GOLDEN "tests/fixtures/report-golden"
@@ -67,7 +68,7 @@ static void write_golden(const char *from, const char *name, const char *data, s
 	(void)from;
 }
 
-Test(report_golden, fixed_database_gives_the_committed_report, .timeout = 120)
+Test(report_golden, fixed_database_gives_the_committed_report, .timeout = OCB_TIMEOUT(120))
 {
 	char dir[256], db[512], out[512];
 	cli_tmpdir(dir, sizeof dir);
@@ -129,7 +130,7 @@ Test(report_golden, fixed_database_gives_the_committed_report, .timeout = 120)
 /* The fixture's HTML page in headless Chromium (tests/html_shots.js over the DevTools
  * protocol) at 1,400 px: a header click sorts, no console error, no outside request, no
  * URL, ids unique. Skipped (with a warning) without chromium or a node with WebSocket. */
-Test(report_golden, html_page_in_headless_chromium, .timeout = 180)
+Test(report_golden, html_page_in_headless_chromium, .timeout = OCB_TIMEOUT(180))
 {
 	if (system("command -v chromium >/dev/null 2>&1 && node --experimental-websocket -e "
 		   "\"process.exit(typeof WebSocket === 'function' ? 0 : 1)\" >/dev/null 2>&1")) {

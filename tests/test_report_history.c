@@ -5,8 +5,9 @@
  * has neither table. */
 #include "../report/report.h"
 #include "report_fixture.h"
+#include "san.h"
 
-Test(report_history, history_and_compare_with_the_run_before, .timeout = 120)
+Test(report_history, history_and_compare_with_the_run_before, .timeout = OCB_TIMEOUT(120))
 {
 	char dir[256], db[300], out[300], p[400];
 	fx_tmpdir(dir, sizeof dir, "hist");

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "san.h"
 
 static void load(const char *path, const char *extra_sql)
 {
@@ -27,7 +28,7 @@ static void load(const char *path, const char *extra_sql)
 	free(sql);
 }
 
-Test(report_machines, merged_two_machines_overlay_and_compare, .timeout = 120)
+Test(report_machines, merged_two_machines_overlay_and_compare, .timeout = OCB_TIMEOUT(120))
 {
 	char dir[256], a[512], b[512], out[512], p[700];
 	size_t sl = 0;

@@ -6,8 +6,9 @@
 #include <string.h>
 
 #include "cli_util.h"
+#include "san.h"
 
-Test(runner, passes_merge_into_one_result, .timeout = 120)
+Test(runner, passes_merge_into_one_result, .timeout = OCB_TIMEOUT(120))
 {
 	char dir[64], db[128], dbopt[160], out[160], buf[4096];
 	cr_assert(cli_tmpdir(dir, sizeof dir));

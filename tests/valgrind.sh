@@ -12,8 +12,20 @@
 # valgrind runs, on Intel and AMD alike). Without it the checked run re-measured every
 # ceiling under valgrind with buffers sized from the reported 480 MiB L3 and had no
 # result after 45 minutes. Our own kernels still see valgrind's CPUID (no AVX-512).
-# Environment: OCB_BIN (./ocbench), VALGRIND_DIR (kept when given), VG_SUITE (all: the
-# suite or suite file of the checked run, e.g. a small file for a quicker check).
+#
+# The checked `run` is one run per suite of `all` (examples/suites/all.json), in a row,
+# each its own valgrind process and log (run-<suite>): the same code paths as one
+# `run --suite all --quick`, but a slow or failing suite is seen on its own and a
+# result is stored every few minutes. The seed is one unchecked `run --suite all --quick`.
+# Both take the run options VG_RUN_OPTS (default: `--budget 0 --min-reps 6 --max-reps 6`,
+# run's documented options, i.e. 2 timed repetitions in each of the 3 interleaved
+# passes): memcheck checks memory, not timings, and a repetition runs the same code as
+# the one before it; warm-up, passes, merging, counters and statistics all still run.
+# Workloads train exactly as in --quick. Checked: run, report, compare, export (3
+# formats), import, merge.
+# Environment: OCB_BIN (./ocbench), VALGRIND_DIR (kept when given), VG_SUITE (the
+# comma-separated suites or suite files of the checked runs; default: those of all),
+# VG_RUN_OPTS (above; empty: the suite's own budget and repetitions).
 set -u
 cd "$(dirname "$0")/.."
 bin=${OCB_BIN:-./ocbench}
@@ -29,10 +41,15 @@ else
 fi
 db=$dir/vg.db
 other=$dir/other.db
-RUN_ARGS=(run --suite "${VG_SUITE:-all}" --quick --out "$dir/out")
+# the suites of all.json's "suites" list, comma-separated
+all_suites=$(tr -d ' \n' < examples/suites/all.json | sed -n 's/.*"suites":\[\([^]]*\)\].*/\1/p' |
+	tr -d '"')
+suites=${VG_SUITE:-$all_suites}
+read -r -a run_opts <<< "${VG_RUN_OPTS---budget 0 --min-reps 6 --max-reps 6}"
 
 vg() { # $1 name, rest: ocbench arguments
 	local name=$1; shift
+	local t0=$SECONDS
 	valgrind --tool=memcheck --leak-check=full --show-leak-kinds=definite \
 		--errors-for-leak-kinds=definite --error-exitcode=99 --num-callers=30 \
 		--log-file="$dir/vg-$name.log" "$bin" --db="$db" --quiet "$@" \
@@ -44,8 +61,9 @@ vg() { # $1 name, rest: ocbench arguments
 		awk '{s += $3; n++} END {if (n) print s}')
 	lost=$(grep -o 'definitely lost: [0-9,]* bytes' "$dir/vg-$name.log" | tr -d , |
 		awk '{s += $3} END {print s + 0}')
-	printf '%-8s exit %-3s errors %-4s definitely lost %s bytes\n' "$name" "$rc" \
-		"${errors:-?}" "${lost:-0}"
+	printf '%-14s exit %-3s errors %-4s definitely lost %-6s bytes %5s s  load %s\n' \
+		"$name" "$rc" "${errors:-?}" "${lost:-0}" "$((SECONDS - t0))" \
+		"$(cut -d' ' -f1 /proc/loadavg)"
 	if [ "$rc" = 99 ] || [ "${errors:-1}" != 0 ] || [ "${lost:-0}" != 0 ]; then
 		sed -n '/ERROR SUMMARY/q;p' "$dir/vg-$name.log" | grep -A12 -m3 '^==[0-9]*== [A-Z]' |
 			head -40
@@ -55,27 +73,34 @@ vg() { # $1 name, rest: ocbench arguments
 
 fail=0
 echo "valgrind $(valgrind --version) on $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-);" \
-	"load $(cut -d' ' -f1-3 /proc/loadavg)"
-start=$(date +%s)
-"$bin" --db="$db" --quiet "${RUN_ARGS[@]}" --label vg-seed > /dev/null ||
-	{ echo "seed run failed"; exit 1; }
-echo "seed run (unchecked, measures the ceilings): $(($(date +%s) - start)) s"
-start=$(date +%s)
-vg run "${RUN_ARGS[@]}" --label vg-run
-echo "checked run: $(($(date +%s) - start)) s, $(sqlite3 "$db" "SELECT count(*) FROM result r
-	JOIN run u ON u.id = r.run_id WHERE u.label = 'vg-run'") results;" \
-	"ceilings measured under valgrind: $(sqlite3 "$db" "SELECT count(*) FROM ceiling c
-	JOIN run u ON u.id = c.run_id WHERE u.label = 'vg-run'") (must be 0)"
+	"load $(cut -d' ' -f1-3 /proc/loadavg); run options: ${run_opts[*]:-none}"
+start=$SECONDS
+"$bin" --db="$db" --quiet run --suite all --quick "${run_opts[@]}" --out "$dir/out" \
+	--label vg-seed > /dev/null || { echo "seed run failed"; exit 1; }
+echo "seed run (unchecked, measures the ceilings): $((SECONDS - start)) s"
+IFS=, read -r -a suite_list <<< "$suites"
+for s in "${suite_list[@]}"; do
+	vg "run-$(basename "$s" .json)" run --suite "$s" --quick "${run_opts[@]}" \
+		--out "$dir/out" --label "vg-run-$s"
+	q() { sqlite3 "$db" "SELECT $1 FROM result r JOIN run u ON u.id = r.run_id
+		WHERE u.label = 'vg-run-$s' ${2:-}"; }
+	echo "  $(q 'count(*)') results, $(q 'count(*)' "AND r.status <> 'ok'") not ok," \
+		"run $(sqlite3 "$db" "SELECT status FROM run WHERE label = 'vg-run-$s'");" \
+		"ceilings measured under valgrind: $(sqlite3 "$db" "SELECT count(*) FROM ceiling c
+		JOIN run u ON u.id = c.run_id WHERE u.label = 'vg-run-$s'") (must be 0)"
+done
+last=vg-run-${suite_list[${#suite_list[@]}-1]}
 vg report report --out "$dir/report" --format md,csv,json,html --allow-mixed
-vg compare compare vg-seed vg-run
-vg export export --run vg-run --format json
-cp "$dir/out-export" "$dir/run2.json"
-vg export-gb export --run vg-run --format gbench
-cp "$dir/out-export-gb" "$dir/run2-gbench.json"
-vg export-csv export --run vg-run --format csv
-vg import import "$dir/run2-gbench.json" --label imported
+vg compare compare vg-seed "$last"
+# exports of the seed run: every suite's results and metrics
+vg export export --run vg-seed --format json
+vg export-gb export --run vg-seed --format gbench
+cp "$dir/out-export-gb" "$dir/seed-gbench.json"
+vg export-csv export --run vg-seed --format csv
+vg import import "$dir/seed-gbench.json" --label imported
 # merge: a second database holding an imported run
-"$bin" --db="$other" --quiet import "$dir/run2-gbench.json" --label other > /dev/null ||
+"$bin" --db="$other" --quiet import "$dir/seed-gbench.json" --label other > /dev/null ||
 	{ echo "making the other database failed"; exit 1; }
 vg merge merge "$other"
+echo "valgrind.sh: $((SECONDS - start)) s in all; $([ $fail = 0 ] && echo ok || echo FAILED)"
 exit $fail
