@@ -36,6 +36,7 @@ struct ab_opts {
 	int no_serve;              /* 1: one `run` child per block even if both builds serve */
 	double mem_cap;            /* bytes a serving child may hold set up; 0: MemAvailable/4 */
 	size_t resetup;            /* serving: set every case up anew every N rounds (0 never) */
+	size_t respawn;            /* serving: restart both children every N rounds (0 never) */
 	int use_median;            /* per-round statistic: 0 the fastest sample (min_s), 1
 				      the median (median_s; also where a build has no min_s) */
 	double time_limit;         /* s; > 0: adaptive rounds for undecided cases until then */
@@ -80,6 +81,7 @@ struct ab {
 	struct ocb_ab_proc proc[2];
 	double mem_cap, held[2], rss[2]; /* bytes: the cap, held set up, each child's RSS */
 	size_t setups;             /* set-ups done by the serving children (both sides) */
+	size_t respawns, since_spawn; /* restarts of the pair; rounds served since the last */
 };
 
 /* Set by SIGINT/SIGTERM: stop after the current round. */

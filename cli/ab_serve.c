@@ -436,6 +436,64 @@ static int next_group(struct ab *a, const size_t *sel, size_t nsel, size_t *pos,
 	return rc;
 }
 
+/* --respawn: both serving children started anew (the same argv: the same case list,
+ * each case's ids looked up again); nothing is set up in them yet. */
+static int respawn(struct ab *a)
+{
+	char *argv[MAX_ARGS], seed[32];
+	int rc = OCB_OK;
+	ab_serve_stop(a);
+	for (int side = 0; side < 2 && rc == OCB_OK; side++) {
+		serve_argv(a, side, argv, seed);
+		if ((rc = ocb_ab_proc_open(argv, a->log, &a->proc[side])) != OCB_OK)
+			break;
+		cJSON *list = read_list(a, side);
+		if (!list)
+			rc = ocb_seterr(OCB_EIO, "ab: %s: no case list after a restart (see %s)",
+					side ? "cand" : "base", a->log);
+		for (size_t i = 0; i < a->n && rc == OCB_OK; i++) {
+			struct ab_case *c = &a->c[i];
+			const char *bar = strrchr(c->key, '|');
+			c->held[side] = 0;
+			if (c->failed)
+				continue;
+			c->id[side] = find_case(list, a->units[c->unit], bar ? atoi(bar + 1) : 0);
+			if (c->id[side] < 0)
+				rc = ocb_seterr(OCB_EIO, "ab: %s: %s not planned after a restart",
+						side ? "cand" : "base", c->key);
+		}
+		cJSON_Delete(list);
+		a->held[side] = a->rss[side] = 0;
+	}
+	a->respawns++;
+	a->since_spawn = 0;
+	return rc;
+}
+
+/* Before a round of the group sel[g0..g1): --respawn N restarts both children every N
+ * rounds they served, --resetup N sets every case up anew every N rounds of the group,
+ * so that what one process or one set-up holds (code and data placement, huge pages,
+ * physical pages and their cache sets) varies across rounds instead of biasing all of
+ * them alike. */
+static int renew(struct ab *a, const size_t *sel, size_t g0, size_t g1, size_t round)
+{
+	int rc = OCB_OK, fresh = a->o.respawn && a->since_spawn >= a->o.respawn;
+	int again = a->o.resetup && round && round % a->o.resetup == 0;
+	if (fresh)
+		rc = respawn(a);
+	a->since_spawn++;
+	for (size_t k = g0; k < g1 && rc == OCB_OK && (fresh || again); k++) {
+		struct ab_case *c = &a->c[sel[k]];
+		if (c->failed)
+			continue;
+		if (!fresh)
+			rc = teardown(a, c);
+		if (rc == OCB_OK)
+			rc = setup(a, c);
+	}
+	return rc;
+}
+
 /* All n rounds of the group sel[g0..g1): a fresh order each round, the first side of
  * each case by a coin (collect/ab_plan with blocks of one case). */
 static int group_rounds(struct ab *a, const size_t *sel, size_t g0, size_t g1, size_t n,
@@ -445,18 +503,10 @@ static int group_rounds(struct ab *a, const size_t *sel, size_t g0, size_t g1, s
 	int rc = ocb_ab_plan_make(g1 - g0, n, 1, seed + g0, &p);
 	if (rc != OCB_OK)
 		return rc;
-	size_t every = a->o.resetup;
 	for (size_t i = 0; rc == OCB_OK && i + 1 < p.nsteps && !ab_stop; i += 2) {
 		const struct ocb_ab_step *s = &p.steps[i];
-		/* --resetup N: before every N-th round of the group (not its first), each
-		 * case is torn down and set up anew on both sides, so that what one set-up
-		 * of a process holds (its memory placement) varies across rounds */
-		if (every && s->round && s->round % every == 0 && i > 0 &&
-		    p.steps[i - 1].round != s->round)
-			for (size_t k = g0; k < g1 && rc == OCB_OK; k++)
-				if (!a->c[sel[k]].failed && (rc = teardown(a, &a->c[sel[k]])) == OCB_OK)
-					rc = setup(a, &a->c[sel[k]]);
-		if (rc != OCB_OK)
+		if ((i == 0 || p.steps[i - 1].round != s->round) &&
+		    (rc = renew(a, sel, g0, g1, s->round)) != OCB_OK)
 			break;
 		struct ab_case *c = &a->c[sel[g0 + p.order[s->round * p.ncases + s->first]]];
 		if (!c->failed)

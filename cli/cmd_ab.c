@@ -68,6 +68,9 @@ static void help(void)
 	       "  --resetup N         serving: tear every case down and set it up anew every N\n"
 	       "                      rounds (default 0: once), so that a difference between\n"
 	       "                      the two processes' set-ups varies across rounds\n"
+	       "  --respawn N         serving: start both children anew every N rounds\n"
+	       "                      (default 0: never), so that a difference between the\n"
+	       "                      two processes (code and data placement) varies too\n"
 	       "  --threads LIST      passed to run\n"
 	       "  --seed N            seed of the inputs and of the round order (default 1)\n"
 	       "  --inject-slowdown BENCH:FRACTION   CAND side only (testing ab itself)\n"
@@ -97,6 +100,11 @@ static int parse_num(int c, const char *arg, struct ab_opts *o)
 		if (cli_parse_long("ab", "--resetup", arg, 0, 10000, &v))
 			return 2;
 		o->resetup = (size_t)v;
+		return 0;
+	case 'P':
+		if (cli_parse_long("ab", "--respawn", arg, 0, 10000, &v))
+			return 2;
+		o->respawn = (size_t)v;
 		return 0;
 	case 'B':
 		if (cli_parse_long("ab", "--block", arg, 1, 100000, &v))
@@ -141,6 +149,7 @@ static int parse(int argc, char **argv, struct ab_opts *o, int *json, int *done)
 		{"seed", required_argument, NULL, 's'}, {"time-limit", required_argument, NULL, 'L'},
 		{"stat", required_argument, NULL, 'x'}, {"mem-cap", required_argument, NULL, 'G'},
 		{"no-serve", no_argument, NULL, 'N'}, {"resetup", required_argument, NULL, 'R'},
+		{"respawn", required_argument, NULL, 'P'},
 		{"inject-slowdown", required_argument, NULL, 'i'},
 		{"no-canaries", no_argument, NULL, 'C'}, {"keep", no_argument, NULL, 'k'},
 		{"quick", no_argument, NULL, 'q'},

@@ -148,6 +148,42 @@ Test(ab_cli, older_build_without_serve_falls_back_to_run_children, .timeout = 0)
 	cJSON_Delete(j);
 }
 
+/* --respawn N: both serving children start anew every N rounds (so that a difference
+ * between two processes varies across rounds): 7 rounds with --respawn 3 restart the
+ * pair before rounds 4 and 7, and each restart sets every case up again on both sides;
+ * every round of every case is still measured. */
+Test(ab_cli, respawn_restarts_both_children, .timeout = 0)
+{
+	char dir[64], db[128];
+	cr_assert(cli_tmpdir(dir, sizeof dir));
+	snprintf(db, sizeof db, "OCBENCH_DB=%s/ab.db", dir);
+	const char *env[] = {db, NULL};
+	const char *argv[] = {"", "ab", "./ocbench", "./ocbench", "--quick", "--suite", "baseline",
+			      "--filter", "baseline/stream_copy/", "--rounds", "7", "--respawn", "3",
+			      "--budget", "0.01", "--no-canaries", "--json", NULL};
+	struct cli_out o;
+	cr_assert_eq(cli_run(&o, argv, env), 0);
+	cr_assert(o.status == 0 || o.status == 1, "exit %d: %s", o.status, o.err);
+	cJSON *j = cJSON_Parse(o.out);
+	cr_assert_not_null(j, "%s", o.out);
+	cr_assert_str_eq(cJSON_GetObjectItem(j, "children")->valuestring, "serve");
+	int n = cJSON_GetArraySize(cJSON_GetObjectItem(j, "cases"));
+	cr_assert_gt(n, 0);
+	cr_assert_eq(cJSON_GetObjectItem(j, "respawns")->valueint, 2);
+	cr_assert_eq(cJSON_GetObjectItem(j, "setups")->valueint, 3 * 2 * n);
+	cJSON *c;
+	cJSON_ArrayForEach(c, cJSON_GetObjectItem(j, "cases")) {
+		cr_assert_eq(cJSON_GetObjectItem(c, "rounds")->valueint, 7);
+		cJSON *b = cJSON_GetObjectItem(c, "base_s"), *d = cJSON_GetObjectItem(c, "cand_s");
+		for (int r = 0; r < 7; r++)
+			cr_assert(cJSON_IsNumber(cJSON_GetArrayItem(b, r)) &&
+					  cJSON_IsNumber(cJSON_GetArrayItem(d, r)),
+				  "round %d of %s not measured", r + 1,
+				  cJSON_GetObjectItem(c, "case")->valuestring);
+	}
+	cJSON_Delete(j);
+}
+
 /* --resetup N: every case is set up anew on both sides every N rounds (so that a
  * difference between two processes' set-ups varies across rounds): 6 rounds with
  * --resetup 3 set each case up twice per side. */
