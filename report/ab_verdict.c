@@ -87,5 +87,9 @@ int ocb_ab_undecided(const struct ocb_ab_stats *st, const struct ocb_ab_opts *o)
 	double up = 1 + o->threshold, down = 1 - o->threshold;
 	if ((st->lo < up && st->hi > up) || (st->lo < down && st->hi > down))
 		return 1;
+	/* the two tests disagree: the bootstrap CI lies beyond the threshold, the rank
+	 * test is not yet below alpha (a few rounds the other way) */
+	if (st->verdict == OCB_V_SAME && (st->lo > up || st->hi < down))
+		return 1;
 	return st->mde > o->threshold;
 }

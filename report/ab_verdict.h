@@ -48,8 +48,9 @@ void ocb_ab_defaults(struct ocb_ab_opts *o);
  * True when fewer than OCB_MDE_MIN_ROUNDS rounds were paired, or the verdict is not
  * slower/faster and either the ratio CI contains 1 + threshold or 1 - threshold (a
  * change beyond the threshold is neither shown nor excluded) or the MDE is above the
- * threshold. A case flagged slower/faster, or whose CI lies inside the band with an MDE
- * below the threshold, is decided. Pure. */
+ * threshold, or the verdict is "same" while the CI lies wholly beyond the band (the
+ * bootstrap sees a change the rank test does not yet). A case flagged slower/faster, or
+ * whose CI lies inside the band with an MDE below the threshold, is decided. Pure. */
 int ocb_ab_undecided(const struct ocb_ab_stats *st, const struct ocb_ab_opts *o);
 
 /* Fills *st. Returns OCB_OK or OCB_ENOMEM (then st->verdict is OCB_V_NA). */

@@ -235,6 +235,13 @@ Test(regress_noise, undecided_rule)
 	cr_assert(ocb_ab_undecided(&st, &o)); /* CI across 1.02 */
 	st.verdict = OCB_V_SLOWER;
 	cr_assert_not(ocb_ab_undecided(&st, &o));
+	st = (struct ocb_ab_stats){.n = 16, .ratio = 1.05, .lo = 1.03, .hi = 1.07, .mde = 0.015,
+				   .p = 0.08, .verdict = OCB_V_SAME};
+	cr_assert(ocb_ab_undecided(&st, &o)); /* CI beyond 1.02 but p >= alpha: more rounds */
+	st.hi = 1.01;
+	st.lo = 0.99;
+	st.ratio = 1.0;
+	cr_assert_not(ocb_ab_undecided(&st, &o));
 	st = (struct ocb_ab_stats){.n = 5, .verdict = OCB_V_NA};
 	cr_assert(ocb_ab_undecided(&st, &o));
 }
