@@ -2,9 +2,9 @@
  *
  * Both builds run `run --serve` once. A case is set up once per side (both sides at the
  * same time: set-up is not measured) and then timed on request; a round of a case is
- * ABAB (or BABA, the first side drawn at random; AB when one sample is longer than half
- * of --budget), each request `budget / 2` seconds of samples, so the two sides of a case
- * are measured within milliseconds of each other and drift cancels in their ratio.
+ * ABAB (or BABA, the first side drawn at random), each request `budget / 2` seconds of
+ * samples (at least ceil(--min-reps / 2) samples), so the two sides of a case are
+ * measured within milliseconds of each other and drift cancels in their ratio.
  *
  * Memory: set up at once, the issue's cases hold ~10 GiB per side (a 16384 x 16384 GEMV
  * alone 0.3-1.1 GiB per thread count). So the cases are set up in groups whose RSS growth
@@ -342,7 +342,7 @@ static int time_once(struct ab *a, struct ab_case *c, int side, long reps, doubl
 	 * host ends the request early; at least one sample) */
 	if (max_s > 0)
 		snprintf(req, sizeof req, "time %ld %ld %.6g", c->id[side], reps, max_s);
-	else /* --budget 0: one sample per request */
+	else /* --budget 0: no time cap, the --min-reps floor */
 		snprintf(req, sizeof req, "time %ld %ld", c->id[side], reps);
 	int rc = ask(a, side, req, &j);
 	if (rc != OCB_OK)
@@ -362,22 +362,31 @@ static int time_once(struct ab *a, struct ab_case *c, int side, long reps, doubl
 
 /* ---- rounds ---- */
 
-/* One round of case c: ABAB (AB when a sample is longer than half the budget) starting
- * with side `first`; each side's value is the fastest of its samples of the round (or
- * their median, --stat median). */
+/* One round of case c: ABAB starting with side `first`, each request budget / 2 of
+ * samples but at least ceil(--min-reps / 2) samples, so that a side has >= --min-reps
+ * samples in the round however long one is; each side's value is the fastest of its
+ * samples of the round (or their median, --stat median). Why the floor: on a shared
+ * 2-vCPU VM the host takes a vCPU away for ~10-100 ms at a time (steal), which doubles
+ * a 2-thread kernel's time; with one or two 20-80 ms samples per side, whole rounds read
+ * 2x (seen in 15-25% of the rounds of 2-thread 16384 x 16384 GEMVs at the old rule of
+ * one AB request when a sample exceeds half the budget); four samples in two requests
+ * seldom all fall in such a window. */
 static int case_round(struct ab *a, struct ab_case *c, int first, size_t round, double *buf[2])
 {
 	double budget = a->o.budget, smp = c->sample_s > 0 ? c->sample_s : 1e-3;
-	int alts = 2 * smp > budget ? 1 : ALTERNATIONS;
-	double want = ceil(budget / alts / smp);
+	double want = ceil(budget / ALTERNATIONS / smp);
+	double floor_reps = ceil((double)a->o.min_reps / ALTERNATIONS);
+	want = want < floor_reps ? floor_reps : want;
 	long reps = want < 1 ? 1 : want > 256 ? 256 : (long)want; /* 2 x 2 x 256 < buffer */
+	/* a request ends early past twice its expected time (a stretched sample) */
+	double max_s = 2 * fmax(budget / ALTERNATIONS, (double)reps * smp);
 	size_t nb[2] = {0, 0};
 	int rc = OCB_OK;
-	for (int k = 0; k < 2 * alts && rc == OCB_OK && !c->failed; k++) {
+	for (int k = 0; k < 2 * ALTERNATIONS && rc == OCB_OK && !c->failed; k++) {
 		int side = k % 2 ? !first : first;
-		rc = time_once(a, c, side, reps, 2 * budget / alts, buf[side], &nb[side]);
+		rc = time_once(a, c, side, reps, budget > 0 ? max_s : 0, buf[side], &nb[side]);
 	}
-	a->steps += 2 * (size_t)alts;
+	a->steps += 2 * ALTERNATIONS;
 	if (rc != OCB_OK || c->failed || !nb[0] || !nb[1])
 		return rc;
 	for (int side = 0; side < 2; side++) {
