@@ -114,6 +114,14 @@ void ab_release(struct ab *a);
  * turn, each case ABAB (or AB when a sample is longer than half the budget) with a
  * random first side. ab_serve_stop ends both children. */
 int ab_serve_start(struct ab *a);
+/* The serving children's environment, set in this process before they start: both
+ * children live at once, and OpenBLAS's idle workers spin (sched_yield) for about
+ * 2^28 cycles (~0.1 s) after each BLAS call before they sleep; so the side that
+ * answered last kept a core busy while the other side ran, and a 2-thread OpenBLAS
+ * case read 2x on both sides in 5 of 12 rounds (quiet, 2 vCPU). OPENBLAS_THREAD_TIMEOUT=4
+ * (2^4 cycles, OpenBLAS's minimum) puts them to sleep at once: 0 of 12. A value the
+ * user set is kept. */
+void ab_child_env(void);
 int ab_serve_rounds(struct ab *a, size_t n, uint64_t seed, size_t mid, const size_t *sub,
 		    size_t nsub);
 void ab_serve_stop(struct ab *a);

@@ -172,6 +172,11 @@ static cJSON *read_list(struct ab *a, int side)
 	return l;
 }
 
+void ab_child_env(void)
+{
+	setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
+}
+
 int ab_serve_start(struct ab *a)
 {
 	cJSON *list[2] = {NULL, NULL};
@@ -180,6 +185,7 @@ int ab_serve_start(struct ab *a)
 	a->serve = 0;
 	if (a->o.no_serve)
 		return OCB_OK;
+	ab_child_env();
 	for (int side = 0; side < 2 && rc == OCB_OK; side++) {
 		serve_argv(a, side, argv, seed);
 		if ((rc = ocb_ab_proc_open(argv, a->log, &a->proc[side])) == OCB_OK)

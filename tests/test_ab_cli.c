@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../cli/ab.h"
 #include "cli_util.h"
 
 static const char *const bad_ab[][8] = {
@@ -146,6 +147,18 @@ Test(ab_cli, older_build_without_serve_falls_back_to_run_children, .timeout = 0)
 	cr_assert_not_null(j, "%s", o.out);
 	cr_assert_str_eq(cJSON_GetObjectItem(j, "children")->valuestring, "run");
 	cJSON_Delete(j);
+}
+
+/* The serving children's environment: OpenBLAS's idle workers must not spin while the
+ * other side runs (OPENBLAS_THREAD_TIMEOUT=4); a value the user set stays. */
+Test(ab_cli, child_env_stops_openblas_spinning)
+{
+	unsetenv("OPENBLAS_THREAD_TIMEOUT");
+	ab_child_env();
+	cr_assert_str_eq(getenv("OPENBLAS_THREAD_TIMEOUT"), "4");
+	setenv("OPENBLAS_THREAD_TIMEOUT", "20", 1);
+	ab_child_env();
+	cr_assert_str_eq(getenv("OPENBLAS_THREAD_TIMEOUT"), "20");
 }
 
 /* --respawn N: both serving children start anew every N rounds (so that a difference
