@@ -69,9 +69,10 @@ static void help(void)
 	       "  --resetup N         serving: tear every case down and set it up anew every N\n"
 	       "                      rounds (default 0: once), so that a difference between\n"
 	       "                      the two processes' set-ups varies across rounds\n"
-	       "  --respawn N         serving: start both children anew every N rounds\n"
-	       "                      (default 0: never), so that a difference between the\n"
-	       "                      two processes (code and data placement) varies too\n"
+	       "  --respawn N         serving: start both children anew (and set every case\n"
+	       "                      up again) every N rounds (default 1; 0 never), so that\n"
+	       "                      what one process's set-up holds (data placement, huge\n"
+	       "                      pages) varies across rounds instead of biasing them all\n"
 	       "  --threads LIST      passed to run\n"
 	       "  --seed N            seed of the inputs and of the round order (default 1)\n"
 	       "  --inject-slowdown BENCH:FRACTION   CAND side only (testing ab itself)\n"
@@ -202,6 +203,7 @@ static void defaults(struct ab_opts *o)
 	o->budget = 0.05;
 	o->min_reps = 3;
 	o->seed = 1;
+	o->respawn = 1;
 }
 
 /* Temporary folder, both sides' binaries and scratch stores. */

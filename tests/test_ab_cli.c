@@ -51,11 +51,14 @@ Test(ab_cli, same_binary_twice_gives_paired_rounds, .timeout = 0)
 	cJSON *j = cJSON_Parse(o.out);
 	cr_assert_not_null(j, "%s", o.out);
 	cr_assert_eq(cJSON_GetObjectItem(j, "rounds")->valueint, 6);
-	/* both sides are this build: long-lived serving children, each case set up once per
-	 * side (stream_copy: 1 and all threads, so at least 2 cases x 2 sides) */
+	/* both sides are this build: serving children, started anew every round by
+	 * default (--respawn 1), so each case is set up once per side per round
+	 * (stream_copy: 1 and all threads, so at least 2 cases x 2 sides x 6 rounds) */
 	cr_assert_str_eq(cJSON_GetObjectItem(j, "children")->valuestring, "serve");
 	cJSON *cases0 = cJSON_GetObjectItem(j, "cases");
-	cr_assert_eq(cJSON_GetObjectItem(j, "setups")->valueint, 2 * cJSON_GetArraySize(cases0));
+	cr_assert_eq(cJSON_GetObjectItem(j, "respawns")->valueint, 5);
+	cr_assert_eq(cJSON_GetObjectItem(j, "setups")->valueint,
+		     6 * 2 * cJSON_GetArraySize(cases0));
 	cJSON *cases = cJSON_GetObjectItem(j, "cases");
 	cr_assert_gt(cJSON_GetArraySize(cases), 0);
 	cJSON *c;
@@ -207,7 +210,7 @@ Test(ab_cli, resetup_sets_every_case_up_again, .timeout = 0)
 	snprintf(db, sizeof db, "OCBENCH_DB=%s/ab.db", dir);
 	const char *env[] = {db, NULL};
 	const char *argv[] = {"", "ab", "./ocbench", "./ocbench", "--quick", "--suite", "baseline",
-			      "--filter", "baseline/stream_copy/", "--rounds", "6", "--resetup", "3",
+			      "--filter", "baseline/stream_copy/", "--rounds", "6", "--resetup", "3", "--respawn", "0",
 			      "--budget", "0.01", "--no-canaries", "--json", NULL};
 	struct cli_out o;
 	cr_assert_eq(cli_run(&o, argv, env), 0);
