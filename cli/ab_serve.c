@@ -21,6 +21,7 @@
 #include "../common/ocb_error.h"
 #include "../common/ocb_json.h"
 #include "../common/ocb_log.h"
+#include "../common/ocb_rng.h"
 #include "../common/ocb_time.h"
 #include "ab.h"
 
@@ -48,6 +49,15 @@ static void serve_argv(const struct ab *a, int side, char *argv[MAX_ARGS], char 
 	k = ab_argv_common(a, side, argv, k);
 	argv[k++] = "--serve";
 	argv[k] = NULL;
+}
+
+/* A fair coin from the run's seed and salt: which side is started, or asked to set up,
+ * first, so that an advantage of going first falls on both sides alike. */
+static int coin(const struct ab *a, uint64_t salt)
+{
+	struct ocb_rng r;
+	ocb_rng_seed(&r, a->o.seed ^ (salt * 0x9e3779b97f4a7c15ULL) ^ 0x5eedULL);
+	return (int)(ocb_rng_u64(&r) >> 63);
 }
 
 /* MemAvailable of /proc/meminfo in bytes; 0 when unknown. */
@@ -298,8 +308,9 @@ static int setup(struct ab *a, struct ab_case *c)
 {
 	char req[2][64];
 	cJSON *j[2] = {NULL, NULL};
-	int rc = OCB_OK;
-	for (int side = 0; side < 2 && rc == OCB_OK; side++) {
+	int rc = OCB_OK, first = coin(a, 2 * a->setups + 1);
+	for (int k = 0; k < 2 && rc == OCB_OK; k++) {
+		int side = k ^ first;
 		snprintf(req[side], sizeof req[side], "setup %ld", c->id[side]);
 		rc = ocb_ab_proc_send(&a->proc[side], req[side]);
 	}
@@ -456,9 +467,10 @@ static int next_group(struct ab *a, const size_t *sel, size_t nsel, size_t *pos,
 static int respawn(struct ab *a)
 {
 	char *argv[MAX_ARGS], seed[32];
-	int rc = OCB_OK;
+	int rc = OCB_OK, first = coin(a, 2 * a->respawns);
 	ab_serve_stop(a);
-	for (int side = 0; side < 2 && rc == OCB_OK; side++) {
+	for (int k = 0; k < 2 && rc == OCB_OK; k++) {
+		int side = k ^ first;
 		serve_argv(a, side, argv, seed);
 		if ((rc = ocb_ab_proc_open(argv, a->log, &a->proc[side])) != OCB_OK)
 			break;
