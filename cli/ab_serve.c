@@ -561,6 +561,9 @@ int ab_serve_rounds(struct ab *a, size_t n, uint64_t seed, size_t mid, const siz
 	}
 	size_t nsel = select_cases(a, sub, nsub, sel);
 	while (rc == OCB_OK && pos < nsel && !ab_stop) {
+		/* a restart due is done before the group is set up, not right after */
+		if (a->o.respawn && a->since_spawn >= a->o.respawn && (rc = respawn(a)) != OCB_OK)
+			break;
 		if ((rc = next_group(a, sel, nsel, &pos, &g0)) != OCB_OK)
 			break;
 		rc = group_rounds(a, sel, g0, pos, n, seed, round0, buf);

@@ -200,6 +200,30 @@ Test(ab_cli, respawn_restarts_both_children, .timeout = 0)
 	cJSON_Delete(j);
 }
 
+/* --respawn 1 with the cases in several groups (--mem-cap below one case's footprint:
+ * one case per group): the restart due at a group's start comes before its set-up, so
+ * each case is set up exactly once per side per round, none twice. */
+Test(ab_cli, respawn_sets_each_group_up_once_per_round, .timeout = 0)
+{
+	char dir[64], db[128];
+	cr_assert(cli_tmpdir(dir, sizeof dir));
+	snprintf(db, sizeof db, "OCBENCH_DB=%s/ab.db", dir);
+	const char *env[] = {db, NULL};
+	const char *argv[] = {"", "ab", "./ocbench", "./ocbench", "--quick", "--suite", "baseline",
+			      "--filter", "baseline/stream_copy/", "--rounds", "6", "--mem-cap",
+			      "0.01", "--budget", "0.01", "--no-canaries", "--json", NULL};
+	struct cli_out o;
+	cr_assert_eq(cli_run(&o, argv, env), 0);
+	cr_assert(o.status == 0 || o.status == 1, "exit %d: %s", o.status, o.err);
+	cr_assert(strstr(o.err, "cases 2-2 of"), "one group, not one per case: %s", o.err);
+	cJSON *j = cJSON_Parse(o.out);
+	cr_assert_not_null(j, "%s", o.out);
+	int n = cJSON_GetArraySize(cJSON_GetObjectItem(j, "cases"));
+	cr_assert_gt(n, 1);
+	cr_assert_eq(cJSON_GetObjectItem(j, "setups")->valueint, 6 * 2 * n);
+	cJSON_Delete(j);
+}
+
 /* --resetup N: every case is set up anew on both sides every N rounds (so that a
  * difference between two processes' set-ups varies across rounds): 6 rounds with
  * --resetup 3 set each case up twice per side. */
