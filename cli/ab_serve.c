@@ -182,6 +182,17 @@ static cJSON *read_list(struct ab *a, int side)
 	return l;
 }
 
+/* Starts side's serving child and reads its case list (NULL when the build does not
+ * serve; the caller deletes it). OCB_OK or OCB_EIO (it could not be started). */
+static int start_side(struct ab *a, int side, cJSON **list)
+{
+	char *argv[MAX_ARGS], seed[32];
+	serve_argv(a, side, argv, seed);
+	int rc = ocb_ab_proc_open(argv, a->log, &a->proc[side]);
+	*list = rc == OCB_OK ? read_list(a, side) : NULL;
+	return rc;
+}
+
 void ab_child_env(void)
 {
 	setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
@@ -190,17 +201,13 @@ void ab_child_env(void)
 int ab_serve_start(struct ab *a)
 {
 	cJSON *list[2] = {NULL, NULL};
-	char *argv[MAX_ARGS], seed[32];
 	int rc = OCB_OK;
 	a->serve = 0;
 	if (a->o.no_serve)
 		return OCB_OK;
 	ab_child_env();
-	for (int side = 0; side < 2 && rc == OCB_OK; side++) {
-		serve_argv(a, side, argv, seed);
-		if ((rc = ocb_ab_proc_open(argv, a->log, &a->proc[side])) == OCB_OK)
-			list[side] = read_list(a, side);
-	}
+	for (int side = 0; side < 2 && rc == OCB_OK; side++)
+		rc = start_side(a, side, &list[side]);
 	if (rc == OCB_OK && (!list[0] || !list[1])) {
 		ocb_info("ab: %s does not serve (an older build, or no case): one `run` child "
 			 "per block of cases instead (see %s)", !list[0] ? "base" : "cand", a->log);
@@ -466,15 +473,13 @@ static int next_group(struct ab *a, const size_t *sel, size_t nsel, size_t *pos,
  * each case's ids looked up again); nothing is set up in them yet. */
 static int respawn(struct ab *a)
 {
-	char *argv[MAX_ARGS], seed[32];
 	int rc = OCB_OK, first = coin(a, 2 * a->respawns);
 	ab_serve_stop(a);
 	for (int k = 0; k < 2 && rc == OCB_OK; k++) {
 		int side = k ^ first;
-		serve_argv(a, side, argv, seed);
-		if ((rc = ocb_ab_proc_open(argv, a->log, &a->proc[side])) != OCB_OK)
+		cJSON *list;
+		if ((rc = start_side(a, side, &list)) != OCB_OK)
 			break;
-		cJSON *list = read_list(a, side);
 		if (!list)
 			rc = ocb_seterr(OCB_EIO, "ab: %s: no case list after a restart (see %s)",
 					side ? "cand" : "base", a->log);
@@ -497,6 +502,12 @@ static int respawn(struct ab *a)
 	return rc;
 }
 
+/* A --respawn restart is due: the pair served N rounds since it started. */
+static int respawn_due(const struct ab *a)
+{
+	return a->o.respawn && a->since_spawn >= a->o.respawn;
+}
+
 /* Before a round of the group sel[g0..g1): --respawn N restarts both children every N
  * rounds they served, --resetup N sets every case up anew every N rounds of the group,
  * so that what one process or one set-up holds (code and data placement, huge pages,
@@ -504,7 +515,7 @@ static int respawn(struct ab *a)
  * them alike. */
 static int renew(struct ab *a, const size_t *sel, size_t g0, size_t g1, size_t round)
 {
-	int rc = OCB_OK, fresh = a->o.respawn && a->since_spawn >= a->o.respawn;
+	int rc = OCB_OK, fresh = respawn_due(a);
 	int again = a->o.resetup && round && round % a->o.resetup == 0;
 	if (fresh)
 		rc = respawn(a);
@@ -562,7 +573,7 @@ int ab_serve_rounds(struct ab *a, size_t n, uint64_t seed, size_t mid, const siz
 	size_t nsel = select_cases(a, sub, nsub, sel);
 	while (rc == OCB_OK && pos < nsel && !ab_stop) {
 		/* a restart due is done before the group is set up, not right after */
-		if (a->o.respawn && a->since_spawn >= a->o.respawn && (rc = respawn(a)) != OCB_OK)
+		if (respawn_due(a) && (rc = respawn(a)) != OCB_OK)
 			break;
 		if ((rc = next_group(a, sel, nsel, &pos, &g0)) != OCB_OK)
 			break;

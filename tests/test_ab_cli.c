@@ -152,6 +152,32 @@ Test(ab_cli, older_build_without_serve_falls_back_to_run_children, .timeout = 0)
 	cJSON_Delete(j);
 }
 
+/* Runs `ab ./ocbench ./ocbench` on the quick stream_copy cases with --budget 0.01,
+ * --no-canaries, --json and the options opts (NULL-terminated, at most 8) in a fresh
+ * store; asserts it ran (exit 0 or 1) and returns its JSON (caller deletes); o keeps
+ * what it printed. */
+static cJSON *serve_ab_json(const char *const *opts, struct cli_out *o)
+{
+	char dir[64], db[128];
+	cr_assert(cli_tmpdir(dir, sizeof dir));
+	snprintf(db, sizeof db, "OCBENCH_DB=%s/ab.db", dir);
+	const char *env[] = {db, NULL};
+	const char *argv[32] = {"", "ab", "./ocbench", "./ocbench", "--quick", "--suite",
+				"baseline", "--filter", "baseline/stream_copy/", "--budget",
+				"0.01", "--no-canaries", "--json"};
+	int k = 13;
+	for (int i = 0; opts[i]; i++) {
+		cr_assert_lt(k, 31);
+		argv[k++] = opts[i];
+	}
+	argv[k] = NULL;
+	cr_assert_eq(cli_run(o, argv, env), 0);
+	cr_assert(o->status == 0 || o->status == 1, "exit %d: %s", o->status, o->err);
+	cJSON *j = cJSON_Parse(o->out);
+	cr_assert_not_null(j, "%s", o->out);
+	return j;
+}
+
 /* The serving children's environment: OpenBLAS's idle workers must not spin while the
  * other side runs (OPENBLAS_THREAD_TIMEOUT=4); a value the user set stays. */
 Test(ab_cli, child_env_stops_openblas_spinning)
@@ -170,18 +196,9 @@ Test(ab_cli, child_env_stops_openblas_spinning)
  * every round of every case is still measured. */
 Test(ab_cli, respawn_restarts_both_children, .timeout = 0)
 {
-	char dir[64], db[128];
-	cr_assert(cli_tmpdir(dir, sizeof dir));
-	snprintf(db, sizeof db, "OCBENCH_DB=%s/ab.db", dir);
-	const char *env[] = {db, NULL};
-	const char *argv[] = {"", "ab", "./ocbench", "./ocbench", "--quick", "--suite", "baseline",
-			      "--filter", "baseline/stream_copy/", "--rounds", "7", "--respawn", "3",
-			      "--budget", "0.01", "--no-canaries", "--json", NULL};
+	const char *opts[] = {"--rounds", "7", "--respawn", "3", NULL};
 	struct cli_out o;
-	cr_assert_eq(cli_run(&o, argv, env), 0);
-	cr_assert(o.status == 0 || o.status == 1, "exit %d: %s", o.status, o.err);
-	cJSON *j = cJSON_Parse(o.out);
-	cr_assert_not_null(j, "%s", o.out);
+	cJSON *j = serve_ab_json(opts, &o);
 	cr_assert_str_eq(cJSON_GetObjectItem(j, "children")->valuestring, "serve");
 	int n = cJSON_GetArraySize(cJSON_GetObjectItem(j, "cases"));
 	cr_assert_gt(n, 0);
@@ -205,19 +222,10 @@ Test(ab_cli, respawn_restarts_both_children, .timeout = 0)
  * each case is set up exactly once per side per round, none twice. */
 Test(ab_cli, respawn_sets_each_group_up_once_per_round, .timeout = 0)
 {
-	char dir[64], db[128];
-	cr_assert(cli_tmpdir(dir, sizeof dir));
-	snprintf(db, sizeof db, "OCBENCH_DB=%s/ab.db", dir);
-	const char *env[] = {db, NULL};
-	const char *argv[] = {"", "ab", "./ocbench", "./ocbench", "--quick", "--suite", "baseline",
-			      "--filter", "baseline/stream_copy/", "--rounds", "6", "--mem-cap",
-			      "0.01", "--budget", "0.01", "--no-canaries", "--json", NULL};
+	const char *opts[] = {"--rounds", "6", "--mem-cap", "0.01", NULL};
 	struct cli_out o;
-	cr_assert_eq(cli_run(&o, argv, env), 0);
-	cr_assert(o.status == 0 || o.status == 1, "exit %d: %s", o.status, o.err);
+	cJSON *j = serve_ab_json(opts, &o);
 	cr_assert(strstr(o.err, "cases 2-2 of"), "one group, not one per case: %s", o.err);
-	cJSON *j = cJSON_Parse(o.out);
-	cr_assert_not_null(j, "%s", o.out);
 	int n = cJSON_GetArraySize(cJSON_GetObjectItem(j, "cases"));
 	cr_assert_gt(n, 1);
 	cr_assert_eq(cJSON_GetObjectItem(j, "setups")->valueint, 6 * 2 * n);
@@ -229,18 +237,9 @@ Test(ab_cli, respawn_sets_each_group_up_once_per_round, .timeout = 0)
  * --resetup 3 set each case up twice per side. */
 Test(ab_cli, resetup_sets_every_case_up_again, .timeout = 0)
 {
-	char dir[64], db[128];
-	cr_assert(cli_tmpdir(dir, sizeof dir));
-	snprintf(db, sizeof db, "OCBENCH_DB=%s/ab.db", dir);
-	const char *env[] = {db, NULL};
-	const char *argv[] = {"", "ab", "./ocbench", "./ocbench", "--quick", "--suite", "baseline",
-			      "--filter", "baseline/stream_copy/", "--rounds", "6", "--resetup", "3", "--respawn", "0",
-			      "--budget", "0.01", "--no-canaries", "--json", NULL};
+	const char *opts[] = {"--rounds", "6", "--resetup", "3", "--respawn", "0", NULL};
 	struct cli_out o;
-	cr_assert_eq(cli_run(&o, argv, env), 0);
-	cr_assert(o.status == 0 || o.status == 1, "exit %d: %s", o.status, o.err);
-	cJSON *j = cJSON_Parse(o.out);
-	cr_assert_not_null(j, "%s", o.out);
+	cJSON *j = serve_ab_json(opts, &o);
 	cr_assert_str_eq(cJSON_GetObjectItem(j, "children")->valuestring, "serve");
 	int n = cJSON_GetArraySize(cJSON_GetObjectItem(j, "cases"));
 	cr_assert_gt(n, 0);
