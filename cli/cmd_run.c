@@ -15,6 +15,7 @@
 #include "../common/ocb_log.h"
 #include "cli.h"
 #include "run_dist.h"
+#include "run_dry.h"
 
 static void run_help(void)
 {
@@ -24,6 +25,9 @@ static void run_help(void)
 	       "                     (FILE.json, see examples/suites/), or 'all' (default)\n"
 	       "  --list             list the suites and their benchmarks, then exit\n"
 	       "  --describe BENCH   print BENCH's declared parameters, then exit\n"
+	       "  --dry-run          print the cases this command would run (suites, filter,\n"
+	       "                     threads, quick applied), then exit: nothing measured or\n"
+	       "                     stored (with --json: a JSON array)\n"
 	       "  --quick            small sizes and budgets (CI)\n"
 	       "  --filter REGEX     run only cases whose 'suite/bench/params' matches\n"
 	       "  --label TEXT       a label for the run (compare and report can name it)\n"
@@ -81,7 +85,7 @@ static int split_list(char *s, const char **out, int max)
 struct run_cli {
 	struct ocb_run_opts o;
 	const char *suite_spec, *filter, *describe;
-	int list, serve, budget_set, passes_set, tci_set, minr_set, maxr_set, quick_set;
+	int list, serve, dry, budget_set, passes_set, tci_set, minr_set, maxr_set, quick_set;
 	char thread_buf[128], event_buf[1024], slow_buf[128];
 	const char *thread_words[8];
 	char ranks_buf[128];
@@ -138,7 +142,7 @@ static int opt_slowdown(struct run_cli *c, const char *arg)
 
 enum { O_SUITE = 256, O_LIST, O_QUICK, O_FILTER, O_LABEL, O_SEED, O_THREADS, O_EVENTS,
        O_NOPAPI, O_TCI, O_BUDGET, O_MINREPS, O_MAXREPS, O_CEIL, O_OUT, O_DATA, O_SLOW,
-       O_PASSES, O_DESCRIBE, O_HELP, O_RANKS, O_SERVE };
+       O_PASSES, O_DESCRIBE, O_HELP, O_RANKS, O_SERVE, O_DRY };
 
 /* The options taking a number; 0 or the exit code. */
 static int opt_number(struct run_cli *c, int opt, const char *arg)
@@ -184,6 +188,7 @@ static int run_opt(struct run_cli *c, int opt, int argc, char **argv)
 		return 0;
 	case O_LIST: c->list = 1; return 0;
 	case O_SERVE: c->serve = 1; return 0;
+	case O_DRY: c->dry = 1; return 0;
 	case O_DESCRIBE: c->describe = optarg; return 0;
 	case O_QUICK: c->o.quick = 1; c->quick_set = 1; return 0;
 	case O_FILTER: c->filter = optarg; return 0;
@@ -231,6 +236,7 @@ static int run_parse(struct run_cli *c, int argc, char **argv)
 		{"inject-slowdown", required_argument, 0, O_SLOW},
 		{"passes", required_argument, 0, O_PASSES},
 		{"ranks", required_argument, 0, O_RANKS}, {"serve", no_argument, 0, O_SERVE},
+		{"dry-run", no_argument, 0, O_DRY},
 		{"help", no_argument, 0, O_HELP}, {0, 0, 0, 0},
 	};
 	int opt, rc;
@@ -399,7 +405,9 @@ int cmd_run(const struct ocb_global *g, int argc, char **argv)
 		o->harness.budget_s = 0.3;
 	if (!o->events)
 		default_events(o);
-	if (!rc && c.serve) {
+	if (!rc && c.dry)
+		rc = run_dry(o, g->json);
+	else if (!rc && c.serve) {
 		int st = ocb_serve(o, stdin, stdout);
 		rc = st == OCB_OK ? 0 : cli_fail("run", st);
 	} else if (!rc && run_dist_in_job())

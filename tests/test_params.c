@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "../collect/registry.h"
 #include "../collect/suite_def.h"
@@ -244,6 +245,61 @@ Test(suite_def, every_example_suite_loads)
 	}
 	closedir(dir);
 	cr_expect_geq(files, 3);
+}
+
+/* make valgrind's suite files (tests/valgrind/) load and validate, each holding benches of
+ * the suite it is named after. */
+Test(suite_def, every_valgrind_suite_loads)
+{
+	static const char *const names[] = {"baseline", "train", "quant", "ternary",
+					    "sparse", "compress", "dist"};
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		char path[128];
+		snprintf(path, sizeof path, "tests/valgrind/%s.json", names[i]);
+		struct ocb_suite_def d;
+		cr_assert_eq(ocb_suite_def_load(path, &d), OCB_OK, "%s", ocb_lasterr());
+		cr_expect_gt(d.n, 0, "%s", path);
+		cr_expect_eq(d.quick, 1, "%s: the --quick code paths", path);
+		for (size_t e = 0; e < d.n; e++)
+			cr_expect_str_eq(d.e[e].suite, names[i], "%s entry %zu", path, e);
+		ocb_suite_def_release(&d);
+	}
+}
+
+/* --dry-run lists the planned cases (suite file, threads, filter applied) and opens no
+ * database; nothing matching is one line and exit 2. */
+Test(run_cli, dry_run_lists_the_cases_and_stores_nothing)
+{
+	char dir[64], db[128];
+	cr_assert(cli_tmpdir(dir, sizeof dir));
+	snprintf(db, sizeof db, "%s/never.db", dir);
+	struct cli_out o;
+	const char *dry[] = {"", "--db", db, "run", "--dry-run", "--suite",
+			     "tests/valgrind/ternary.json", "--threads", "1", NULL};
+	cr_assert_eq(cli_run(&o, dry, NULL), 0);
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	/* 3 GEMM impls + 5 MLP + 5 LM methods, one thread count, and the count line */
+	cr_expect_eq(cli_lines(o.out), 3 + 5 + 5 + 1, "%s", o.out);
+	cr_expect(strstr(o.out, "ternary/ternary_gemm/{") == o.out, "%s", o.out);
+	cr_expect(strstr(o.out, "\"method\":\"ste\"") != NULL, "%s", o.out);
+	cr_expect(strstr(o.out, "\n13 cases\n") != NULL, "%s", o.out);
+	cr_expect_eq(access(db, F_OK), -1, "no database made");
+	const char *json[] = {"", "--db", db, "--json", "run", "--dry-run", "--suite",
+			      "tests/valgrind/ternary.json", "--threads", "1", "--filter", "_lm/",
+			      NULL};
+	cr_assert_eq(cli_run(&o, json, NULL), 0);
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	cJSON *a = cJSON_Parse(o.out);
+	cr_assert(cJSON_IsArray(a), "%s", o.out);
+	cr_expect_eq(cJSON_GetArraySize(a), 5);
+	cr_expect_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(a, 0), "kind")->valuestring,
+			 "workload");
+	cJSON_Delete(a);
+	const char *none[] = {"", "--db", db, "run", "--dry-run", "--filter", "nosuch", NULL};
+	cr_assert_eq(cli_run(&o, none, NULL), 0);
+	cr_expect_eq(o.status, 2);
+	cr_expect_str_eq(o.err, "ocbench: run: no case matches the suites and filter given\n");
+	cr_expect_eq(access(db, F_OK), -1, "no database made");
 }
 
 Test(run_cli, list_and_describe_print_the_declarations)

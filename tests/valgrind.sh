@@ -14,23 +14,32 @@
 # result after 45 minutes. Our own kernels still see valgrind's CPUID (no AVX-512).
 #
 # The checked `run` is one run per suite of `all` (examples/suites/all.json), in a row,
-# each its own valgrind process and log (run-<suite>): the same code paths as one
-# `run --suite all --quick`, but a slow or failing suite is seen on its own and a
-# result is stored every few minutes. The seed is one unchecked `run --suite all --quick`.
+# each its own valgrind process and log (run-<suite>), from tests/valgrind/<suite>.json:
+# the suite's benches on --quick's code paths (quick: true) with operands and step counts
+# cut to memcheck sizes, e.g. 3 training steps instead of 40. Memcheck runs this machine's
+# training code ~100x slower, so `run --suite all --quick` (~3 min) would take most of a
+# day under it; a training step, an evaluation, a checkpoint or a forked memory
+# measurement runs the same code at step 3 as at step 40. The seed is one unchecked
+# `run --suite all --quick` (its checkpoints feed quant_accuracy and compress).
 # Both take the run options VG_RUN_OPTS (default: `--budget 0 --min-reps 6 --max-reps 6`,
 # run's documented options, i.e. 2 timed repetitions in each of the 3 interleaved
 # passes): memcheck checks memory, not timings, and a repetition runs the same code as
 # the one before it; warm-up, passes, merging, counters and statistics all still run.
-# Workloads train exactly as in --quick. Checked: run, report, compare, export (3
-# formats), import, merge.
+# Open MPI's own suppressions (openmpi-valgrind.supp, from its package) are used where
+# installed: they hide its known false positives, none of ours. Checked: run, report,
+# compare, export (3 formats), import, merge.
 # Environment: OCB_BIN (./ocbench), VALGRIND_DIR (kept when given), VG_SUITE (the
-# comma-separated suites or suite files of the checked runs; default: those of all),
+# comma-separated suites of the checked runs, each run from tests/valgrind/<suite>.json
+# where there is one, else as `--suite <suite> --quick`; default: those of all),
 # VG_RUN_OPTS (above; empty: the suite's own budget and repetitions).
 set -u
 cd "$(dirname "$0")/.."
 bin=${OCB_BIN:-./ocbench}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+# OpenBLAS's idle workers spin ~0.1 s after each call by default; valgrind runs one
+# thread at a time, so in 2-thread cases the spinning took most of the wall time
+export OPENBLAS_THREAD_TIMEOUT=4
 if [ -z "${OPENBLAS_CORETYPE:-}" ] && grep -qw avx2 /proc/cpuinfo; then
 	export OPENBLAS_CORETYPE=Haswell
 fi
@@ -47,11 +56,15 @@ all_suites=$(tr -d ' \n' < examples/suites/all.json | sed -n 's/.*"suites":\[\([
 suites=${VG_SUITE:-$all_suites}
 read -r -a run_opts <<< "${VG_RUN_OPTS---budget 0 --min-reps 6 --max-reps 6}"
 
+supp=()
+[ -r /usr/share/openmpi/openmpi-valgrind.supp ] &&
+	supp=(--suppressions=/usr/share/openmpi/openmpi-valgrind.supp)
+
 vg() { # $1 name, rest: ocbench arguments
 	local name=$1; shift
 	local t0=$SECONDS
 	valgrind --tool=memcheck --leak-check=full --show-leak-kinds=definite \
-		--errors-for-leak-kinds=definite --error-exitcode=99 --num-callers=30 \
+		--errors-for-leak-kinds=definite --error-exitcode=99 --num-callers=30 "${supp[@]}" \
 		--log-file="$dir/vg-$name.log" "$bin" --db="$db" --quiet "$@" \
 		> "$dir/out-$name" 2> "$dir/err-$name"
 	local rc=$? errors lost
@@ -80,7 +93,9 @@ start=$SECONDS
 echo "seed run (unchecked, measures the ceilings): $((SECONDS - start)) s"
 IFS=, read -r -a suite_list <<< "$suites"
 for s in "${suite_list[@]}"; do
-	vg "run-$(basename "$s" .json)" run --suite "$s" --quick "${run_opts[@]}" \
+	file=tests/valgrind/$s.json
+	[ -r "$file" ] || file=$s
+	vg "run-$(basename "$s" .json)" run --suite "$file" --quick "${run_opts[@]}" \
 		--out "$dir/out" --label "vg-run-$s"
 	q() { sqlite3 "$db" "SELECT $1 FROM result r JOIN run u ON u.id = r.run_id
 		WHERE u.label = 'vg-run-$s' ${2:-}"; }
