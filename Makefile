@@ -59,7 +59,7 @@ help:
 	@echo "make sanitize   the tests under ASan + UBSan"
 	@echo "make fuzz       every fuzz target for FUZZ_SECONDS (60) each, libFuzzer + ASan/UBSan"
 	@echo "make torture    50 kill -9 of run --suite all --quick, 10 killed MPI ranks"
-	@echo "make valgrind   memcheck of run --suite all --quick, report, compare, export, import, merge"
+	@echo "make valgrind   memcheck of every suite (tests/valgrind/: --quick paths, small sizes), report, compare, export, import, merge"
 	@echo "make bench      harness-overhead and other micro benchmarks"
 	@echo "make clean      remove build products"
 

@@ -25,9 +25,10 @@
 # run's documented options, i.e. 2 timed repetitions in each of the 3 interleaved
 # passes): memcheck checks memory, not timings, and a repetition runs the same code as
 # the one before it; warm-up, passes, merging, counters and statistics all still run.
-# Suppressed: Open MPI's own allocations in MPI_Init that it never frees
-# (tests/valgrind/openmpi-init.supp: a definite leak below PMPI_Init only) and, where
-# installed, Open MPI's packaged suppressions (openmpi-valgrind.supp); none of ours.
+# Suppressed: Open MPI's own allocations in MPI_Init and MPI_Finalize that it never frees
+# (tests/valgrind/openmpi-init.supp: a definite leak below PMPI_Init or
+# ompi_mpi_finalize only) and, where installed, Open MPI's packaged suppressions
+# (openmpi-valgrind.supp); none of ours.
 # Checked: run, report, compare, export (3 formats), import, merge.
 # Environment: OCB_BIN (./ocbench), VALGRIND_DIR (kept when given), VG_SUITE (the
 # comma-separated suites of the checked runs, each run from tests/valgrind/<suite>.json
