@@ -9,13 +9,18 @@
 #include "../common/ocb_error.h"
 #include "cli.h"
 
+static const char *kind_name(const struct ocb_planned *p)
+{
+	return p->bench->kind == OCB_KERNEL ? "kernel" : "workload";
+}
+
 /* One planned case as JSON: {suite, bench, kind, params, threads}. */
 static cJSON *case_json(const struct ocb_planned *p)
 {
 	cJSON *c = cJSON_CreateObject();
 	cJSON_AddStringToObject(c, "suite", p->suite);
 	cJSON_AddStringToObject(c, "bench", p->bench->name);
-	cJSON_AddStringToObject(c, "kind", p->bench->kind == OCB_KERNEL ? "kernel" : "workload");
+	cJSON_AddStringToObject(c, "kind", kind_name(p));
 	cJSON_AddItemToObject(c, "params", cJSON_Duplicate(p->params, 1));
 	cJSON_AddNumberToObject(c, "threads", p->threads);
 	return c;
@@ -26,8 +31,7 @@ static void print_text(const struct ocb_planned *plan, size_t np)
 	for (size_t i = 0; i < np; i++) {
 		char *params = cJSON_PrintUnformatted(plan[i].params);
 		printf("%s/%s/%s  %s  threads %d\n", plan[i].suite, plan[i].bench->name,
-		       params ? params : "?", plan[i].bench->kind == OCB_KERNEL ? "kernel" : "workload",
-		       plan[i].threads);
+		       params ? params : "?", kind_name(&plan[i]), plan[i].threads);
 		free(params);
 	}
 	printf("%zu cases\n", np);
