@@ -73,7 +73,7 @@ struct ab {
 	struct ocb_canaries can;
 	int64_t llc_bytes;         /* measured last-level capacity (0: the reported L3) */
 	double wall_s;
-	size_t extra_rounds;       /* adaptive rounds run (each on the undecided units only) */
+	size_t extra_rounds;       /* adaptive rounds run (each on the leaning or undecided units only) */
 	size_t steps, failed_steps;
 	const char *cmdline;       /* the whole command line, stored with the runs */
 	int64_t run_id[2];         /* the stored pair (ab_store), 0 until stored */
@@ -98,7 +98,8 @@ int ab_discover(struct ab *a);
 int ab_rounds(struct ab *a, size_t n, uint64_t seed, size_t mid, const size_t *sub,
 	      size_t nsub);
 /* Adaptive rounds (--time-limit): while time is left and rounds < max_rounds, one more
- * round of the units whose cases are undecided (ocb_ab_undecided). Returns OCB_OK. */
+ * round of the units whose cases lean (ocb_ab_leaning), or when none leans, of those
+ * whose cases are undecided (ocb_ab_undecided). Returns OCB_OK. */
 int ab_adaptive(struct ab *a, uint64_t seed);
 /* From the rounds so far: the rounds needed for the target MDE (90th percentile over the
  * cases), clamped to [a->rounds, max_rounds]. */

@@ -305,15 +305,18 @@ out:
 	return rounds;
 }
 
-/* The units of the undecided cases into sub[] (room for a->nunits); returns how many. */
-static size_t undecided_units(struct ab *a, size_t *sub, size_t *ncases)
+/* The units of the cases that `pick` selects (ocb_ab_leaning or ocb_ab_undecided) into
+ * sub[] (room for a->nunits); returns how many. */
+static size_t units_of(struct ab *a, int (*pick)(const struct ocb_ab_stats *,
+						 const struct ocb_ab_opts *),
+		       size_t *sub, size_t *ncases)
 {
 	size_t n = 0;
 	*ncases = 0;
 	for (size_t i = 0; i < a->n; i++) {
 		struct ocb_ab_stats st;
 		if (ocb_ab_eval(a->c[i].med[0], a->c[i].med[1], a->rounds, &a->o.stat, &st) ||
-		    !ocb_ab_undecided(&st, &a->o.stat))
+		    !pick(&st, &a->o.stat))
 			continue;
 		(*ncases)++;
 		size_t k = 0;
@@ -325,6 +328,9 @@ static size_t undecided_units(struct ab *a, size_t *sub, size_t *ncases)
 	return n;
 }
 
+/* Adaptive rounds serve the leaning cases first (a verdict that more rounds would most
+ * likely settle: a few cases, so a round of them costs seconds, not a full round's
+ * minute), then, when none leans, every undecided case. */
 int ab_adaptive(struct ab *a, uint64_t seed)
 {
 	size_t *sub = malloc((a->nunits ? a->nunits : 1) * sizeof *sub), ncases;
@@ -334,14 +340,19 @@ int ab_adaptive(struct ab *a, uint64_t seed)
 	while (rc == OCB_OK && !ab_stop && a->rounds < a->o.max_rounds &&
 	       a->rounds < a->cap_rounds) {
 		double spent = ocb_now_s() - a->wall_s;
+		const char *what = "leaning";
+		size_t nsub = units_of(a, ocb_ab_leaning, sub, &ncases);
+		if (nsub == 0) {
+			what = "undecided";
+			nsub = units_of(a, ocb_ab_undecided, sub, &ncases);
+		}
 		/* one round of everything took spent / rounds at most: stop when even a round
 		 * of the subset might overrun the limit */
-		size_t nsub = undecided_units(a, sub, &ncases);
 		double per_unit = spent / (double)(a->rounds + 1) / (double)a->nunits;
 		if (nsub == 0 || spent + per_unit * (double)nsub > a->o.time_limit)
 			break;
-		ocb_info("ab: adaptive round %zu: %zu undecided case(s) in %zu unit(s)",
-			 a->rounds + 1, ncases, nsub);
+		ocb_info("ab: adaptive round %zu: %zu %s case(s) in %zu unit(s)", a->rounds + 1,
+			 ncases, what, nsub);
 		rc = ab_rounds(a, 1, seed + a->rounds, SIZE_MAX, sub, nsub);
 		a->extra_rounds++;
 	}

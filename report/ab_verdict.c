@@ -84,6 +84,8 @@ int ocb_ab_undecided(const struct ocb_ab_stats *st, const struct ocb_ab_opts *o)
 		return 1;
 	if (st->verdict == OCB_V_SLOWER || st->verdict == OCB_V_FASTER)
 		return 0;
+	if (ocb_ab_leaning(st, o))
+		return 1;
 	double up = 1 + o->threshold, down = 1 - o->threshold;
 	if ((st->lo < up && st->hi > up) || (st->lo < down && st->hi > down))
 		return 1;
@@ -92,4 +94,12 @@ int ocb_ab_undecided(const struct ocb_ab_stats *st, const struct ocb_ab_opts *o)
 	if (st->verdict == OCB_V_SAME && (st->lo > up || st->hi < down))
 		return 1;
 	return st->mde > o->threshold;
+}
+
+int ocb_ab_leaning(const struct ocb_ab_stats *st, const struct ocb_ab_opts *o)
+{
+	if (st->n < OCB_MDE_MIN_ROUNDS || st->verdict != OCB_V_SAME)
+		return 0;
+	return (st->lo > 1 && st->ratio >= 1 + o->threshold) ||
+	       (st->hi < 1 && st->ratio <= 1 - o->threshold);
 }

@@ -49,9 +49,18 @@ void ocb_ab_defaults(struct ocb_ab_opts *o);
  * slower/faster and either the ratio CI contains 1 + threshold or 1 - threshold (a
  * change beyond the threshold is neither shown nor excluded) or the MDE is above the
  * threshold, or the verdict is "same" while the CI lies wholly beyond the band (the
- * bootstrap sees a change the rank test does not yet). A case flagged slower/faster, or
+ * bootstrap sees a change the rank test does not yet), or the case leans
+ * (ocb_ab_leaning). A case flagged slower/faster, or
  * whose CI lies inside the band with an MDE below the threshold, is decided. Pure. */
 int ocb_ab_undecided(const struct ocb_ab_stats *st, const struct ocb_ab_opts *o);
+
+/* Leaning (served first by the adaptive rounds): the evidence points to a change beyond
+ * the threshold that the rank test does not yet show: verdict "same" (p >= alpha), the
+ * ratio CI wholly above 1 with ratio >= 1 + threshold, or wholly below 1 with ratio <=
+ * 1 - threshold. Typically one or two of ten rounds read far the other way (a host
+ * event on one side), and at 10 rounds one such round with a middle rank already puts
+ * the two-sided p above 0.01. A subset of the undecided cases. Pure. */
+int ocb_ab_leaning(const struct ocb_ab_stats *st, const struct ocb_ab_opts *o);
 
 /* Fills *st. Returns OCB_OK or OCB_ENOMEM (then st->verdict is OCB_V_NA). */
 int ocb_ab_eval(const double *base, const double *cand, size_t rounds,

@@ -246,6 +246,34 @@ Test(regress_noise, undecided_rule)
 	cr_assert(ocb_ab_undecided(&st, &o));
 }
 
+Test(regress_noise, leaning_rule)
+{
+	struct ocb_ab_opts o;
+	ocb_ab_defaults(&o); /* threshold 2% */
+	/* nine rounds 1.03-1.08 and one at 0.85 of middle rank: p >= 0.01, CI above 1 */
+	struct ocb_ab_stats st = {.n = 10, .ratio = 1.05, .lo = 1.02, .hi = 1.07, .mde = 0.02,
+				  .p = 0.042, .verdict = OCB_V_SAME};
+	cr_assert(ocb_ab_leaning(&st, &o));
+	cr_assert(ocb_ab_undecided(&st, &o)); /* leaning is a subset of undecided */
+	st.lo = 1.005; /* CI across 1.02 but above 1: still leaning */
+	cr_assert(ocb_ab_leaning(&st, &o));
+	st.lo = 0.99; /* CI across 1 */
+	cr_assert_not(ocb_ab_leaning(&st, &o));
+	st.lo = 1.01;
+	st.ratio = 1.015; /* CI above 1, ratio inside the band: not beyond the threshold */
+	cr_assert_not(ocb_ab_leaning(&st, &o));
+	st = (struct ocb_ab_stats){.n = 10, .ratio = 0.95, .lo = 0.93, .hi = 0.99, .p = 0.03,
+				   .verdict = OCB_V_SAME};
+	cr_assert(ocb_ab_leaning(&st, &o)); /* faster side */
+	st.verdict = OCB_V_FASTER;
+	cr_assert_not(ocb_ab_leaning(&st, &o)); /* decided */
+	st.verdict = OCB_V_NOISE;
+	cr_assert_not(ocb_ab_leaning(&st, &o)); /* p < alpha already */
+	st = (struct ocb_ab_stats){.n = 5, .ratio = 1.05, .lo = 1.02, .hi = 1.07,
+				   .verdict = OCB_V_SAME};
+	cr_assert_not(ocb_ab_leaning(&st, &o)); /* too few rounds: undecided, not leaning */
+}
+
 Test(regress_noise, child_line_min)
 {
 	struct ocb_ab_obs o;
