@@ -99,7 +99,8 @@ int ab_rounds(struct ab *a, size_t n, uint64_t seed, size_t mid, const size_t *s
 	      size_t nsub);
 /* Adaptive rounds (--time-limit): while time is left and rounds < max_rounds, one more
  * round of the units whose cases lean (ocb_ab_leaning), or when none leans, of those
- * whose cases are undecided (ocb_ab_undecided). Returns OCB_OK. */
+ * whose cases are undecided (ocb_ab_undecided), padded to a quarter of the units.
+ * Returns OCB_OK. */
 int ab_adaptive(struct ab *a, uint64_t seed);
 /* From the rounds so far: the rounds needed for the target MDE (90th percentile over the
  * cases), clamped to [a->rounds, max_rounds]. */
