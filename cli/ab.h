@@ -73,7 +73,7 @@ struct ab {
 	struct ocb_canaries can;
 	int64_t llc_bytes;         /* measured last-level capacity (0: the reported L3) */
 	double wall_s;
-	size_t extra_rounds;       /* adaptive rounds run (each on the leaning or undecided units only) */
+	size_t extra_rounds;       /* adaptive rounds run (ab_adaptive: a subset of units) */
 	size_t steps, failed_steps;
 	const char *cmdline;       /* the whole command line, stored with the runs */
 	int64_t run_id[2];         /* the stored pair (ab_store), 0 until stored */

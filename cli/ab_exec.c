@@ -308,7 +308,7 @@ out:
 /* Adds to sub[0..n) the units of the cases that `pick` selects (ocb_ab_leaning,
  * ocb_ab_undecided, or NULL: any case), not already there, until sub holds `upto` units;
  * the cases are scanned from a rotating start so that padding is spread over them.
- * Returns the new count; *ncases counts the cases of the units added by `pick`. */
+ * Returns the new count; *ncases counts the cases `pick` selected. */
 static size_t add_units(struct ab *a, int (*pick)(const struct ocb_ab_stats *,
 						  const struct ocb_ab_opts *),
 			size_t *sub, size_t n, size_t upto, size_t *ncases)

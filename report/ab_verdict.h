@@ -50,8 +50,8 @@ void ocb_ab_defaults(struct ocb_ab_opts *o);
  * change beyond the threshold is neither shown nor excluded) or the MDE is above the
  * threshold, or the verdict is "same" while the CI lies wholly beyond the band (the
  * bootstrap sees a change the rank test does not yet), or the case leans
- * (ocb_ab_leaning). A case flagged slower/faster, or
- * whose CI lies inside the band with an MDE below the threshold, is decided. Pure. */
+ * (ocb_ab_leaning). A case flagged slower/faster, or whose CI lies inside the band with
+ * an MDE below the threshold, is decided. Pure. */
 int ocb_ab_undecided(const struct ocb_ab_stats *st, const struct ocb_ab_opts *o);
 
 /* Leaning (served first by the adaptive rounds): the evidence points to a change beyond
