@@ -305,22 +305,36 @@ out:
 	return rounds;
 }
 
-/* Adds to sub[0..n) the units of the cases that `pick` selects (ocb_ab_leaning,
- * ocb_ab_undecided, or NULL: any case), not already there, until sub holds `upto` units;
- * the cases are scanned from a rotating start so that padding is spread over them.
- * Returns the new count; *ncases counts the cases `pick` selected. */
-static size_t add_units(struct ab *a, int (*pick)(const struct ocb_ab_stats *,
-						  const struct ocb_ab_opts *),
-			size_t *sub, size_t n, size_t upto, size_t *ncases)
+/* What more rounds would do for a case, from its rounds so far (one evaluation per case
+ * per adaptive round). */
+enum need { NEED_FAILED = -1, NEED_NONE, NEED_UNDECIDED, NEED_LEANING };
+
+static void classify(struct ab *a, signed char *need)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		struct ocb_ab_stats st;
+		need[i] = NEED_NONE;
+		if (a->c[i].failed)
+			need[i] = NEED_FAILED;
+		else if (ocb_ab_eval(a->c[i].med[0], a->c[i].med[1], a->rounds, &a->o.stat,
+				     &st) == OCB_OK)
+			need[i] = ocb_ab_leaning(&st, &a->o.stat)     ? NEED_LEANING
+				  : ocb_ab_undecided(&st, &a->o.stat) ? NEED_UNDECIDED
+								      : NEED_NONE;
+	}
+}
+
+/* Adds to sub[0..n) the units of the cases whose need is at least `want`, not already
+ * there, until sub holds `upto` units; the cases are scanned from a rotating start so
+ * that padding is spread over them. Returns the new count; *ncases (when not NULL)
+ * counts the cases selected. */
+static size_t add_units(struct ab *a, const signed char *need, int want, size_t *sub,
+			size_t n, size_t upto, size_t *ncases)
 {
 	size_t start = a->n ? (a->rounds * 7919) % a->n : 0;
 	for (size_t t = 0; t < a->n && n < upto; t++) {
 		size_t i = (start + t) % a->n;
-		struct ocb_ab_stats st;
-		if (a->c[i].failed)
-			continue;
-		if (pick && (ocb_ab_eval(a->c[i].med[0], a->c[i].med[1], a->rounds, &a->o.stat,
-					 &st) || !pick(&st, &a->o.stat)))
+		if (need[i] < want)
 			continue;
 		if (ncases)
 			(*ncases)++;
@@ -341,34 +355,40 @@ static size_t add_units(struct ab *a, int (*pick)(const struct ocb_ab_stats *,
  * VM (sgemm_thin 4096 x 4096 x 16, 1 thread: 15.5-17 ms against 10.6-11.1 ms; with or
  * without --respawn), a regime the planned rounds never saw, and three such rounds made
  * one A/A case "faster". */
-static size_t adaptive_units(struct ab *a, size_t *sub, size_t *ncases, const char **what)
+static size_t adaptive_units(struct ab *a, const signed char *need, size_t *sub,
+			     size_t *ncases, const char **what)
 {
-	size_t floor_units = (a->nunits + 3) / 4, none = 0;
+	size_t floor_units = (a->nunits + 3) / 4;
 	*ncases = 0;
 	*what = "leaning";
-	size_t n = add_units(a, ocb_ab_leaning, sub, 0, a->nunits, ncases);
+	size_t n = add_units(a, need, NEED_LEANING, sub, 0, a->nunits, ncases);
 	if (n == 0) {
 		*what = "undecided";
-		n = add_units(a, ocb_ab_undecided, sub, 0, a->nunits, ncases);
+		n = add_units(a, need, NEED_UNDECIDED, sub, 0, a->nunits, ncases);
 		if (n == 0)
 			return 0;
 	}
-	n = add_units(a, ocb_ab_undecided, sub, n, floor_units, &none);
-	return add_units(a, NULL, sub, n, floor_units, &none);
+	n = add_units(a, need, NEED_UNDECIDED, sub, n, floor_units, NULL);
+	return add_units(a, need, NEED_NONE, sub, n, floor_units, NULL);
 }
 
 int ab_adaptive(struct ab *a, uint64_t seed)
 {
 	size_t *sub = malloc((a->nunits ? a->nunits : 1) * sizeof *sub), ncases;
+	signed char *need = malloc(a->n ? a->n : 1);
 	double last_unit_s = 0;
 	int rc = OCB_OK;
-	if (!sub)
+	if (!sub || !need) {
+		free(sub);
+		free(need);
 		return ocb_seterr(OCB_ENOMEM, "ab: adaptive rounds");
+	}
 	while (rc == OCB_OK && !ab_stop && a->rounds < a->o.max_rounds &&
 	       a->rounds < a->cap_rounds) {
 		double spent = ocb_now_s() - a->wall_s;
 		const char *what;
-		size_t nsub = adaptive_units(a, sub, &ncases, &what);
+		classify(a, need);
+		size_t nsub = adaptive_units(a, need, sub, &ncases, &what);
 		/* a unit's share of a round: the planned rounds' average, or what the last
 		 * adaptive round took per unit when more (a restart and a set-up per round
 		 * weigh more in a short round); stop when the next round might overrun */
@@ -383,6 +403,7 @@ int ab_adaptive(struct ab *a, uint64_t seed)
 		a->extra_rounds++;
 	}
 	free(sub);
+	free(need);
 	return rc;
 }
 

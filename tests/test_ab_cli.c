@@ -102,36 +102,6 @@ Test(ab_cli, same_binary_twice_gives_paired_rounds, .timeout = 0)
 	cr_assert(strstr(o.out, "stream_copy"), "%s", o.out);
 }
 
-/* --time-limit: with CAND 20% slower, 6 rounds cannot reach p < 0.01 (the smallest
- * two-sided signed-rank p of 6 rounds is 2/64), so the case leans (CI above 1, ratio
- * beyond the threshold, verdict "same") and the adaptive rounds serve it first; 8 rounds
- * of one sign give p = 2/256 < 0.01. */
-Test(ab_cli, time_limit_serves_the_leaning_cases_first, .timeout = 0)
-{
-	char dir[64], db[128];
-	cr_assert(cli_tmpdir(dir, sizeof dir));
-	snprintf(db, sizeof db, "OCBENCH_DB=%s/ab.db", dir);
-	const char *env[] = {db, NULL};
-	const char *argv[] = {"", "ab", "./ocbench", "./ocbench", "--quick", "--suite", "baseline",
-			      "--filter", "baseline/stream_copy/", "--threads", "1", "--rounds",
-			      "6", "--max-rounds", "12", "--time-limit", "600", "--budget", "0.01",
-			      "--inject-slowdown", "stream_copy:0.2", "--no-canaries", "--json",
-			      NULL};
-	struct cli_out o;
-	cr_assert_eq(cli_run(&o, argv, env), 0);
-	cr_assert(o.status == 0 || o.status == 1, "exit %d: %s", o.status, o.err);
-	cr_assert(strstr(o.err, "adaptive round 7: 1 leaning case(s)"), "%s", o.err);
-	cJSON *j = cJSON_Parse(o.out);
-	cr_assert_not_null(j, "%s", o.out);
-	int rounds = cJSON_GetObjectItem(j, "rounds")->valueint;
-	cr_assert(rounds >= 8 && rounds <= 12, "%d rounds", rounds);
-	cr_assert_eq(cJSON_GetObjectItem(j, "adaptive_rounds")->valueint, rounds - 6);
-	cJSON *c = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "cases"), 0);
-	cr_assert_not_null(c);
-	cr_assert_eq(cJSON_GetObjectItem(c, "rounds")->valueint, rounds);
-	cJSON_Delete(j);
-}
-
 /* A build without `run --serve` (an older revision: here a wrapper that refuses it the
  * way getopt does, exit 2) makes ab fall back to one `run` child per block, for both
  * sides; the rounds and verdicts come out the same way. */
@@ -183,7 +153,7 @@ Test(ab_cli, older_build_without_serve_falls_back_to_run_children, .timeout = 0)
 }
 
 /* Runs `ab ./ocbench ./ocbench` on the quick stream_copy cases with --budget 0.01,
- * --no-canaries, --json and the options opts (NULL-terminated, at most 8) in a fresh
+ * --no-canaries, --json and the options opts (NULL-terminated, at most 18) in a fresh
  * store; asserts it ran (exit 0 or 1) and returns its JSON (caller deletes); o keeps
  * what it printed. */
 static cJSON *serve_ab_json(const char *const *opts, struct cli_out *o)
@@ -277,5 +247,25 @@ Test(ab_cli, resetup_sets_every_case_up_again, .timeout = 0)
 	cJSON *c;
 	cJSON_ArrayForEach(c, cJSON_GetObjectItem(j, "cases"))
 		cr_assert_eq(cJSON_GetObjectItem(c, "rounds")->valueint, 6);
+	cJSON_Delete(j);
+}
+
+/* --time-limit: with CAND 20% slower, 6 rounds cannot reach p < 0.01 (the smallest
+ * two-sided signed-rank p of 6 rounds is 2/64), so the case leans (CI above 1, ratio
+ * beyond the threshold, verdict "same") and the adaptive rounds serve it first; 8 rounds
+ * of one sign give p = 2/256 < 0.01. */
+Test(ab_cli, time_limit_serves_the_leaning_cases_first, .timeout = 0)
+{
+	const char *opts[] = {"--threads", "1", "--rounds", "6", "--max-rounds", "12",
+			      "--time-limit", "600", "--inject-slowdown", "stream_copy:0.2", NULL};
+	struct cli_out o;
+	cJSON *j = serve_ab_json(opts, &o);
+	cr_assert(strstr(o.err, "adaptive round 7: 1 leaning case(s)"), "%s", o.err);
+	int rounds = cJSON_GetObjectItem(j, "rounds")->valueint;
+	cr_assert(rounds >= 8 && rounds <= 12, "%d rounds", rounds);
+	cr_assert_eq(cJSON_GetObjectItem(j, "adaptive_rounds")->valueint, rounds - 6);
+	cJSON *c = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "cases"), 0);
+	cr_assert_not_null(c);
+	cr_assert_eq(cJSON_GetObjectItem(c, "rounds")->valueint, rounds);
 	cJSON_Delete(j);
 }
