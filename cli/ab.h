@@ -53,10 +53,11 @@ struct ab_case {
 	double *med[2];            /* [side][round], NaN until measured */
 	struct ocb_ab_stats st;
 	/* serve mode (ab_serve.c): each side's case id, bytes held while set up (RSS
-	 * growth at its set-up), whether set up now; the longest sample of both sides (s) */
+	 * growth at its set-up), whether set up now, whether that side's build set it up
+	 * and checked it before in this run; the longest sample of both sides (s) */
 	long id[2];
 	double foot[2], sample_s;
-	int held[2], failed;
+	int held[2], checked[2], failed;
 };
 
 struct ab {
@@ -81,6 +82,8 @@ struct ab {
 	struct ocb_ab_proc proc[2];
 	double mem_cap, held[2], rss[2]; /* bytes: the cap, held set up, each child's RSS */
 	size_t setups;             /* set-ups done by the serving children (both sides) */
+	size_t setups_again;       /* of which `setup ID again` (no check, short warm-up) */
+	int no_again[2];           /* the side's build refused `setup ID again` (older) */
 	size_t respawns, since_spawn; /* restarts of the pair; rounds served since the last */
 };
 

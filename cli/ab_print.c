@@ -114,6 +114,7 @@ static void print_json(const struct ab *a)
 	/* "serve": long-lived children (run --serve); "run": one `run` child per block */
 	cJSON_AddStringToObject(j, "children", a->serve ? "serve" : "run");
 	cJSON_AddNumberToObject(j, "setups", (double)a->setups);
+	cJSON_AddNumberToObject(j, "setups_again", (double)a->setups_again);
 	cJSON_AddNumberToObject(j, "respawns", (double)a->respawns);
 	cJSON_AddNumberToObject(j, "threshold", a->o.stat.threshold);
 	cJSON_AddNumberToObject(j, "alpha", a->o.stat.alpha);

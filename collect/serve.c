@@ -83,8 +83,14 @@ static void emit_cases(struct server *s)
 	emit(s, j);
 }
 
-/* Sets case id up when it is not; OCB_OK or the failure (a "failed" line sent). */
-static int ensure_setup(struct server *s, long id)
+/* Warm-up of a set-up `again`, s: the caller's process already set the case up and timed
+ * it, so the warm-up only has to fault code and data in, not find the batch size first
+ * (the doubling batches still do); one call at least. */
+#define AGAIN_WARMUP_S 0.02
+
+/* Sets case id up when it is not; `again`: without the check, with a short warm-up (see
+ * serve.h). OCB_OK or the failure (a "failed" line sent). */
+static int ensure_setup(struct server *s, long id, int again)
 {
 	struct ocb_live_case *lc = &s->live[id];
 	const struct ocb_planned *p = &s->plan[id];
@@ -95,16 +101,17 @@ static int ensure_setup(struct server *s, long id)
 										    : 0.0;
 	s->ctx.threads = p->threads;
 	double t0 = ocb_now_s();
-	int rc = ocb_live_setup(lc, p->bench, p->full, &s->ctx, h->warmup_s, slow);
+	double warm = again && h->warmup_s > AGAIN_WARMUP_S ? AGAIN_WARMUP_S : h->warmup_s;
+	int rc = ocb_live_setup(lc, p->bench, p->full, &s->ctx, warm, slow, again);
 	s->setup_s[id] = ocb_now_s() - t0;
 	if (rc != OCB_OK)
 		emit_error(s, id, "failed", ocb_lasterr());
 	return rc;
 }
 
-static void do_setup(struct server *s, long id)
+static void do_setup(struct server *s, long id, int again)
 {
-	if (ensure_setup(s, id) != OCB_OK)
+	if (ensure_setup(s, id, again) != OCB_OK)
 		return;
 	const struct ocb_live_case *lc = &s->live[id];
 	cJSON *j = reply(id, "ok");
@@ -113,6 +120,9 @@ static void do_setup(struct server *s, long id)
 	cJSON_AddNumberToObject(j, "batch", (double)lc->batch);
 	cJSON_AddNumberToObject(j, "rss_bytes", rss_bytes());
 	cJSON_AddNumberToObject(j, "setup_s", s->setup_s[id]);
+	cJSON_AddBoolToObject(j, "checked", !isnan(lc->check_err));
+	cJSON_AddNumberToObject(j, "check_s", lc->check_s);
+	cJSON_AddNumberToObject(j, "warmup_s", lc->warm_s);
 	emit(s, j);
 }
 
@@ -120,7 +130,7 @@ static void do_time(struct server *s, long id, long reps, double max_s)
 {
 	struct ocb_live_case *lc = &s->live[id];
 	struct ocb_stats st;
-	if (ensure_setup(s, id) != OCB_OK)
+	if (ensure_setup(s, id, 0) != OCB_OK)
 		return;
 	if (ocb_live_time(lc, reps, max_s, s->smp, &reps) != OCB_OK) {
 		emit_error(s, id, "failed", ocb_lasterr());
@@ -174,7 +184,8 @@ static int handle(struct server *s, char *line)
 		return 1;
 	int takes_reps = strcmp(verb, "time") == 0;
 	if (strcmp(verb, "setup") && strcmp(verb, "teardown") && !takes_reps) {
-		emit_error(s, -1, "error", "unknown request (setup ID, time ID REPS, teardown ID, quit)");
+		emit_error(s, -1, "error",
+			   "unknown request (setup ID [again], time ID REPS, teardown ID, quit)");
 		return 0;
 	}
 	if (parse_whole(a1, 0, (long)s->np - 1, &id)) {
@@ -183,16 +194,18 @@ static int handle(struct server *s, char *line)
 		emit_error(s, -1, "error", msg);
 		return 0;
 	}
+	int is_setup = strcmp(verb, "setup") == 0, again = is_setup && a2 && !strcmp(a2, "again");
 	if (extra || (takes_reps ? parse_whole(a2, 1, OCB_SERVE_MAX_REPS, &reps) != 0 ||
 					   (a3 && parse_seconds(a3, &max_s) != 0)
-				 : a2 != NULL)) {
+				 : (a2 && !again) || a3)) {
 		emit_error(s, id, "error",
 			   takes_reps ? "time: wants ID, REPS in 1..100000 and optionally MAX_S > 0"
+			   : is_setup ? "setup: wants ID and optionally 'again'"
 				      : "too many words");
 		return 0;
 	}
-	if (strcmp(verb, "setup") == 0) {
-		do_setup(s, id);
+	if (is_setup) {
+		do_setup(s, id, again);
 	} else if (takes_reps) {
 		do_time(s, id, reps, max_s);
 	} else {

@@ -8,8 +8,13 @@
  *   at start   {"serve":1,"cases":[{"id":0,"suite":..,"bench":..,"params":{..},
  *               "threads":1,"kernel":true}, ...]}
  *   setup ID          -> {"id":ID,"status":"ok","variant":"avx2","per_call_s":..,
- *                         "batch":..,"rss_bytes":..,"setup_s":..}   (set up, checked,
- *                         warmed up; again on a set-up case: its numbers, no work)
+ *                         "batch":..,"rss_bytes":..,"setup_s":..,"checked":true,
+ *                         "check_s":..,"warmup_s":..}   (set up, checked against the
+ *                         reference, warmed up; on a set-up case: its numbers, no work)
+ *   setup ID again    -> the same without the check and with a 20 ms warm-up
+ *                         ("checked":false): for ab's re-set-ups after a restart, of a
+ *                         case this build already set up, checked and timed with the
+ *                         same seed (the same inputs) in an earlier process
  *   time ID REPS [MAX_S] -> {"id":ID,"status":"ok","variant":..,"n":N,"min_s":..,
  *                         "median_s":..,"samples_s":[..]}   (sets the case up first when
  *                         needed; N = REPS samples of `batch` calls, seconds per call,

@@ -204,6 +204,8 @@ Test(ab_cli, respawn_restarts_both_children, .timeout = 0)
 	cr_assert_gt(n, 0);
 	cr_assert_eq(cJSON_GetObjectItem(j, "respawns")->valueint, 2);
 	cr_assert_eq(cJSON_GetObjectItem(j, "setups")->valueint, 3 * 2 * n);
+	/* the first set-up of a case checks it; the restarts' set-ups skip the check */
+	cr_assert_eq(cJSON_GetObjectItem(j, "setups_again")->valueint, 2 * 2 * n);
 	cJSON *c;
 	cJSON_ArrayForEach(c, cJSON_GetObjectItem(j, "cases")) {
 		cr_assert_eq(cJSON_GetObjectItem(c, "rounds")->valueint, 7);
@@ -229,6 +231,46 @@ Test(ab_cli, respawn_sets_each_group_up_once_per_round, .timeout = 0)
 	int n = cJSON_GetArraySize(cJSON_GetObjectItem(j, "cases"));
 	cr_assert_gt(n, 1);
 	cr_assert_eq(cJSON_GetObjectItem(j, "setups")->valueint, 6 * 2 * n);
+	cJSON_Delete(j);
+}
+
+/* A build older than `setup ID again` (here a wrapper whose child refuses it, as an old
+ * build's "too many words") is asked plainly from then on: every set-up of that side
+ * checks and warms up in full, the other side's restarts skip the check, and the run
+ * is complete. */
+Test(ab_cli, older_build_without_setup_again_is_asked_plainly, .timeout = 0)
+{
+	char dir[64], old[160], real[4096], script[4400];
+	cr_assert(cli_tmpdir(dir, sizeof dir));
+	snprintf(old, sizeof old, "%s/old-ocbench", dir);
+	cr_assert_not_null(realpath("./ocbench", real));
+	snprintf(script, sizeof script,
+		 "#!/bin/sh\nsed -u 's/^setup \\([0-9]*\\) again$/setup \\1 again old/' | "
+		 "exec '%s' \"$@\"\n", real);
+	FILE *f = fopen(old, "w");
+	cr_assert_not_null(f);
+	fputs(script, f);
+	fclose(f);
+	cr_assert_eq(chmod(old, 0755), 0);
+	char db[128];
+	snprintf(db, sizeof db, "OCBENCH_DB=%s/ab.db", dir);
+	const char *env[] = {db, NULL};
+	const char *argv[] = {"", "ab", "./ocbench", old, "--quick", "--suite", "baseline",
+			      "--filter", "baseline/stream_copy/", "--rounds", "6", "--budget",
+			      "0.01", "--no-canaries", "--json", NULL};
+	struct cli_out o;
+	cr_assert_eq(cli_run(&o, argv, env), 0);
+	cr_assert(o.status == 0 || o.status == 1, "exit %d: %s", o.status, o.err);
+	cr_assert(strstr(o.err, "cand: its build has no `setup ID again`"), "%s", o.err);
+	cJSON *j = cJSON_Parse(o.out);
+	cr_assert_not_null(j, "%s", o.out);
+	int n = cJSON_GetArraySize(cJSON_GetObjectItem(j, "cases"));
+	cr_assert_gt(n, 0);
+	cr_assert_eq(cJSON_GetObjectItem(j, "setups")->valueint, 6 * 2 * n);
+	cr_assert_eq(cJSON_GetObjectItem(j, "setups_again")->valueint, 5 * n); /* base only */
+	cJSON *c;
+	cJSON_ArrayForEach(c, cJSON_GetObjectItem(j, "cases"))
+		cr_assert_eq(cJSON_GetObjectItem(c, "rounds")->valueint, 6);
 	cJSON_Delete(j);
 }
 

@@ -89,7 +89,8 @@ Test(serve, bad_requests_get_an_error_line_and_serving_goes_on)
 {
 	static const char *const bad[] = {
 		"bogus", "time", "time 0", "time 1 3", "time -1 3", "time 0 0", "time 0 100001",
-		"time 0 3 -1", "time 0 3 0.1 extra", "time x 3", "setup 0 1", "teardown", "quit now",
+		"time 0 3 -1", "time 0 3 0.1 extra", "time x 3", "setup 0 1", "setup 0 again x",
+		"setup again", "teardown", "quit now",
 	};
 	char req[512] = "";
 	size_t nb = sizeof bad / sizeof *bad;
@@ -169,4 +170,26 @@ Test(serve, proc_pipes_round_trip_and_a_child_that_exits_at_once)
 	cr_assert_eq(ocb_ab_proc_recv(&p), OCB_EIO);
 	ocb_ab_proc_close(&p, &st);
 	cr_assert_eq(st, 1);
+}
+
+/* `setup ID again` (ab's re-set-ups after a restart): set up and warmed up without the
+ * check against the reference; a plain set-up checks. Both can be timed. */
+Test(serve, setup_again_skips_the_check)
+{
+	cJSON *l[8];
+	int n = serve_lines("setup 0\nteardown 0\nsetup 0 again\ntime 0 2\nquit\n", l, 8);
+	cr_assert_eq(n, 5);
+	cr_assert_str_eq(status(l[1]), "ok");
+	cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(l[1], "checked")), "%s",
+		  cJSON_PrintUnformatted(l[1]));
+	cr_assert_str_eq(status(l[3]), "ok");
+	cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(l[3], "checked")), "%s",
+		  cJSON_PrintUnformatted(l[3]));
+	cr_assert_eq(num(l[3], "check_s"), 0);
+	cr_assert_gt(num(l[3], "per_call_s"), 0);
+	cr_assert_geq(num(l[3], "batch"), 1);
+	cr_assert_str_eq(status(l[4]), "ok");
+	cr_assert_eq(num(l[4], "n"), 2);
+	for (int i = 0; i < n; i++)
+		cJSON_Delete(l[i]);
 }
