@@ -140,11 +140,7 @@ static void print_json(const struct ab *a)
 		}
 		cJSON_AddBoolToObject(j, "drift_warning", d.drifted);
 	}
-	char *s = cJSON_Print(j);
-	if (s)
-		puts(s);
-	free(s);
-	cJSON_Delete(j);
+	cli_print_json("ab", j, 0);
 }
 
 void ab_print(const struct ab *a, int json)

@@ -1,5 +1,6 @@
 #include "cli.h"
 
+#include <cJSON.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,6 +25,18 @@ int cli_fail(const char *cmd, int status)
 	const char *d = ocb_lasterr();
 	fprintf(stderr, "ocbench: %s: %s\n", cmd, d && *d ? d : ocb_strerror(status));
 	return ocb_exit_code(status);
+}
+
+int cli_print_json(const char *cmd, struct cJSON *j, int compact)
+{
+	char *text = !j ? NULL : compact ? cJSON_PrintUnformatted(j) : cJSON_Print(j);
+	int ok = text && puts(text) >= 0;
+	cJSON_free(text);
+	cJSON_Delete(j);
+	if (ok)
+		return 0;
+	return cli_fail(cmd, text ? ocb_seterr(OCB_EIO, "writing the JSON to stdout")
+				  : ocb_seterr(OCB_ENOMEM, "JSON output"));
 }
 
 int cli_bad_option(const char *cmd, int argc, char **argv)

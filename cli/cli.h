@@ -28,6 +28,11 @@ struct ocb_cmd {
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints "ocbench: CMD: <ocb_lasterr() or strerror>" and returns ocb_exit_code(status). */
 int cli_fail(const char *cmd, int status);
+/* Prints j (indented, or on one line when compact) and a newline on stdout, then deletes
+ * it. 0, or cli_fail's code when j is NULL (building it failed) or it cannot be printed
+ * or written. */
+struct cJSON;
+int cli_print_json(const char *cmd, struct cJSON *j, int compact);
 
 /* Handles getopt_long's '?' and ':' results for `cmd`: one line, returns 2. */
 int cli_bad_option(const char *cmd, int argc, char **argv);

@@ -133,11 +133,7 @@ static int show(const struct ocb_global *g, const struct ocb_machine *m)
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "fingerprint", m->fingerprint);
 		cJSON_AddItemToObject(o, "ceilings", ceilings_json(c, n));
-		char *txt = cJSON_PrintUnformatted(o);
-		if (txt)
-			printf("%s\n", txt);
-		free(txt);
-		cJSON_Delete(o);
+		ec = cli_print_json(CMD, o, 1);
 	} else if (n == 0) {
 		fprintf(stderr, "ocbench: %s: no ceilings stored for this machine (%s) in %s; run "
 				"'ocbench ceilings'\n", CMD, m->fingerprint, g->db_path);
@@ -207,11 +203,7 @@ static void print_json(const struct ocb_machine *m, const char *uuid,
 	cJSON_AddItemToObject(o, "check", chk);
 	cJSON_AddNumberToObject(o, "remeasures", rep->remeasures);
 	cJSON_AddNumberToObject(o, "suspect", (double)count_suspect(c, n));
-	char *txt = cJSON_PrintUnformatted(o);
-	if (txt)
-		printf("%s\n", txt);
-	free(txt);
-	cJSON_Delete(o);
+	cli_print_json(CMD, o, 1);
 }
 
 static void print_measured(const struct ocb_global *g, const struct ocb_machine *m, int verify,

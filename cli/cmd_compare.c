@@ -91,16 +91,8 @@ int cmd_compare(const struct ocb_global *g, int argc, char **argv)
 	for (int i = 0; json && i < cmp.nwarn; i++) /* the text output carries them itself */
 		fprintf(stderr, "ocbench: compare: warning: %s\n", cmp.warn[i]);
 	if (json) {
-		cJSON *j = ocb_cmp_json(&cmp);
-		char *t = j ? cJSON_Print(j) : NULL;
-		if (!t) {
-			cJSON_Delete(j);
-			rc = cli_fail("compare", ocb_seterr(OCB_ENOMEM, "JSON output"));
+		if ((rc = cli_print_json("compare", ocb_cmp_json(&cmp), 0)) != 0)
 			goto out;
-		}
-		puts(t);
-		free(t);
-		cJSON_Delete(j);
 	} else {
 		ocb_cmp_print(&cmp, stdout);
 	}

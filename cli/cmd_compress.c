@@ -153,12 +153,7 @@ int cmd_compress(const struct ocb_global *g, int argc, char **argv)
 	if ((rc = compress_run(st, te, &text, &plan, &c.o, stages)))
 		goto out;
 	if (c.json) {
-		cJSON *j = compress_stages_json(stages);
-		char *txt = j ? cJSON_Print(j) : NULL;
-		if (txt)
-			printf("%s\n", txt);
-		free(txt);
-		cJSON_Delete(j);
+		ec = cli_print_json(CMD, compress_stages_json(stages), 0);
 	} else {
 		printf("%s under %s (%d linears): %d calibration windows of %d bytes, validation "
 		       "%ld windows (stride %d)\n\n", c.ckpt, c.plan, plan.n, c.o.calib_windows,

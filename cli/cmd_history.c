@@ -56,16 +56,8 @@ int cmd_history(const struct ocb_global *g, int argc, char **argv)
 		goto out;
 	}
 	if (json) {
-		cJSON *j = ocb_hist_json(&h);
-		char *t = j ? cJSON_Print(j) : NULL;
-		if (t)
-			puts(t);
-		free(t);
-		cJSON_Delete(j);
-		if (!t) {
-			rc = cli_fail("history", ocb_seterr(OCB_ENOMEM, "JSON output"));
+		if ((rc = cli_print_json("history", ocb_hist_json(&h), 0)) != 0)
 			goto out;
-		}
 	} else {
 		ocb_hist_print(&h, stdout);
 	}

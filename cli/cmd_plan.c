@@ -241,10 +241,8 @@ int cmd_plan(const struct ocb_global *g, int argc, char **argv)
 			printf("wrote %s\n", o.out);
 	}
 	if (o.json) {
-		char *txt = cJSON_Print(plan);
-		if (txt)
-			printf("%s\n", txt);
-		free(txt);
+		ec = cli_print_json(CMD, plan, 0);
+		plan = NULL;
 	}
 out:
 	cJSON_Delete(plan);

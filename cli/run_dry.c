@@ -42,11 +42,7 @@ static void print_json(const struct ocb_planned *plan, size_t np)
 	cJSON *a = cJSON_CreateArray();
 	for (size_t i = 0; a && i < np; i++)
 		cJSON_AddItemToArray(a, case_json(&plan[i]));
-	char *s = cJSON_Print(a);
-	if (s)
-		puts(s);
-	free(s);
-	cJSON_Delete(a);
+	cli_print_json("run", a, 0);
 }
 
 int run_dry(const struct ocb_run_opts *o, int json)
