@@ -83,9 +83,9 @@ static void emit_cases(struct server *s)
 	emit(s, j);
 }
 
-/* Warm-up of a set-up `again`, s: the caller's process already set the case up and timed
- * it, so the warm-up only has to fault code and data in, not find the batch size first
- * (the doubling batches still do); one call at least. */
+/* Warm-up of a set-up `again`, s: an earlier serving process of the same build already
+ * set the case up, checked and timed it, so a short warm-up suffices (it faults code and
+ * data in, and its doubling batches still pick the batch size); one call at least. */
 #define AGAIN_WARMUP_S 0.02
 
 /* Sets case id up when it is not; `again`: without the check, with a short warm-up (see
