@@ -102,24 +102,32 @@ Test(ab_cli, same_binary_twice_gives_paired_rounds, .timeout = 0)
 	cr_assert(strstr(o.out, "stream_copy"), "%s", o.out);
 }
 
+/* An "older build" for ab: dir/old-ocbench (its path into old[len]), a shell script
+ * whose body is body_fmt with %s the real ./ocbench's absolute path. */
+static void old_build(const char *dir, const char *body_fmt, char *old, size_t len)
+{
+	char real[4096], body[4400];
+	cr_assert_not_null(realpath("./ocbench", real));
+	snprintf(old, len, "%s/old-ocbench", dir);
+	snprintf(body, sizeof body, body_fmt, real);
+	FILE *f = fopen(old, "w");
+	cr_assert_not_null(f);
+	cr_assert(fprintf(f, "#!/bin/sh\n%s", body) > 0);
+	cr_assert_eq(fclose(f), 0);
+	cr_assert_eq(chmod(old, 0755), 0);
+}
+
 /* A build without `run --serve` (an older revision: here a wrapper that refuses it the
  * way getopt does, exit 2) makes ab fall back to one `run` child per block, for both
  * sides; the rounds and verdicts come out the same way. */
 Test(ab_cli, older_build_without_serve_falls_back_to_run_children, .timeout = 0)
 {
-	char dir[64], db[128], old[160], real[4096], script[4400];
+	char dir[64], db[128], old[160];
 	cr_assert(cli_tmpdir(dir, sizeof dir));
 	snprintf(db, sizeof db, "OCBENCH_DB=%s/ab.db", dir);
-	snprintf(old, sizeof old, "%s/old-ocbench", dir);
-	cr_assert_not_null(realpath("./ocbench", real));
-	snprintf(script, sizeof script,
-		 "#!/bin/sh\nfor a in \"$@\"; do [ \"$a\" = --serve ] && { echo \"ocbench: run: "
-		 "unknown option '--serve'\" >&2; exit 2; }; done\nexec '%s' \"$@\"\n", real);
-	FILE *f = fopen(old, "w");
-	cr_assert_not_null(f);
-	fputs(script, f);
-	fclose(f);
-	cr_assert_eq(chmod(old, 0755), 0);
+	old_build(dir, "for a in \"$@\"; do [ \"$a\" = --serve ] && { echo \"ocbench: run: "
+		       "unknown option '--serve'\" >&2; exit 2; }; done\nexec '%s' \"$@\"\n",
+		  old, sizeof old);
 	const char *env[] = {db, NULL};
 	const char *argv[] = {"", "ab", old, "./ocbench", "--quick", "--suite", "baseline",
 			      "--filter", "baseline/stream_copy/", "--rounds", "6", "--budget",
@@ -240,19 +248,11 @@ Test(ab_cli, respawn_sets_each_group_up_once_per_round, .timeout = 0)
  * is complete. */
 Test(ab_cli, older_build_without_setup_again_is_asked_plainly, .timeout = 0)
 {
-	char dir[64], old[160], real[4096], script[4400];
+	char dir[64], old[160], db[128];
 	cr_assert(cli_tmpdir(dir, sizeof dir));
-	snprintf(old, sizeof old, "%s/old-ocbench", dir);
-	cr_assert_not_null(realpath("./ocbench", real));
-	snprintf(script, sizeof script,
-		 "#!/bin/sh\nsed -u 's/^setup \\([0-9]*\\) again$/setup \\1 again old/' | "
-		 "exec '%s' \"$@\"\n", real);
-	FILE *f = fopen(old, "w");
-	cr_assert_not_null(f);
-	fputs(script, f);
-	fclose(f);
-	cr_assert_eq(chmod(old, 0755), 0);
-	char db[128];
+	old_build(dir, "sed -u 's/^setup \\([0-9]*\\) again$/setup \\1 again old/' | "
+		       "exec '%s' \"$@\"\n",
+		  old, sizeof old);
 	snprintf(db, sizeof db, "OCBENCH_DB=%s/ab.db", dir);
 	const char *env[] = {db, NULL};
 	const char *argv[] = {"", "ab", "./ocbench", old, "--quick", "--suite", "baseline",
