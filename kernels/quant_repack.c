@@ -54,13 +54,19 @@ int qrepack_supported(const struct qformat *f)
 	return f && qr_avx2_kernel(r8_fmt(f)->type, QR_AVX2) != NULL;
 }
 
+int qrepack_rows(const struct qformat *f)
+{
+	return qgemv_choose(f) == QGEMV_VNNI512_R16 ? 16 : 8;
+}
+
 size_t qrepack_bytes(const struct qformat *f, int64_t m, int64_t k)
 {
 	if (!f || m <= 0)
 		return 0;
-	const int64_t ng = m / QR_ROWS;
-	return (size_t)(ng * QR_ROWS) * qformat_row_bytes(r8_fmt(f), k) +
-	       (size_t)(m - ng * QR_ROWS) * qformat_row_bytes(f, k);
+	const int R = qrepack_rows(f);
+	const int64_t ng = m / R;
+	return (size_t)(ng * R) * qformat_row_bytes(r8_fmt(f), k) +
+	       (size_t)(m - ng * R) * qformat_row_bytes(f, k);
 }
 
 /* n TQ1_0 rows -> TQ2_0 rows with the same codes and scales (r8_fmt). */
@@ -112,17 +118,17 @@ static void q3_hbits(uint8_t *dst, const uint8_t *src, int decode)
 	memcpy(dst, out, 4);
 }
 
-/* One group of 8 plain rows (row stride rb) <-> its r8 bytes at g. */
-static void pack_group(const struct qr_layout *l, const struct qformat *f, int64_t nb,
+/* One group of R plain rows (row stride rb) <-> its r8 / r16 bytes at g. */
+static void pack_group(const struct qr_layout *l, const struct qformat *f, int R, int64_t nb,
 		       const char *rows, size_t rb, char *g, int unpack)
 {
 	const size_t bb = f->block_bytes;
-	char *sc = g, *pay = g + (size_t)nb * QR_ROWS * 2 * (size_t)l->nscales;
+	char *sc = g, *pay = g + (size_t)nb * (size_t)R * 2 * (size_t)l->nscales;
 	for (int64_t b = 0; b < nb; b++)
-		for (int r = 0; r < QR_ROWS; r++) {
+		for (int r = 0; r < R; r++) {
 			char *blk = (char *)rows + (size_t)r * rb + (size_t)b * bb;
 			for (int u = 0; u < l->units; u++) {
-				char *v = pay + ((size_t)b * l->units + u) * 32 + 4 * r;
+				char *v = pay + ((size_t)b * l->units + u) * 4 * (size_t)R + 4 * r;
 				char *p = blk + l->payload_off + 4 * u;
 				if (u == l->hbit_unit)
 					q3_hbits((uint8_t *)(unpack ? p : v), (const uint8_t *)(unpack ? v : p),
@@ -133,7 +139,7 @@ static void pack_group(const struct qr_layout *l, const struct qformat *f, int64
 					memcpy(v, p, 4);
 			}
 			for (int s = 0; s < l->nscales; s++) {
-				char *h = sc + (((size_t)b * l->nscales + s) * QR_ROWS + r) * 2;
+				char *h = sc + (((size_t)b * l->nscales + s) * (size_t)R + r) * 2;
 				if (unpack)
 					memcpy(blk + l->scale_off[s], h, 2);
 				else
@@ -154,8 +160,9 @@ static int pack_all(const struct qformat *f, const void *src, int64_t m, int64_t
 	struct qr_layout l;
 	if ((rc = qr_layout(fr, &l)))
 		return rc;
-	const size_t rb = qformat_row_bytes(f, k), gb = QR_ROWS * qformat_row_bytes(fr, k);
-	const int64_t nb = k / f->block, ng = m / QR_ROWS;
+	const int R = qrepack_rows(f);
+	const size_t rb = qformat_row_bytes(f, k), gb = (size_t)R * qformat_row_bytes(fr, k);
+	const int64_t nb = k / f->block, ng = m / R;
 	const char *s = src;
 	char *d = dst;
 	int failed = 0;
@@ -169,21 +176,21 @@ static int pack_all(const struct qformat *f, const void *src, int64_t m, int64_t
 #pragma omp for schedule(static)
 		for (int64_t g = 0; g < ng; g++) {
 			if (unpack) {
-				pack_group(&l, fr, nb, d + (size_t)g * gb, rb, (char *)s + (size_t)g * gb, 1);
+				pack_group(&l, fr, R, nb, d + (size_t)g * gb, rb, (char *)s + (size_t)g * gb, 1);
 			} else if (fr == f) {
-				pack_group(&l, fr, nb, s + (size_t)g * gb, rb, d + (size_t)g * gb, 0);
+				pack_group(&l, fr, R, nb, s + (size_t)g * gb, rb, d + (size_t)g * gb, 0);
 			} else if (tmp) {
-				tq1_to_tq2(f, s + (size_t)g * QR_ROWS * rb, QR_ROWS, k, tmp);
-				pack_group(&l, fr, nb, tmp, gb / QR_ROWS, d + (size_t)g * gb, 0);
+				tq1_to_tq2(f, s + (size_t)g * (size_t)R * rb, R, k, tmp);
+				pack_group(&l, fr, R, nb, tmp, gb / (size_t)R, d + (size_t)g * gb, 0);
 			}
 		}
 		free(tmp);
 	}
 	if (failed)
 		return ocb_seterr(OCB_ENOMEM, "%s: %zu-byte group buffer", what, gb);
-	/* the m % 8 last rows stay plain (in f) */
-	memcpy(d + (size_t)ng * gb, s + (size_t)ng * (unpack ? gb : QR_ROWS * rb),
-	       (size_t)(m - ng * QR_ROWS) * rb);
+	/* the m % R last rows stay plain (in f) */
+	memcpy(d + (size_t)ng * gb, s + (size_t)ng * (unpack ? gb : (size_t)R * rb),
+	       (size_t)(m - ng * R) * rb);
 	return OCB_OK;
 }
 
@@ -228,9 +235,10 @@ int qgemv_r8_ref(const struct qformat *f, const void *wr, int64_t m, int64_t k,
 		return rc;
 	if (!y)
 		return ocb_seterr(OCB_EINVAL, "qgemv_r8_ref: NULL output");
+	const int R = qrepack_rows(f);
 	const size_t rb = qformat_row_bytes(f, k), rbr = qformat_row_bytes(fr, k);
-	const size_t gb = QR_ROWS * rbr;
-	const int64_t nb = k / f->block, ng = m / QR_ROWS;
+	const size_t gb = (size_t)R * rbr;
+	const int64_t nb = k / f->block, ng = m / R;
 	const char *w = wr;
 	int failed = 0;
 #pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
@@ -244,16 +252,16 @@ int qgemv_r8_ref(const struct qformat *f, const void *wr, int64_t m, int64_t k,
 		for (int64_t g = 0; g < ng; g++) {
 			if (!rows)
 				continue;
-			pack_group(&l, fr, nb, rows, rbr, (char *)w + (size_t)g * gb, 1);
-			for (int r = 0; r < QR_ROWS; r++)
-				y[g * QR_ROWS + r] = fr->vec_dot_ref(k, rows + (size_t)r * rbr, xq);
+			pack_group(&l, fr, R, nb, rows, rbr, (char *)w + (size_t)g * gb, 1);
+			for (int r = 0; r < R; r++)
+				y[g * R + r] = fr->vec_dot_ref(k, rows + (size_t)r * rbr, xq);
 		}
 		free(rows);
 	}
 	if (failed)
 		return ocb_seterr(OCB_ENOMEM, "qgemv_r8_ref: %zu-byte group buffer", gb);
-	for (int64_t r = ng * QR_ROWS; r < m; r++)
-		y[r] = f->vec_dot_ref(k, w + (size_t)ng * gb + (size_t)(r - ng * QR_ROWS) * rb, xq);
+	for (int64_t r = ng * R; r < m; r++)
+		y[r] = f->vec_dot_ref(k, w + (size_t)ng * gb + (size_t)(r - ng * R) * rb, xq);
 	return OCB_OK;
 }
 
@@ -272,6 +280,14 @@ static enum qgemv_kind r8_kind_of(enum qr_isa isa)
 									: QGEMV_AVX2_R8;
 }
 
+/* The zmm r16 kernels where the CPU has AVX-512 VNNI and the format has one, else the
+ * best r8 kind. */
+static enum qgemv_kind zmm_kind_of(const struct qformat *f, enum qr_isa isa)
+{
+	return isa == QR_AVX512VNNI && qr_zmm_kernel(r8_fmt(f)->type) ? QGEMV_VNNI512_R16
+								      : r8_kind_of(isa);
+}
+
 int qgemv_r8(const struct qformat *f, const void *wr, int64_t m, int64_t k, const void *xq,
 	     float *y, int threads)
 {
@@ -283,17 +299,21 @@ int qgemv_r8(const struct qformat *f, const void *wr, int64_t m, int64_t k, cons
 	if (!y)
 		return ocb_seterr(OCB_EINVAL, "qgemv_r8: NULL output");
 	const enum qgemv_kind kind = qgemv_choose(f);
-	const qr_group_fn kern = qr_avx2_kernel(r8_fmt(f)->type, kind == QGEMV_VNNI_R8 ? QR_AVXVNNI
-								 : kind == QGEMV_VNNI512_R8 ? QR_AVX512VNNI
-											    : QR_AVX2);
-	const size_t rb = qformat_row_bytes(f, k), gb = QR_ROWS * qformat_row_bytes(r8_fmt(f), k);
-	const int64_t ng = m / QR_ROWS;
+	const qr_group_fn kern =
+		kind == QGEMV_VNNI512_R16
+			? qr_zmm_kernel(r8_fmt(f)->type)
+			: qr_avx2_kernel(r8_fmt(f)->type, kind == QGEMV_VNNI_R8	     ? QR_AVXVNNI
+							  : kind == QGEMV_VNNI512_R8 ? QR_AVX512VNNI
+										     : QR_AVX2);
+	const int R = kind == QGEMV_VNNI512_R16 ? 16 : 8; /* = qrepack_rows(f) */
+	const size_t rb = qformat_row_bytes(f, k), gb = (size_t)R * qformat_row_bytes(r8_fmt(f), k);
+	const int64_t ng = m / R;
 	const char *w = wr;
 #pragma omp parallel for schedule(static) num_threads(threads > 0 ? threads : omp_get_max_threads())
 	for (int64_t g = 0; g < ng; g++)
-		kern(k, w + (size_t)g * gb, xq, y + g * QR_ROWS);
-	for (int64_t r = ng * QR_ROWS; r < m; r++)
-		y[r] = f->vec_dot_avx2(k, w + (size_t)ng * gb + (size_t)(r - ng * QR_ROWS) * rb, xq);
+		kern(k, w + (size_t)g * gb, xq, y + g * R);
+	for (int64_t r = ng * R; r < m; r++)
+		y[r] = f->vec_dot_avx2(k, w + (size_t)ng * gb + (size_t)(r - ng * R) * rb, xq);
 	return OCB_OK;
 }
 
@@ -310,6 +330,8 @@ const char *qgemv_kind_name(enum qgemv_kind kind)
 		return "avxvnni-r8";
 	case QGEMV_VNNI512_R8:
 		return "avx512vnni-r8";
+	case QGEMV_VNNI512_R16:
+		return "avx512vnni-r16";
 	default:
 		return "ref";
 	}
@@ -325,6 +347,8 @@ enum qgemv_kind qgemv_choose(const struct qformat *f)
 			return QGEMV_REF;
 		if (strcmp(env, "plain") == 0)
 			return QGEMV_AVX2;
+		if (strcmp(env, "r16") == 0)
+			return !qrepack_supported(f) ? QGEMV_AVX2 : zmm_kind_of(f, cpu_vnni());
 		enum qr_isa want = strcmp(env, "r8-vnni") == 0      ? QR_AVXVNNI
 				   : strcmp(env, "r8-vnni512") == 0 ? QR_AVX512VNNI
 								    : QR_AVX2;
@@ -416,9 +440,11 @@ enum qgemv_kind qr_default_kind(const struct qformat *f, const struct ocb_cpu_id
 {
 	if (!qrepack_supported(f))
 		return QGEMV_AVX2;
+	const int amd_zen = strcmp(cpu->vendor, "AuthenticAMD") == 0 && cpu->family >= 0x17;
+	if (vnni == QR_AVX512VNNI && amd_zen)
+		return zmm_kind_of(f, vnni);
 	if (vnni != QR_AVX2)
 		return r8_kind_of(vnni);
-	const int amd_zen = strcmp(cpu->vendor, "AuthenticAMD") == 0 && cpu->family >= 0x17;
 	if (f->type == QF_TQ2_0 && (amd_zen || ocb_cpu_is_zen3(cpu)))
 		return QGEMV_AVX2;
 	return QGEMV_AVX2_R8;

@@ -13,16 +13,20 @@
  * q4_0_8x8 repacking, ggml-cpu/repack.cpp; this layout and code are ocbench's own.)
  *
  * Layout "r8" of m rows x k weights (nb = k / block blocks per row, P = the payload bytes
- * of one block: its codes without the fp16 scales, S = the number of fp16 scales):
- *   groups of 8 consecutive rows, g = 0 .. m/8 - 1, each nb * 8 * block_bytes bytes:
- *     scales:  for block b, S x 8 fp16: scale s of block b of rows 8g+0 .. 8g+7
- *     payload: for block b, P/4 vectors of 32 bytes; vector j holds the 4-byte unit j of
- *              block b of rows 8g+0 .. 8g+7 (row r at bytes 4r..4r+3)
+ * of one block: its codes without the fp16 scales, S = the number of fp16 scales), and
+ * its 16-row twin "r16" for the zmm kernels (R = 8 or 16 rows per group):
+ *   groups of R consecutive rows, g = 0 .. m/R - 1, each nb * R * block_bytes bytes:
+ *     scales:  for block b, S x R fp16: scale s of block b of rows Rg+0 .. Rg+R-1
+ *     payload: for block b, P/4 vectors of 4R bytes (a ymm for r8, a zmm for r16); vector
+ *              j holds the 4-byte unit j of block b of rows Rg+0 .. Rg+R-1 (row r at
+ *              bytes 4r..4r+3)
  *   (scales first: the kernels' code prefetch, running ~2 KiB ahead, then crosses a
  *   group's scales before its codes; with the scales after the codes, the first scale
  *   line of every group was a DRAM miss in the middle of the loop, which cost TQ2_0, with
  *   its short 34 KB groups, ~15% of its cold speed)
- *   then the m % 8 remaining rows unchanged (plain blocks).
+ *   then the m % R remaining rows unchanged (plain blocks).
+ * Which R: the one of the kernel qgemv_choose(f) picks (qrepack_rows), so pack, unpack and
+ * both GEMVs below must run under the same choice (the same OCB_QGEMV / OCB_FORCE_*).
  * The repacked matrix has exactly the bytes of the plain one (m * qformat_row_bytes),
  * except TQ1_0, whose groups are transcoded to TQ2_0 codes (66 instead of 54 bytes per
  * 256 weights: decoding base-3 trits costs more arithmetic than a core has at DRAM
@@ -38,10 +42,12 @@
 
 #include "quant_formats.h"
 
-#define QR_ROWS 8 /* rows interleaved per group */
-
 /* 1 if f has an r8 layout. */
 int qrepack_supported(const struct qformat *f);
+
+/* Rows per group of the layout the functions below use for f now: 16 where
+ * qgemv_choose(f) picks QGEMV_VNNI512_R16, else 8. */
+int qrepack_rows(const struct qformat *f);
 
 /* Bytes of the r8 layout of m x k weights (m * qformat_row_bytes(f, k) except TQ1_0). */
 size_t qrepack_bytes(const struct qformat *f, int64_t m, int64_t k);
@@ -79,25 +85,29 @@ enum qgemv_kind {
 	QGEMV_AVX2_R8, /* AVX2, r8 layout (quant_repack_avx2.c) */
 	QGEMV_VNNI_R8, /* AVX-VNNI (VEX vpdpbusd ymm), r8 layout (quant_repack_avx2.c) */
 	QGEMV_VNNI512_R8, /* AVX-512 VNNI + VL (EVEX vpdpbusd ymm), r8 layout (same kernels) */
+	QGEMV_VNNI512_R16, /* AVX-512 VNNI on zmm, r16 layout (quant_repack_avx512.c) */
 };
 
-/* 1 if kind runs on the r8 layout (call qgemv_r8 on qrepack_pack'ed weights). */
+/* 1 if kind runs on a repacked layout, r8 or r16 (call qgemv_r8 on qrepack_pack'ed
+ * weights). */
 static inline int qgemv_kind_r8(enum qgemv_kind kind)
 {
-	return kind == QGEMV_AVX2_R8 || kind == QGEMV_VNNI_R8 || kind == QGEMV_VNNI512_R8;
+	return kind == QGEMV_AVX2_R8 || kind == QGEMV_VNNI_R8 || kind == QGEMV_VNNI512_R8 ||
+	       kind == QGEMV_VNNI512_R16;
 }
 
 /* The GEMV this CPU should run for format f: decided from ocb_cpu_avx2(),
  * ocb_cpu_avxvnni(), ocb_cpu_avx512vnni(), the format and the CPU's vendor/family/model
  * (see qr_default_kind in quant_repack.c). The environment variable OCB_QGEMV overrides
  * it: ref | plain | r8 (AVX2 r8 kernels) | r8-vnni (AVX-VNNI r8 kernels) | r8-vnni512
- * (AVX-512 VNNI r8 kernels), each VNNI one only if the CPU has it (else AVX2 r8), r8 only
+ * (AVX-512 VNNI r8 kernels) | r16 (AVX-512 VNNI zmm kernels on r16; formats without one
+ * take r8-vnni512), each VNNI one only if the CPU has it (else AVX2 r8), r8 only
  * where supported; OCB_FORCE_SCALAR=1 still means ref, OCB_FORCE_AVX2=1 no VNNI.
  * OCB_QGEMV_PF=<bytes> sets the software prefetch distance of every GEMV kernel (default:
  * per CPU, see quant_repack.c). */
 enum qgemv_kind qgemv_choose(const struct qformat *f);
-/* "ref", "avx2", "avx2-r8", "avxvnni-r8", "avx512vnni-r8": the name stored as a result's
- * variant. */
+/* "ref", "avx2", "avx2-r8", "avxvnni-r8", "avx512vnni-r8", "avx512vnni-r16": the name
+ * stored as a result's variant. */
 const char *qgemv_kind_name(enum qgemv_kind kind);
 
 #endif

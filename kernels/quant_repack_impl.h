@@ -23,7 +23,7 @@ struct qr_layout {
 
 int qr_layout(const struct qformat *f, struct qr_layout *l);
 
-/* y[0..8) = the 8 rows of one r8 group (nb = k / block blocks) times xq. */
+/* y[0..R) = the R rows of one r8 / r16 group (nb = k / block blocks) times xq. */
 typedef void (*qr_group_fn)(int64_t k, const void *group, const void *xq, float *y);
 
 /* The instruction set of an r8 group kernel: the same code (quant_repack_kern.h) with the
@@ -33,6 +33,11 @@ enum qr_isa { QR_AVX2, QR_AVXVNNI, QR_AVX512VNNI };
 /* The group kernel of a format for an instruction set, or NULL if the format has none
  * (quant_repack_avx2.c). Call only on a CPU that has that instruction set. */
 qr_group_fn qr_avx2_kernel(enum qformat_type type, enum qr_isa isa);
+
+/* The zmm group kernel of a format on the r16 layout (16 rows per call, y[0..16)), or
+ * NULL if the format has none (quant_repack_avx512.c). Call only where
+ * ocb_cpu_avx512vnni(). */
+qr_group_fn qr_zmm_kernel(enum qformat_type type);
 
 /* The default GEMV kind for f on a CPU with AVX2 and the given identification, whose best
  * VNNI is `vnni` (QR_AVX2: none) (quant_repack.c). Pure: tests feed it CPUs we do not

@@ -1,8 +1,8 @@
 /* Criterion suite `qrepack`: the interleaved r8 weight layout and its GEMV
  * (kernels/quant_repack.h): pack/unpack round trip, the plain-C r8 GEMV against qgemv_ref,
  * the AVX2 r8 kernels against qgemv_ref within the fp32 summation-order bound, odd shapes
- * (rows not a multiple of 8, odd block counts), 1-3 threads, the run-time choice and its
- * overrides, CPU identification. */
+ * (rows not a multiple of 8 or 16, odd block counts), 1-3 threads, the r16 layout and its
+ * zmm kernels, the run-time choice and its overrides, CPU identification. */
 #include <criterion/criterion.h>
 #include <float.h>
 #include <math.h>
@@ -78,45 +78,8 @@ static double order_bound(const struct rprob *p, int64_t r)
 	return 2.0 * (double)(nb + 16) * FLT_EPSILON * s + 1e-30;
 }
 
-Test(qrepack, pack_unpack_round_trip_every_layout)
-{
-	const int64_t ms[] = { 1, 7, 8, 13, 24 };
-	for (size_t i = 0; i < NALL; i++) {
-		const struct qformat *f = qformat_find(all_fmts[i]);
-		for (size_t j = 0; j < sizeof ms / sizeof *ms; j++) {
-			struct rprob p;
-			int64_t k = f->block == 32 ? 96 : 512;
-			rprob_init(&p, f, ms[j], k, 5 + j);
-			if (!qrepack_supported(f)) {
-				cr_assert_eq(qrepack_pack(f, p.w, p.m, k, p.wr, 1), OCB_EINVAL);
-				rprob_free(&p);
-				continue;
-			}
-			size_t bytes = qrepack_bytes(f, p.m, k);
-			cr_assert_eq(qrepack_pack(f, p.w, p.m, k, p.wr, 2), OCB_OK);
-			if (f->type == QF_TQ1_0) { /* transcoded to TQ2_0 codes: 66 / 54 bytes per group row */
-				int64_t ng = p.m / 8;
-				cr_assert_eq(bytes, (size_t)(ng * 8) * 66 * (k / 256) +
-						    (size_t)(p.m - ng * 8) * qformat_row_bytes(f, k));
-				cr_assert_eq(qrepack_unpack(f, p.wr, p.m, k, p.w), OCB_EINVAL);
-				rprob_free(&p);
-				continue;
-			}
-			cr_assert_eq(bytes, (size_t)p.m * qformat_row_bytes(f, k));
-			if (p.m >= 8) /* a group really is interleaved */
-				cr_assert_neq(memcmp(p.w, p.wr, qformat_row_bytes(f, k)), 0, "%s", f->name);
-			char *back = malloc(bytes);
-			cr_assert_eq(qrepack_unpack(f, p.wr, p.m, k, back), OCB_OK);
-			cr_assert_eq(memcmp(back, p.w, bytes), 0, "%s m=%lld", f->name, (long long)p.m);
-			free(back);
-			rprob_free(&p);
-		}
-	}
-}
-
-/* The plain-C r8 GEMV reuses vec_dot_ref on rows gathered back: identical arithmetic in the
- * same order as qgemv_ref, so equal by construction. */
-Test(qrepack, ref_on_r8_equals_plain_ref)
+/* qgemv_r8_ref on the layout of the current choice against qgemv_ref */
+static void ref_on_layout(void)
 {
 	for (size_t i = 0; i < NALL; i++) {
 		const struct qformat *f = qformat_find(all_fmts[i]);
@@ -131,6 +94,71 @@ Test(qrepack, ref_on_r8_equals_plain_ref)
 		cr_assert_eq(memcmp(y0, y1, sizeof y0), 0, "%s", f->name);
 		rprob_free(&p);
 	}
+}
+
+/* Both layouts: r8 (OCB_QGEMV=r8) and, on an AVX-512 VNNI CPU, r16 for the formats with
+ * zmm kernels (the others stay r8 under OCB_QGEMV=r16). */
+static void round_trip(void)
+{
+	const int64_t ms[] = { 1, 7, 8, 13, 16, 24, 35 };
+	for (size_t i = 0; i < NALL; i++) {
+		const struct qformat *f = qformat_find(all_fmts[i]);
+		for (size_t j = 0; j < sizeof ms / sizeof *ms; j++) {
+			struct rprob p;
+			int64_t k = f->block == 32 ? 96 : 512;
+			rprob_init(&p, f, ms[j], k, 5 + j);
+			if (!qrepack_supported(f)) {
+				cr_assert_eq(qrepack_pack(f, p.w, p.m, k, p.wr, 1), OCB_EINVAL);
+				rprob_free(&p);
+				continue;
+			}
+			size_t bytes = qrepack_bytes(f, p.m, k);
+			const int R = qrepack_rows(f);
+			cr_assert_eq(qrepack_pack(f, p.w, p.m, k, p.wr, 2), OCB_OK);
+			if (f->type == QF_TQ1_0) { /* transcoded to TQ2_0 codes: 66 / 54 bytes per group row */
+				int64_t ng = p.m / R;
+				cr_assert_eq(bytes, (size_t)(ng * R) * 66 * (k / 256) +
+						    (size_t)(p.m - ng * R) * qformat_row_bytes(f, k));
+				cr_assert_eq(qrepack_unpack(f, p.wr, p.m, k, p.w), OCB_EINVAL);
+				rprob_free(&p);
+				continue;
+			}
+			cr_assert_eq(bytes, (size_t)p.m * qformat_row_bytes(f, k));
+			if (p.m >= R) /* a group really is interleaved */
+				cr_assert_neq(memcmp(p.w, p.wr, qformat_row_bytes(f, k)), 0, "%s", f->name);
+			char *back = malloc(bytes);
+			cr_assert_eq(qrepack_unpack(f, p.wr, p.m, k, back), OCB_OK);
+			cr_assert_eq(memcmp(back, p.w, bytes), 0, "%s R=%d m=%lld", f->name, R, (long long)p.m);
+			free(back);
+			rprob_free(&p);
+		}
+	}
+}
+
+Test(qrepack, pack_unpack_round_trip_every_layout)
+{
+	setenv("OCB_QGEMV", "r8", 1);
+	cr_assert_eq(qrepack_rows(qformat_find("q4_0")), 8);
+	round_trip();
+	if (ocb_cpu_avx512vnni()) {
+		setenv("OCB_QGEMV", "r16", 1);
+		cr_assert_eq(qrepack_rows(qformat_find("q4_0")), 16);
+		cr_assert_eq(qrepack_rows(qformat_find("q3_g")), 8); /* no zmm kernel */
+		round_trip();
+	}
+	unsetenv("OCB_QGEMV");
+}
+
+/* The plain-C r8 GEMV reuses vec_dot_ref on rows gathered back: identical arithmetic in the
+ * same order as qgemv_ref, so equal by construction; on both layouts (r16 where the CPU
+ * has its kernels). */
+Test(qrepack, ref_on_r8_equals_plain_ref)
+{
+	for (int layout = 0; layout < 2; layout++) {
+		setenv("OCB_QGEMV", layout ? "r16" : "r8", 1);
+		ref_on_layout();
+	}
+	unsetenv("OCB_QGEMV");
 }
 
 static void check_r8(const struct qformat *f, int64_t m, int64_t k, int threads)
@@ -199,12 +227,27 @@ Test(qrepack, vnni_r8_kernels)
 	check_kind("r8-vnni", QGEMV_VNNI_R8);
 }
 
-/* AVX-512 VNNI, EVEX vpdpbusd on ymm (the default on AVX-512 VNNI CPUs without AVX-VNNI) */
+/* AVX-512 VNNI, EVEX vpdpbusd on ymm (the default on Intel AVX-512 VNNI CPUs without
+ * AVX-VNNI) */
 Test(qrepack, vnni512_r8_kernels)
 {
 	if (!ocb_cpu_avx512vnni())
 		cr_skip_test("no AVX-512 VNNI on this CPU (or OCB_FORCE_SCALAR / OCB_FORCE_AVX2 set)");
 	check_kind("r8-vnni512", QGEMV_VNNI512_R8);
+}
+
+/* AVX-512 VNNI on zmm over the r16 layout (the default on AMD Zen 4 / Zen 5); the formats
+ * without a zmm kernel run r8-vnni512 under it */
+Test(qrepack, vnni512_r16_kernels)
+{
+	if (!ocb_cpu_avx512vnni())
+		cr_skip_test("no AVX-512 VNNI on this CPU (or OCB_FORCE_SCALAR / OCB_FORCE_AVX2 set)");
+	check_kind("r16", QGEMV_VNNI512_R16);
+	setenv("OCB_QGEMV", "r16", 1);
+	cr_assert_eq(qgemv_choose(qformat_find("q2_g")), QGEMV_VNNI512_R8);
+	check_r8(qformat_find("q8_0"), 50, 2048, 2); /* 3 groups of 16 + 2 plain rows, 64 blocks */
+	check_r8(qformat_find("tq1_0"), 33, 1024, 2);
+	unsetenv("OCB_QGEMV");
 }
 
 /* TQ2_0 codes are 0..2 from any quantizer, but a byte may hold 3 (ggml decodes it as +2):
@@ -215,17 +258,17 @@ Test(qrepack, tq2_code_3_every_kernel)
 	if (!ocb_cpu_avx2())
 		cr_skip_test("no AVX2 on this CPU (or OCB_FORCE_SCALAR set)");
 	const struct qformat *f = qformat_find("tq2_0");
-	const char *kinds[] = { "r8", "r8-vnni", "r8-vnni512" };
+	const char *kinds[] = { "r8", "r8-vnni", "r8-vnni512", "r16" };
 	struct rprob p;
 	rprob_init(&p, f, 16, 512, 41);
 	size_t rb = qformat_row_bytes(f, p.k);
 	for (int64_t r = 0; r < p.m; r += 3) /* every code of some rows is 3 */
 		memset(p.w + (size_t)r * rb, 0xff, 64), memset(p.w + (size_t)r * rb + 66, 0xff, 64);
-	cr_assert_eq(qrepack_pack(f, p.w, p.m, p.k, p.wr, 1), OCB_OK);
 	float y0[16], y1[16];
 	cr_assert_eq(qgemv_ref(f, p.w, p.m, p.k, p.xq, y0, 1), OCB_OK);
 	for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
-		setenv("OCB_QGEMV", kinds[i], 1);
+		setenv("OCB_QGEMV", kinds[i], 1); /* the layout follows the kind: pack under it */
+		cr_assert_eq(qrepack_pack(f, p.w, p.m, p.k, p.wr, 1), OCB_OK);
 		cr_assert_eq(qgemv_r8(f, p.wr, p.m, p.k, p.xq, y1, 2), OCB_OK);
 		for (int r = 0; r < 16; r++)
 			cr_assert_leq(fabs((double)y0[r] - y1[r]), order_bound(&p, r), "%s row %d: %g vs %g",
@@ -240,11 +283,20 @@ Test(qrepack, default_kind_per_cpu)
 {
 	const struct ocb_cpu_id zen3 = { .vendor = "AuthenticAMD", .family = 0x19, .model = 0x01 };
 	const struct ocb_cpu_id zen4 = { .vendor = "AuthenticAMD", .family = 0x19, .model = 0x11 };
+	const struct ocb_cpu_id zen5 = { .vendor = "AuthenticAMD", .family = 0x1a, .model = 0x02 };
 	const struct ocb_cpu_id spr = { .vendor = "GenuineIntel", .family = 6, .model = 0x8f };
 	for (size_t i = 0; i < NALL; i++) {
 		const struct qformat *f = qformat_find(all_fmts[i]);
 		cr_assert_eq(qr_default_kind(f, &spr, QR_AVXVNNI), QGEMV_VNNI_R8, "%s", f->name);
-		cr_assert_eq(qr_default_kind(f, &zen4, QR_AVX512VNNI), QGEMV_VNNI512_R8, "%s", f->name);
+		/* AMD with AVX-512 VNNI: zmm on r16 where the format has a zmm kernel; Intel's
+		 * AVX-512 VNNI CPUs keep the measured ymm kernels */
+		const int zmm = f->type == QF_Q8_0 || f->type == QF_Q4_0 || f->type == QF_Q4_1 ||
+				f->type == QF_TQ2_0 || f->type == QF_TQ1_0;
+		cr_assert_eq(qr_default_kind(f, &zen4, QR_AVX512VNNI),
+			     zmm ? QGEMV_VNNI512_R16 : QGEMV_VNNI512_R8, "%s", f->name);
+		cr_assert_eq(qr_default_kind(f, &zen5, QR_AVX512VNNI),
+			     zmm ? QGEMV_VNNI512_R16 : QGEMV_VNNI512_R8, "%s", f->name);
+		cr_assert_eq(qr_default_kind(f, &spr, QR_AVX512VNNI), QGEMV_VNNI512_R8, "%s", f->name);
 		cr_assert_eq(qr_default_kind(f, &spr, QR_AVX2), QGEMV_AVX2_R8, "%s", f->name);
 		/* Zen 3 keeps the plain TQ2_0 loop (quant_repack.c: the model rates both alike) */
 		cr_assert_eq(qr_default_kind(f, &zen3, QR_AVX2),
@@ -252,23 +304,25 @@ Test(qrepack, default_kind_per_cpu)
 	}
 }
 
-/* A wrong answer must not pass the bound: swap two rows of one group in the packed bytes. */
+/* A wrong answer must not pass the bound: swap two rows of one group in the packed bytes
+ * (16 rows: one group of either layout). */
 Test(qrepack, bound_catches_a_misplaced_row)
 {
 	if (!ocb_cpu_avx2())
 		cr_skip_test("no AVX2 on this CPU (or OCB_FORCE_SCALAR set)");
 	const struct qformat *f = qformat_find("q4_0");
 	struct rprob p;
-	rprob_init(&p, f, 8, 256, 77);
+	rprob_init(&p, f, 16, 256, 77);
 	/* rows 0 and 1 swapped before packing: outputs 0 and 1 swap */
 	size_t rb = qformat_row_bytes(f, p.k);
-	char *sw = malloc(8 * rb), *wr = qrepack_alloc(8 * rb);
-	memcpy(sw, p.w + rb, rb), memcpy(sw + rb, p.w, rb), memcpy(sw + 2 * rb, p.w + 2 * rb, 6 * rb);
-	cr_assert_eq(qrepack_pack(f, sw, 8, p.k, wr, 1), OCB_OK);
-	float y0[8], y1[8];
-	cr_assert_eq(qgemv_ref(f, p.w, 8, p.k, p.xq, y0, 1), OCB_OK);
-	cr_assert_eq(qgemv_r8(f, wr, 8, p.k, p.xq, y1, 1), OCB_OK);
+	char *sw = malloc(16 * rb), *wr = qrepack_alloc(16 * rb);
+	memcpy(sw, p.w + rb, rb), memcpy(sw + rb, p.w, rb), memcpy(sw + 2 * rb, p.w + 2 * rb, 14 * rb);
+	cr_assert_eq(qrepack_pack(f, sw, 16, p.k, wr, 1), OCB_OK);
+	float y0[16], y1[16];
+	cr_assert_eq(qgemv_ref(f, p.w, 16, p.k, p.xq, y0, 1), OCB_OK);
+	cr_assert_eq(qgemv_r8(f, wr, 16, p.k, p.xq, y1, 1), OCB_OK);
 	cr_assert_gt(fabs((double)y0[0] - y1[0]), order_bound(&p, 0));
+	cr_assert_leq(fabs((double)y0[0] - y1[1]), order_bound(&p, 0));
 	free(sw);
 	qrepack_free(wr);
 	rprob_free(&p);
@@ -282,7 +336,8 @@ Test(qrepack, choice_and_overrides)
 	cr_assert_str_eq(qgemv_kind_name(QGEMV_AVX2_R8), "avx2-r8");
 	cr_assert_str_eq(qgemv_kind_name(QGEMV_VNNI_R8), "avxvnni-r8");
 	cr_assert_str_eq(qgemv_kind_name(QGEMV_VNNI512_R8), "avx512vnni-r8");
-	cr_assert(qgemv_kind_r8(QGEMV_VNNI512_R8));
+	cr_assert_str_eq(qgemv_kind_name(QGEMV_VNNI512_R16), "avx512vnni-r16");
+	cr_assert(qgemv_kind_r8(QGEMV_VNNI512_R8) && qgemv_kind_r8(QGEMV_VNNI512_R16));
 	cr_assert(!qgemv_kind_r8(QGEMV_AVX2) && !qgemv_kind_r8(QGEMV_REF));
 	cr_assert_eq(qgemv_choose(NULL), QGEMV_REF);
 	if (ocb_cpu_avx2()) {
@@ -295,6 +350,9 @@ Test(qrepack, choice_and_overrides)
 		cr_assert_eq(qgemv_choose(q40), ocb_cpu_avxvnni() ? QGEMV_VNNI_R8 : QGEMV_AVX2_R8);
 		setenv("OCB_QGEMV", "r8-vnni512", 1);
 		cr_assert_eq(qgemv_choose(q40), ocb_cpu_avx512vnni() ? QGEMV_VNNI512_R8 : QGEMV_AVX2_R8);
+		setenv("OCB_QGEMV", "r16", 1); /* else the best r8 this CPU has */
+		cr_assert(qgemv_choose(q40) == (ocb_cpu_avx512vnni() ? QGEMV_VNNI512_R16 : qgemv_choose(tq1)));
+		cr_assert_eq(qrepack_rows(q40), qgemv_choose(q40) == QGEMV_VNNI512_R16 ? 16 : 8);
 		setenv("OCB_QGEMV", "ref", 1);
 		cr_assert_eq(qgemv_choose(q40), QGEMV_REF);
 		unsetenv("OCB_QGEMV");

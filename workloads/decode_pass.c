@@ -92,7 +92,7 @@ static int repack_all(struct decode_pass *p, const int64_t rows[7])
 	const struct ocb_model_spec *s = &p->s;
 	p->kind = qgemv_choose(p->f);
 	if (!qgemv_kind_r8(p->kind) ||
-	    qrepack_bytes(p->f, 8, p->kd) != 8 * qformat_row_bytes(p->f, p->kd)) {
+	    qrepack_bytes(p->f, 16, p->kd) != 16 * qformat_row_bytes(p->f, p->kd)) {
 		p->kind = ocb_cpu_avx2() ? QGEMV_AVX2 : QGEMV_REF;
 		return OCB_OK;
 	}
@@ -238,22 +238,23 @@ static int gemv(struct decode_pass *p, size_t off, int64_t m, int64_t k, const f
 	return rc ? rc : qgemv_r8(p->f, p->w + off, m, k, p->act, y, p->threads);
 }
 
-/* Embedding row tok, dequantized into out (kd floats). A tied embedding in the r8 layout
- * (it is the head) is read by unpacking the 8-row group that holds tok. */
+/* Embedding row tok, dequantized into out (kd floats). A tied embedding in the r8 / r16
+ * layout (it is the head) is read by unpacking the R-row group that holds tok. */
 static int embed_row(struct decode_pass *p, int tok, float *out)
 {
 	const struct ocb_model_spec *s = &p->s;
 	size_t rb = qformat_row_bytes(p->f, p->kd);
 	const uint8_t *e = p->w + (size_t)s->n_layers * p->block_bytes;
-	int64_t g = tok / QR_ROWS, ng = s->vocab / QR_ROWS;
+	const int R = qrepack_rows(p->f);
+	int64_t g = tok / R, ng = s->vocab / R;
 	if (!qgemv_kind_r8(p->kind) || !s->tied || g >= ng) /* the remainder rows stay plain */
 		return qformat_dequantize(p->f, e + (size_t)tok * rb, out, 1, p->kd);
-	uint8_t *grp = malloc(QR_ROWS * rb);
+	uint8_t *grp = malloc((size_t)R * rb);
 	if (!grp)
 		return ocb_seterr(OCB_ENOMEM, "decode pass: embedding group");
-	int rc = qrepack_unpack(p->f, e + (size_t)g * QR_ROWS * rb, QR_ROWS, p->kd, grp);
+	int rc = qrepack_unpack(p->f, e + (size_t)g * (size_t)R * rb, R, p->kd, grp);
 	if (!rc)
-		rc = qformat_dequantize(p->f, grp + (size_t)(tok % QR_ROWS) * rb, out, 1, p->kd);
+		rc = qformat_dequantize(p->f, grp + (size_t)(tok % R) * rb, out, 1, p->kd);
 	free(grp);
 	return rc;
 }

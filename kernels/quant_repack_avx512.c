@@ -1,0 +1,196 @@
+/* quant_repack_avx512: AVX-512 VNNI GEMV kernels on zmm over the r16 layout
+ * (quant_repack.h): one call computes the 16 outputs of one group of 16 interleaved rows.
+ * Their plain-C twin is qgemv_r8_ref (quant_repack.c), which reads either layout; the
+ * integer block sums here are exact, only the fp32 accumulation order differs.
+ *
+ * Why a second layout: on a core whose vector units are 512 bits wide (AMD Zen 5 server
+ * parts), a batch-1 GEMV on ymm runs out of arithmetic before it runs out of DRAM
+ * bandwidth (measured in quant_repack.c's notes). The r16 layout is r8 with 16 rows per
+ * group: vector j of a block is unit j of 16 rows, 64 bytes, so the r8 kernels of
+ * quant_repack_kern.h carry over to zmm unchanged in shape: one 4-byte activation
+ * broadcast ({1to16}, folded into vpdpbusd as a memory operand) serves 16 rows, and the
+ * 16 fp16 scales of a block convert with one vcvtph2ps. Formats: Q8_0, Q4_0, Q4_1, TQ2_0
+ * (and TQ1_0, packed as TQ2_0 codes); Q3_G and Q2_G keep the r8 kernels. */
+#include <immintrin.h>
+#include <string.h>
+
+#include "quant_impl.h"
+#include "quant_repack_impl.h"
+
+#define ZMM __attribute__((target("avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")))
+#define INL inline __attribute__((always_inline))
+
+static INL ZMM __m512i ldz(const void *p) { return _mm512_loadu_si512(p); }
+
+/* s + the products of unsigned codes u and the 4 int8 activations at p broadcast to all
+ * 16 lanes (EVEX vpdpbusd with a {1to16} memory operand: one fused uop) */
+static INL ZMM __m512i dpz(__m512i s, __m512i u, const int8_t *p)
+{
+	__asm__("vpdpbusd %2%{1to16%}, %1, %0" : "+v"(s) : "v"(u), "m"(*(const int32_t *)(const void *)p));
+	return s;
+}
+
+static INL ZMM __m512i add4(__m512i a, __m512i b, __m512i c, __m512i d)
+{
+	return _mm512_add_epi32(_mm512_add_epi32(a, b), _mm512_add_epi32(c, d));
+}
+
+/* ---- blocks of 32: Q8_0, Q4_0, Q4_1 (quant_repack_kern.h explains the offsets) ---- */
+
+/* Q4_0/Q4_1: 4 vectors of nibbles (element i in the low nibble of byte i of the block,
+ * i + 16 in the high one); 4 independent sums. Returns [S_0 .. S_15] (int32, exact). */
+static INL ZMM __m512i nib_isum16(const uint8_t *q, const int8_t *aq)
+{
+	const __m512i m4 = _mm512_set1_epi8(0x0f), z = _mm512_setzero_si512();
+	__m512i s[4];
+#pragma GCC unroll 4
+	for (int j = 0; j < 4; j++) {
+		const __m512i v = ldz(q + 64 * j);
+		s[j] = dpz(z, _mm512_and_si512(v, m4), aq + 4 * j);
+		s[j] = dpz(s[j], _mm512_and_si512(_mm512_srli_epi16(v, 4), m4), aq + 16 + 4 * j);
+	}
+	return add4(s[0], s[1], s[2], s[3]);
+}
+
+/* Q8_0: 8 vectors of signed codes; vpdpbusd wants one unsigned side, so |w| times the
+ * activation negated where w < 0 (AVX2's sign_epi8 has no zmm form: a masked subtract). */
+static INL ZMM __m512i q8_isum16(const uint8_t *q, const int8_t *aq)
+{
+	const __m512i z = _mm512_setzero_si512();
+	__m512i s[4] = { z, z, z, z };
+#pragma GCC unroll 8
+	for (int j = 0; j < 8; j++) {
+		const __m512i v = ldz(q + 64 * j);
+		int32_t a4;
+		memcpy(&a4, aq + 4 * j, 4);
+		const __m512i a = _mm512_set1_epi32(a4);
+		const __m512i sa = _mm512_mask_sub_epi8(a, _mm512_movepi8_mask(v), z, a);
+		s[j & 3] = _mm512_dpbusd_epi32(s[j & 3], _mm512_abs_epi8(v), sa);
+	}
+	return add4(s[0], s[1], s[2], s[3]);
+}
+
+enum z32_kind { Z32_Q8_0, Z32_Q4_0, Z32_Q4_1 };
+
+/* One block bb of 16 rows: acc += d_w d_a S, cacc += (d or m)_w ds (quant_repack_kern.h) */
+#define Z32_BLOCK(bb, acc, cacc)                                                            \
+	do {                                                                                \
+		const uint16_t *sb = sc + 16 * S * (bb);                                    \
+		const __m512 wd = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)sb)); \
+		const __m512 wo = S == 2 ? _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(sb + 16))) \
+					 : wd;                                              \
+		const __m512i is = kind == Z32_Q8_0 ? q8_isum16(q + 16 * P * (bb), a[bb].qs) \
+						    : nib_isum16(q + 16 * P * (bb), a[bb].qs); \
+		acc = _mm512_fmadd_ps(_mm512_mul_ps(wd, _mm512_set1_ps(a[bb].d)),           \
+				      _mm512_cvtepi32_ps(is), acc);                         \
+		if (kind != Z32_Q8_0)                                                       \
+			cacc = _mm512_fmadd_ps(wo, _mm512_set1_ps(a[bb].ds), cacc);         \
+	} while (0)
+
+/* One group of 16 rows of a 32-block format whose blocks carry P payload bytes */
+static INL ZMM void z32_r16(enum z32_kind kind, int P, int64_t k, const void *grp,
+			    const void *xq, float *y)
+{
+	const int S = kind == Z32_Q4_1 ? 2 : 1; /* fp16 scales per block: d (, m) */
+	const int64_t nb = k / 32;
+	const uint16_t *sc = grp; /* scales first, then codes (quant_repack.h) */
+	const uint8_t *q = (const uint8_t *)grp + 32 * S * nb;
+	const block_qa32 *a = xq;
+	__m512 acc0 = _mm512_setzero_ps(), acc1 = acc0, c0 = acc0, c1 = acc0;
+	int64_t b = 0;
+	for (; b + 1 < nb; b += 2) { /* 2 blocks: 32 P bytes of codes, 64 S bytes of scales */
+		const char *pq = (const char *)(q + 16 * P * b) + qk_prefetch;
+#pragma GCC unroll 16
+		for (int l = 0; l < 32 * P; l += 64)
+			_mm_prefetch(pq + l, _MM_HINT_T0);
+		_mm_prefetch((const char *)(sc + 16 * S * b) + qk_prefetch * S / P, _MM_HINT_T0);
+		Z32_BLOCK(b, acc0, c0);
+		Z32_BLOCK(b + 1, acc1, c1);
+	}
+	if (b < nb)
+		Z32_BLOCK(b, acc0, c0);
+	const __m512 acc = _mm512_add_ps(acc0, acc1), c = _mm512_add_ps(c0, c1);
+	_mm512_storeu_ps(y, kind == Z32_Q8_0   ? acc
+			    : kind == Z32_Q4_1 ? _mm512_add_ps(acc, c)
+					       : _mm512_fnmadd_ps(_mm512_set1_ps(8.0f), c, acc));
+}
+#undef Z32_BLOCK
+
+static ZMM void q8_0_r16(int64_t k, const void *g, const void *xq, float *y)
+{
+	z32_r16(Z32_Q8_0, 32, k, g, xq, y);
+}
+
+static ZMM void q4_0_r16(int64_t k, const void *g, const void *xq, float *y)
+{
+	z32_r16(Z32_Q4_0, 16, k, g, xq, y);
+}
+
+static ZMM void q4_1_r16(int64_t k, const void *g, const void *xq, float *y)
+{
+	z32_r16(Z32_Q4_1, 16, k, g, xq, y);
+}
+
+/* ---- TQ2_0 (TQ1_0 packed as TQ2_0) ----
+ * 16 vectors per block; unit j = bytes 4j..4j+3 of plane h = j / 8, and code n of byte
+ * 4(j % 8) + i multiplies element 128h + 32n + 4(j % 8) + i. The four 2-bit codes of a
+ * byte are taken in place with the masks 0x03, 0x0c, 0x30, 0xc0 (t, 4t, 16t, 64t), into 8
+ * independent sums. Result: 64 sum(t a) per row, exact (|64 t a| <= 192 * 128 per product,
+ * 256 products: < 2^23). */
+static INL ZMM __m512i tq2_isum16(const uint8_t *q, const int8_t *aq)
+{
+	const __m512i z = _mm512_setzero_si512();
+	__m512i s[8] = { z, z, z, z, z, z, z, z };
+#pragma GCC unroll 16
+	for (int j = 0; j < 16; j++) {
+		const __m512i x = ldz(q + 64 * j);
+		const int8_t *ab = aq + 128 * (j / 8) + 4 * (j % 8);
+		const int p = j & 1;
+		s[0 + p] = dpz(s[0 + p], _mm512_and_si512(x, _mm512_set1_epi8(0x03)), ab);
+		s[2 + p] = dpz(s[2 + p], _mm512_and_si512(x, _mm512_set1_epi8(0x0c)), ab + 32);
+		s[4 + p] = dpz(s[4 + p], _mm512_and_si512(x, _mm512_set1_epi8(0x30)), ab + 64);
+		s[6 + p] = dpz(s[6 + p], _mm512_and_si512(x, _mm512_set1_epi8((char)0xc0)), ab + 96);
+	}
+	const __m512i t0 = _mm512_add_epi32(s[0], s[1]), t1 = _mm512_add_epi32(s[2], s[3]);
+	const __m512i t2 = _mm512_add_epi32(s[4], s[5]), t3 = _mm512_add_epi32(s[6], s[7]);
+	return add4(_mm512_slli_epi32(t0, 6), _mm512_slli_epi32(t1, 4), _mm512_slli_epi32(t2, 2), t3);
+}
+
+static ZMM void tq2_0_r16(int64_t k, const void *grp, const void *xq, float *y)
+{
+	const int64_t nb = k / QK_TQ;
+	const uint16_t *sc = grp; /* scales first, then codes */
+	const uint8_t *q = (const uint8_t *)grp + 32 * nb;
+	const block_qa256 *a = xq;
+	__m512 acc = _mm512_setzero_ps();
+	for (int64_t b = 0; b < nb; b++) {
+		const char *pq = (const char *)(q + 1024 * b) + qk_prefetch;
+#pragma GCC unroll 16
+		for (int l = 0; l < 1024; l += 64)
+			_mm_prefetch(pq + l, _MM_HINT_T0);
+		_mm_prefetch((const char *)(sc + 16 * b) + qk_prefetch / 32, _MM_HINT_T0);
+		const __m512 wd = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(sc + 16 * b)));
+		/* sum((t - 1) a) = sum(t a) - s (the activation block's exact sum), times 64 */
+		const __m512i is = _mm512_sub_epi32(tq2_isum16(q + 1024 * b, a[b].qs),
+						    _mm512_set1_epi32(a[b].s * 64));
+		acc = _mm512_fmadd_ps(_mm512_mul_ps(wd, _mm512_set1_ps(a[b].d / 64)),
+				      _mm512_cvtepi32_ps(is), acc);
+	}
+	_mm512_storeu_ps(y, acc);
+}
+
+qr_group_fn qr_zmm_kernel(enum qformat_type type)
+{
+	switch (type) {
+	case QF_Q8_0:
+		return q8_0_r16;
+	case QF_Q4_0:
+		return q4_0_r16;
+	case QF_Q4_1:
+		return q4_1_r16;
+	case QF_TQ2_0:
+		return tq2_0_r16;
+	default:
+		return NULL;
+	}
+}
