@@ -267,12 +267,22 @@ struct sweep_arg {
 	long reps;
 };
 
-/* Bytes one pass over ws counts: all of x for read; 3 arrays of ws/12 floats for triad
+/* Floats per triad array in ws bytes: a whole number of 64-byte lines, so that each of
+ * the 3 arrays starts on a line. Otherwise the line where one array ends and the next
+ * begins is written by the last thread and read by the first: at the L1-sized working
+ * sets that one line crossing cores every pass halved the 2-thread triad rate (AMD EPYC
+ * Zen 5 VM: 111 GB/s per thread against 197 alone, below its own L2 plateau). */
+static size_t triad_n(size_t ws)
+{
+	return ws / (3 * sizeof(float)) / 16 * 16;
+}
+
+/* Bytes one pass over ws counts: all of x for read; 3 arrays of triad_n floats for triad
  * (STREAM's count: no write-allocate). */
 static double counted(int kind, size_t ws)
 {
 	return kind == 0 ? (double)(ws / sizeof(float) * sizeof(float))
-			 : (double)(ws / (3 * sizeof(float)) * 3 * sizeof(float));
+			 : (double)(triad_n(ws) * 3 * sizeof(float));
 }
 
 /* Thread t's slice (ocb_stream_slice, as the kernels cut it) done reps times by that
@@ -286,7 +296,7 @@ static double sweep_body(int t, int nt, void *arg)
 		ocb_stream_sum(a->buf + lo, hi - lo, a->reps, 1);
 		return (double)(hi - lo) * sizeof(float) * (double)a->reps;
 	}
-	size_t n = a->ws / (3 * sizeof(float));
+	size_t n = triad_n(a->ws);
 	float *p = a->buf;
 	ocb_stream_slice(n, nt, t, &lo, &hi);
 	ocb_stream_triad(p + lo, p + n + lo, p + 2 * n + lo, 3.0f, hi - lo, a->reps, 1);
@@ -853,7 +863,11 @@ static int sweep_init(struct meas *x)
 }
 
 /* STREAM triad arrays >= 4x the per-core L3 share and >= 64 MiB each (REFERENCE.md §3,
- * §6), at most a quarter of memory for the three. */
+ * §6), at most a quarter of memory for the three. Their pages are the sweep's (huge pages
+ * asked for; OCB_NO_THP=1: none), so the cross-check compares two kernels over the same
+ * kind of memory: with 4 KiB pages, on the AMD EPYC (Zen 5) VM, the 1-thread triad came
+ * out at 8-20 GB/s inside this process against 30-36 with huge pages (2 threads: 40-59
+ * either way), which flagged every 1-thread DRAM ceiling. */
 static int xchk_init(struct meas *x)
 {
 	const struct ocb_machine *m = x->m;
@@ -865,7 +879,7 @@ static int xchk_init(struct meas *x)
 	if (m->mem_bytes > 0 && 3 * arr > (double)m->mem_bytes / 4)
 		arr = (double)m->mem_bytes / 12;
 	x->sn = ocb_round_up((size_t)(arr / sizeof(float)), 16);
-	if (!(x->sbuf = ocb_alloc_untouched(3 * x->sn * sizeof(float))))
+	if (!(x->sbuf = ocb_alloc_huge(3 * x->sn * sizeof(float))))
 		return OCB_ENOMEM;
 	int nmax = x->tl[x->ntl - 1];
 	ocb_stream_fill(x->sbuf, x->sn, 0.0f, 0.0f, nmax);
