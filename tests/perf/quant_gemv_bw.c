@@ -8,7 +8,12 @@
  * others), the kernel variant this CPU chose (kernels/quant_repack.h: "avx2-r8" runs on the
  * interleaved layout, whose one-off repacking time is printed apart and not counted in the
  * GEMV time) and the speed ratios TQ2_0/Q4_0 and Q4_0/Q8_0 (byte ratios 2.18 and 1.89).
- * Best of REPS timings. Before every timed GEMV and every timed read, a buffer of twice the
+ * Best of REPS timings. Interleaved with them, a short int8 dot-product peak loop
+ * (kernels/peak_int8.h, the same threads) gives the core's compute rate at the time: its
+ * median over the repetitions is printed as `core` GOP/s. On a VM whose cores are shared
+ * with other tenants (an SMT sibling busy on the host) the read loop hardly notices, but a
+ * GEMV that needs the core's arithmetic slows down: a low `core` figure says the fraction
+ * of that run was measured on a contended core. Before every timed GEMV and every timed read, a buffer of twice the
  * L3 size the machine reports is streamed (evict != 0), so that both start from DRAM even
  * where the VM reports an L3 larger than the weights; evict = 0 measures hot. Weights and
  * the read buffer come from qrepack_alloc (2 MiB aligned, transparent huge pages asked
@@ -27,7 +32,9 @@
 #include "../../common/ocb_alloc.h"
 #include "../../common/ocb_cpu.h"
 #include "../../common/ocb_rng.h"
+#include "../../common/ocb_stats.h"
 #include "../../common/ocb_time.h"
+#include "../../kernels/peak_int8.h"
 #include "../../kernels/quant_gemv.h"
 #include "../../kernels/quant_repack.h"
 
@@ -142,6 +149,15 @@ struct fmt_result {
 	double gemv_s, gbs, readbw, repack_s;
 };
 
+/* GOP/s of about 2 ms of the int8 peak loop on `threads` threads */
+static double core_probe(int threads, uint64_t *sink)
+{
+	const long iters = 20000;
+	double t0 = ocb_now_s();
+	double ops = ocb_peak_int8(iters, threads, sink);
+	return ops / (ocb_now_s() - t0) / 1e9;
+}
+
 /* Time GEMV and read loop for one format; 0 or 3 (out of memory). */
 static int measure(const struct qformat *f, int64_t n, int reps, int threads, void *ebuf,
 		   size_t ebytes, struct fmt_result *res)
@@ -170,6 +186,10 @@ static int measure(const struct qformat *f, int64_t n, int reps, int threads, vo
 	qformat_quantize_act(f, x, xq, 1, n);
 	struct timing tg = { 1e30, 1e30, 0 }, tr = { 1e30, 1e30, 0 };
 	uint32_t sink = 0;
+	uint64_t psink = 0;
+	double *core = malloc(sizeof(double) * (size_t)reps);
+	if (!core)
+		goto oom;
 #define GEMV() (qgemv_kind_r8(kind) ? qgemv_r8(f, w, n, n, xq, y, threads) \
 				       : qgemv(f, w, n, n, xq, y, threads))
 	GEMV(); /* warm-up */
@@ -182,7 +202,10 @@ static int measure(const struct qformat *f, int64_t n, int reps, int threads, vo
 		if (ebuf)
 			sink += read_avx2(ebuf, ebytes, threads);
 		TIMED(&tr, sink += read_avx2(buf, wbytes, threads));
+		core[r] = core_probe(threads, &psink);
 	}
+	const double core_med = ocb_median(core, (size_t)reps);
+	free(core);
 #undef GEMV
 	const double best = timing_best(&tg), bestr = timing_best(&tr);
 	res->gemv_s = best;
@@ -191,10 +214,11 @@ static int measure(const struct qformat *f, int64_t n, int reps, int threads, vo
 	const int strict = f->type == QF_Q8_0 || f->type == QF_Q4_0 || f->type == QF_TQ2_0;
 	const double frac = 100.0 * res->gbs / res->readbw, target = strict ? 85.0 : 70.0;
 	printf("%-6s %-10s %6.1f MB  gemv %7.3f ms %6.2f GB/s  read %6.2f GB/s  fraction %5.1f%% "
-	       "(target %2.0f%% %s)  unpreempted %d+%d of %d  repack %7.1f ms  (y0=%g, sink %u)\n",
+	       "(target %2.0f%% %s)  unpreempted %d+%d of %d  core %5.0f GOP/s  repack %7.1f ms  "
+	       "(y0=%g, sink %u %llu)\n",
 	       f->name, qgemv_kind_name(kind), wbytes / 1e6, best * 1e3, res->gbs, res->readbw, frac,
-	       target, frac >= target ? "ok" : "LOW", tg.nclean, tr.nclean, reps,
-	       res->repack_s * 1e3, y[0], sink);
+	       target, frac >= target ? "ok" : "LOW", tg.nclean, tr.nclean, reps, core_med,
+	       res->repack_s * 1e3, y[0], sink, (unsigned long long)psink);
 	qrepack_free(w), qrepack_free(buf);
 	free(x), free(y), free(xq);
 	return 0;
