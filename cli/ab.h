@@ -137,6 +137,7 @@ void ab_serve_finish(struct ab *a);
 int ab_store(struct ab *a, const char *db_path);
 
 /* ab_print.c */
-void ab_print(const struct ab *a, int json);
+/* 0, or the exit code of a failed JSON write (its one error line printed) */
+int ab_print(const struct ab *a, int json);
 
 #endif

@@ -101,7 +101,7 @@ static cJSON *case_json(const struct ab_case *c, size_t rounds)
 	return j;
 }
 
-static void print_json(const struct ab *a)
+static int print_json(const struct ab *a)
 {
 	size_t count[5], warn;
 	cJSON *j = cJSON_CreateObject(), *cs = cJSON_AddArrayToObject(j, "cases");
@@ -140,13 +140,13 @@ static void print_json(const struct ab *a)
 		}
 		cJSON_AddBoolToObject(j, "drift_warning", d.drifted);
 	}
-	cli_print_json("ab", j, 0);
+	return cli_print_json("ab", j, 0);
 }
 
-void ab_print(const struct ab *a, int json)
+int ab_print(const struct ab *a, int json)
 {
 	if (json)
-		print_json(a);
-	else
-		print_text(a);
+		return print_json(a);
+	print_text(a);
+	return 0;
 }

@@ -30,7 +30,7 @@ int cli_fail(const char *cmd, int status)
 int cli_print_json(const char *cmd, struct cJSON *j, int compact)
 {
 	char *text = !j ? NULL : compact ? cJSON_PrintUnformatted(j) : cJSON_Print(j);
-	int ok = text && puts(text) >= 0;
+	int ok = text && puts(text) >= 0 && fflush(stdout) == 0; /* a buffered write fails here */
 	cJSON_free(text);
 	cJSON_Delete(j);
 	if (ok)

@@ -303,7 +303,7 @@ int cmd_ab(const struct ocb_global *g, int argc, char **argv)
 	if (a.serve)
 		ab_serve_finish(&a);
 	a.wall_s = ocb_now_s() - a.wall_s;
-	int slower = 0;
+	int slower = 0, print_ec = 0;
 	if (rc == OCB_OK) {
 		for (size_t i = 0; i < a.n && rc == OCB_OK; i++) {
 			rc = ocb_ab_eval(a.c[i].med[0], a.c[i].med[1], a.rounds, &a.o.stat, &a.c[i].st);
@@ -314,7 +314,7 @@ int cmd_ab(const struct ocb_global *g, int argc, char **argv)
 	if (rc == OCB_OK)
 		rc = ab_store(&a, g->db_path);
 	if (rc == OCB_OK)
-		ab_print(&a, json);
+		print_ec = ab_print(&a, json);
 	if (a.failed_steps)
 		ocb_info("ab: %zu of %zu child runs had a failed case (see %s)", a.failed_steps,
 			 a.steps, a.log);
@@ -329,5 +329,5 @@ int cmd_ab(const struct ocb_global *g, int argc, char **argv)
 	}
 	if (rc != OCB_OK)
 		return cli_fail("ab", rc);
-	return slower ? 1 : 0;
+	return print_ec ? print_ec : slower ? 1 : 0;
 }

@@ -180,7 +180,7 @@ static void print_xcheck(const struct ocb_ceiling *c, size_t n,
 	}
 }
 
-static void print_json(const struct ocb_machine *m, const char *uuid,
+static int print_json(const struct ocb_machine *m, const char *uuid,
 		       const struct ocb_ceiling *c, size_t n, const struct ocb_ceilings_report *rep)
 {
 	cJSON *o = cJSON_CreateObject(), *chk = cJSON_CreateArray();
@@ -203,16 +203,15 @@ static void print_json(const struct ocb_machine *m, const char *uuid,
 	cJSON_AddItemToObject(o, "check", chk);
 	cJSON_AddNumberToObject(o, "remeasures", rep->remeasures);
 	cJSON_AddNumberToObject(o, "suspect", (double)count_suspect(c, n));
-	cli_print_json(CMD, o, 1);
+	return cli_print_json(CMD, o, 1);
 }
 
-static void print_measured(const struct ocb_global *g, const struct ocb_machine *m, int verify,
-			   const struct ocb_ceilings_session *x)
+/* 0, or the exit code of a failed JSON write */
+static int print_measured(const struct ocb_global *g, const struct ocb_machine *m, int verify,
+			  const struct ocb_ceilings_session *x)
 {
-	if (g->json) {
-		print_json(m, x->uuid, x->c, x->n, &x->rep);
-		return;
-	}
+	if (g->json)
+		return print_json(m, x->uuid, x->c, x->n, &x->rep);
 	printf("machine %s: %s, %d threads (stored in %s)\n", m->fingerprint, m->cpu_model,
 	       m->threads, g->db_path);
 	if (verify)
@@ -223,6 +222,7 @@ static void print_measured(const struct ocb_global *g, const struct ocb_machine 
 		print_xcheck(x->c, x->n, &x->rep);
 	printf("\n%zu ceilings stored, %zu flagged suspect, %d re-measure pass(es)\n", x->n,
 	       count_suspect(x->c, x->n), x->rep.remeasures);
+	return 0;
 }
 
 /* Measures (verify = 0) or re-measures the flagged values (verify = 1) and stores:
@@ -245,7 +245,7 @@ static int measure(const struct ocb_global *g, const struct ocb_machine *m, int 
 		printf("machine %s: no stored ceiling is flagged suspect; nothing to verify\n",
 		       m->fingerprint);
 	else
-		print_measured(g, m, verify, &x);
+		ec = print_measured(g, m, verify, &x);
 	ocb_ceilings_session_free(&x);
 	ocb_store_close(s);
 	return ec;

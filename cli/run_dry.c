@@ -37,12 +37,12 @@ static void print_text(const struct ocb_planned *plan, size_t np)
 	printf("%zu cases\n", np);
 }
 
-static void print_json(const struct ocb_planned *plan, size_t np)
+static int print_json(const struct ocb_planned *plan, size_t np)
 {
 	cJSON *a = cJSON_CreateArray();
 	for (size_t i = 0; a && i < np; i++)
 		cJSON_AddItemToArray(a, case_json(&plan[i]));
-	cli_print_json("run", a, 0);
+	return cli_print_json("run", a, 0);
 }
 
 int run_dry(const struct ocb_run_opts *o, int json)
@@ -57,13 +57,14 @@ int run_dry(const struct ocb_run_opts *o, int json)
 	int rc = ocb_runner_plan(o, &ctx, &plan, &np, &sets);
 	if (rc == OCB_OK && np == 0)
 		rc = ocb_seterr(OCB_EINVAL, "no case matches the suites and filter given");
+	int ec = 0;
 	if (rc == OCB_OK) {
 		if (json)
-			print_json(plan, np);
+			ec = print_json(plan, np);
 		else
 			print_text(plan, np);
 	}
 	free(plan);
 	cJSON_Delete(sets);
-	return rc == OCB_OK ? 0 : cli_fail("run", rc);
+	return rc == OCB_OK ? ec : cli_fail("run", rc);
 }

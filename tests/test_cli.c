@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <zlib.h>
 
@@ -148,6 +149,27 @@ Test(cli, unwritable_paths_exit_2)
 	cr_expect_eq(cli_lines(o.err), 1, "%s", o.err);
 }
 
+
+/* A JSON answer that cannot be written (stdout is /dev/full, where a buffered write fails
+ * only when flushed) is an error: one line on stderr and exit 3, not a silent 0. */
+Test(cli, json_to_a_full_stdout_fails)
+{
+	const char *bin = getenv("OCB_BIN");
+	char dir[64], cmd[512], errf[160];
+	cr_assert(cli_tmpdir(dir, sizeof dir));
+	snprintf(errf, sizeof errf, "%s/err", dir);
+	snprintf(cmd, sizeof cmd, "%s --db=%s/x.db run --dry-run --json --suite baseline --quick "
+		 ">/dev/full 2>%s", bin && *bin ? bin : "./ocbench", dir, errf);
+	int st = system(cmd);
+	cr_assert(WIFEXITED(st));
+	cr_expect_eq(WEXITSTATUS(st), 3);
+	size_t len = 0;
+	char *err = cli_slurp(errf, &len);
+	cr_assert(err);
+	cr_expect_eq(cli_lines(err), 1, "%s", err);
+	cr_expect(strstr(err, "writing the JSON to stdout"), "%s", err);
+	free(err);
+}
 /* A truncated dataset is bad input too: one line on stderr naming the file, exit 2.
  * The IDX file is made here (zlib), so the test does not need the dataset package. */
 Test(cli, truncated_dataset_exits_2, .timeout = OCB_TIMEOUT(120))
