@@ -36,8 +36,12 @@ void ocb_ceilings_bands(const struct ocb_machine *m, int quick, struct ocb_bands
 	/* quick: the working set of the quick STREAM cross-check (3 arrays of 64 MiB), so
 	 * that bw_dram_triad and STREAM measure the same thing */
 	double dram = quick ? 192.0 * MIB : 64.0 * MIB;
-	if (!quick && 4 * share > dram)
-		dram = 4 * share;
+	/* 4x the whole last level, not 4x one core's share of it: one thread alone has all
+	 * of it, and on a victim L3 (AMD) 2-4x its size still hits in part (AMD EPYC Zen 5
+	 * VM, 27 MiB measured: with the band from 64 MiB, 1-thread bw_dram_triad read 1.15-1.20x
+	 * an independent STREAM triad over 1 GiB arrays) */
+	if (!quick && 4 * l3 > dram)
+		dram = fmin(4 * l3, 1024.0 * MIB); /* a VM may report the host's L3 (480 MiB) */
 	b->lo[0] = 0;
 	b->hi[0] = 0.75 * l1;
 	b->lo[1] = 2 * l1;

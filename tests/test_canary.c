@@ -23,15 +23,15 @@ static struct ocb_machine machine(int64_t l2, int64_t l3, int cores)
 Test(canary, sizes_follow_the_caches)
 {
 	/* 2 MiB L2, 32 MiB L3, 2 cores: per-thread L3 band [4, 8] MiB (share 16 MiB, DRAM
-	 * edge max(64 MiB, 4 x 16 MiB) = 64 MiB), middle sqrt(4 x 8) = 5.66 MiB per thread,
-	 * 11.3 MiB for the team; DRAM 64 MiB; sgemm n = floor(sqrt(2 MiB / 12)) = 418 -> 416. */
+	 * edge max(64 MiB, 4 x 32 MiB) = 128 MiB), middle sqrt(4 x 8) = 5.66 MiB per thread,
+	 * 11.3 MiB for the team; DRAM 128 MiB; sgemm n = floor(sqrt(2 MiB / 12)) = 418 -> 416. */
 	struct ocb_machine m = machine(2 * MIB, 32 * MIB, 2);
 	struct ocb_canary_plan p;
 	ocb_canary_plan(&m, &p);
 	cr_assert_eq(p.threads, 2);
 	double l3 = (double)p.l3_floats * 4;
 	cr_assert(fabs(l3 - 2 * sqrt(32.0) * MIB) < 8192, "%g", l3);
-	cr_assert_eq(p.dram_floats * 4, (size_t)(64 * MIB));
+	cr_assert_eq(p.dram_floats * 4, (size_t)(128 * MIB));
 	cr_assert_eq(p.sgemm_n, 416);
 	cr_assert_leq(3.0 * p.sgemm_n * p.sgemm_n * 4, (double)m.l2_bytes);
 	/* Four times the caches: every working set grows (nothing is a constant). */
@@ -41,8 +41,8 @@ Test(canary, sizes_follow_the_caches)
 	cr_assert_gt(q.l3_floats, p.l3_floats);
 	cr_assert_gt(q.dram_floats, p.dram_floats);
 	cr_assert_gt(q.sgemm_n, p.sgemm_n);
-	/* The L3 working set lies past the team's L2 and inside the L3; DRAM is >= 4 L3 shares
-	 * per thread's band edge (256 MiB share -> 1 GiB). */
+	/* The L3 working set lies past the team's L2 and inside the L3; DRAM is at the band
+	 * edge, 4 x the L3 up to 1 GiB (512 MiB -> 1 GiB). */
 	cr_assert_gt(q.l3_floats * 4, (size_t)(2 * 8 * MIB));
 	cr_assert_lt(q.l3_floats * 4, (size_t)(512 * MIB));
 	cr_assert_geq(q.dram_floats * 4, (size_t)(4 * 256 * MIB));

@@ -148,7 +148,7 @@ Test(ceiling_llc, machine_record_bands_and_rotation_follow_it)
 				.mem_bytes = 24LL << 30};
 	struct ocb_bands b;
 	ocb_ceilings_bands(&m, 0, &b);
-	cr_expect_float_eq(b.lo[3], 960 * MIB, 1); /* 4 x 240 MiB share */
+	cr_expect_float_eq(b.lo[3], 1024 * MIB, 1); /* 4 x 480 MiB, at most 1 GiB */
 	ocb_machine_use_llc(&m, c, 2);
 	cr_expect_eq(m.llc_bytes, 40LL << 20);
 	struct ocb_roof_caches mc;
@@ -156,7 +156,7 @@ Test(ceiling_llc, machine_record_bands_and_rotation_follow_it)
 	cr_expect_float_eq(mc.llc, 40 * MIB, 1);
 	cr_expect_float_eq(mc.l3, 480 * MIB, 1); /* the reported size is kept beside it */
 	ocb_ceilings_bands(&m, 0, &b);
-	cr_expect_float_eq(b.lo[3], 80 * MIB, 1); /* 4 x 20 MiB share */
+	cr_expect_float_eq(b.lo[3], 160 * MIB, 1); /* 4 x the measured 40 MiB */
 	cr_expect_float_eq(b.hi[2], 10 * MIB, 1);
 
 	/* rotation: TQ1_0 16384^2 (56.6 MB) is DRAM with the measured 40 MiB and rotates

@@ -347,7 +347,11 @@ Test(ceilings, bands_follow_the_caches)
 	cr_assert_float_eq(b.hi[1], 1 * MIB, 1e-6);
 	cr_assert_float_eq(b.lo[2], 4 * MIB, 1e-6);
 	cr_assert_float_eq(b.hi[2], 65 * MIB, 1e-6);
-	cr_assert_float_eq(b.lo[3], 520 * MIB, 1e-6);
+	cr_assert_float_eq(b.lo[3], 1024 * MIB, 1e-6); /* 4 x 260 MiB, at most 1 GiB */
+	m.l3_bytes = 100LL << 20;
+	ocb_ceilings_bands(&m, 0, &b);
+	cr_assert_float_eq(b.lo[3], 400 * MIB, 1e-6); /* 4 x the whole L3, not 4 x a share */
+	m.l3_bytes = 260LL << 20;
 	cr_assert(isinf(b.hi[3]));
 	ocb_ceilings_bands(&m, 1, &b); /* quick: DRAM from 192 MiB, L3 below half of it */
 	cr_assert_float_eq(b.lo[3], 192 * MIB, 1e-6);
