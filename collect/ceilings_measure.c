@@ -821,6 +821,11 @@ static size_t sweep_top(const struct ocb_bands *b, int threads, int quick, size_
 	return top < cap ? top : cap;
 }
 
+static size_t sweep_step(const struct meas *x)
+{
+	return x->quick ? 4 : 2;
+}
+
 /* The sweep: its buffer (the largest working set, first-touched by all threads; capped
  * at a quarter of memory and 2 GiB), its sizes per thread count, its series. */
 static int sweep_init(struct meas *x)
@@ -837,14 +842,22 @@ static int sweep_init(struct meas *x)
 	if (!(x->buf = ocb_alloc_huge(x->top)))
 		return OCB_ENOMEM;
 	ocb_stream_fill(x->buf, x->top / sizeof(float), 1.0f, 1.0f / 1024, nmax);
-	size_t step = x->quick ? 4 : 2;
 	for (int i = 0; i < x->ntl; i++) {
 		size_t topt = sweep_top(&x->b, x->tl[i], x->quick, x->top), n = 0;
-		for (size_t s = 16 * KIB; s <= topt && n < OCB_CEIL_MAX_SIZES; s *= step)
+		for (size_t s = 16 * KIB; s <= topt && n < OCB_CEIL_MAX_SIZES; s *= sweep_step(x))
 			x->ws[i][n++] = s;
 		if (x->ws[i][n - 1] != topt && n < OCB_CEIL_MAX_SIZES)
 			x->ws[i][n++] = topt; /* the DRAM point is always measured */
 		x->nws[i] = n;
+	}
+	return OCB_OK;
+}
+
+/* The sweep's series, their method text naming the bands (x->b, final by now). */
+static void sweep_series(struct meas *x)
+{
+	for (int i = 0; i < x->ntl; i++) {
+		const size_t n = x->nws[i];
 		char lo[16], hi[16], blo[16], bhi[16], how[200], kind[32];
 		fmt_size(lo, sizeof lo, (double)x->ws[i][0]);
 		fmt_size(hi, sizeof hi, (double)x->ws[i][n - 1]);
@@ -854,11 +867,59 @@ static int sweep_init(struct meas *x)
 			fmt_size(bhi, sizeof bhi, x->b.hi[l]);
 			snprintf(kind, sizeof kind, "bw_%s%s", level_name[l], triad ? "_triad" : "");
 			snprintf(how, sizeof how, "%s sweep %s-%s x%zu, %s; band %s-%s/thread, median "
-				 "of top 3", triad ? "triad" : "read", lo, hi, step,
+				 "of top 3", triad ? "triad" : "read", lo, hi, sweep_step(x),
 				 ocb_cpu_avx2() ? "AVX2" : "C", l == 0 ? "0" : blo, l == 3 ? "max" : bhi);
 			series_init(&x->s.bw[i][triad][l], kind, x->tl[i], "GB/s", how);
 		}
 	}
+}
+
+/* One 1-thread read pass over the sweep sizes (their repetitions calibrated here and
+ * kept for the rounds): the last-level capacity it shows, or 0. */
+static int llc_presweep(struct meas *x, double *cap)
+{
+	double val[OCB_CEIL_MAX_SIZES];
+	const size_t n = x->nws[0];
+	for (size_t i = 0; i < n; i++) {
+		struct sweep_arg a = {0, x->buf, x->ws[0][i], x->reps[0][0][i]};
+		struct tstat ts;
+		int rc;
+		if (a.reps == 0 && (rc = calibrate_reps(1, &a, x->quick ? 0.002 : 0.004)))
+			return rc;
+		x->reps[0][0][i] = a.reps;
+		if ((rc = team_trial(1, sweep_body, &a, 1e-9, &ts)))
+			return rc;
+		val[i] = ts.v;
+	}
+	if (!ocb_llc_find(x->ws[0], val, n, llc_floor(x->m), cap, NULL))
+		*cap = 0;
+	return OCB_OK;
+}
+
+/* The bands from the best last-level capacity there is: the one measured before (the
+ * caller's m->llc_bytes, from a stored cap_llc), else the one a first read pass finds,
+ * else the size the OS reports (as set at init). A VM may report the host's L3, or none
+ * (the AMD EPYC Zen 5 VM: none, so before this no bw_l3 band existed and the DRAM band
+ * began at 64 MiB, two LLCs). The sweep sizes stay as set from the reported size, so the
+ * capacity can be found again; a DRAM band the sweep would not reach keeps its edge. */
+static int bands_from_llc(struct meas *x, const struct ocb_machine *m)
+{
+	struct ocb_machine mm = x->mach;
+	mm.llc_bytes = m->llc_bytes;
+	if (mm.llc_bytes <= 0) {
+		double cap = 0;
+		int rc = llc_presweep(x, &cap);
+		if (rc)
+			return rc;
+		mm.llc_bytes = (int64_t)cap;
+	}
+	if (mm.llc_bytes <= 0)
+		return OCB_OK;
+	struct ocb_bands b;
+	ocb_ceilings_bands(&mm, x->quick, &b);
+	if (b.lo[3] * x->tl[x->ntl - 1] > (double)x->top)
+		b.lo[3] = x->b.lo[3];
+	x->b = b;
 	return OCB_OK;
 }
 
@@ -944,6 +1005,10 @@ static int meas_init(struct meas *x, const struct ocb_machine *m, int threads_al
 	}
 	if ((fam & OCB_CEIL_BW) && (rc = sweep_init(x)))
 		goto fail;
+	if ((fam & OCB_CEIL_BW) && (rc = bands_from_llc(x, m)))
+		goto fail;
+	if (fam & OCB_CEIL_BW)
+		sweep_series(x);
 	if ((fam & OCB_CEIL_XCHK) && (rc = xchk_init(x)))
 		goto fail;
 	if ((fam & OCB_CEIL_SGEMM) && (rc = sgemm_init(x)))

@@ -171,6 +171,18 @@ static void probe_caches(struct ocb_machine *m)
 		else if (lv == 3)
 			m->l3_bytes = bytes;
 	}
+	/* Some VMs have no cache folders in sysfs at all (the AMD EPYC Zen 5 VM): then the
+	 * sizes the CPU itself reports through CPUID, as glibc's sysconf reads them (0 or -1
+	 * when it does not know). Without them the bands assumed a 256 KiB L2 on a 1 MiB one
+	 * and put an L2-resident working set in the L3 band. */
+	const long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+	const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+	if (m->l1d_bytes <= 0 && l1 > 0)
+		m->l1d_bytes = l1;
+	if (m->l2_bytes <= 0 && l2 > 0)
+		m->l2_bytes = l2;
+	if (m->l3_bytes <= 0 && l3 > 0)
+		m->l3_bytes = l3;
 }
 
 static void probe_mem(struct ocb_machine *m)

@@ -434,7 +434,16 @@ __attribute__((constructor)) static void qk_prefetch_init(void)
  * at least as fast for every format, and for TQ2_0, with its own shift-free form of 8
  * independent sums (quant_repack_kern.h), 38.5 vs 27 GB/s at 2048^2; llvm-mca
  * -mcpu=icelake-server: 52 instead of 76 cycles per 512-byte block. So a CPU with either
- * VNNI runs the VNNI r8 kernels for every format (which VNNI first: cpu_vnni). */
+ * VNNI runs the VNNI r8 kernels for every format (which VNNI first: cpu_vnni).
+ * AMD with AVX-512 VNNI (Zen 4, Zen 5) runs the zmm kernels on the r16 layout
+ * (quant_repack_avx512.c) for the formats that have one. Measured on an AMD EPYC Zen 5
+ * VM (family 0x1a, 2 vCPU, 2 Dec 2026): hot (256 x 4096, 1 thread, best of 20 x 200)
+ * the r8 EVEX-ymm kernels gave Q8_0 46, Q4_0 34, TQ2_0 29 GB/s (the VEX AVX-VNNI form
+ * 33 / 22 / 13), the r16 zmm ones 74 / 75 / 56; cold 16384^2 against a DRAM read of
+ * 31-40 GB/s per core, that is the difference between 60-77% and 78-96% of it
+ * (tests/perf/README.md). Zen 4 executes zmm as two 256-bit halves: there the r16
+ * kernels do the r8 ones' work in half the instructions (not measured here). Intel's
+ * AVX-512 VNNI cores keep the r8 kernels, measured at 88-92% of DRAM on the Xeon. */
 enum qgemv_kind qr_default_kind(const struct qformat *f, const struct ocb_cpu_id *cpu,
 				enum qr_isa vnni)
 {
