@@ -827,7 +827,8 @@ static size_t sweep_step(const struct meas *x)
 }
 
 /* The sweep: its buffer (the largest working set, first-touched by all threads; capped
- * at a quarter of memory and 2 GiB), its sizes per thread count, its series. */
+ * at a quarter of memory and 2 GiB) and its sizes per thread count (sweep_series names
+ * its series once the bands are final). */
 static int sweep_init(struct meas *x)
 {
 	size_t cap = 2 * GIB;

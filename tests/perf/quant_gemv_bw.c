@@ -10,10 +10,10 @@
  * GEMV time) and the speed ratios TQ2_0/Q4_0 and Q4_0/Q8_0 (byte ratios 2.18 and 1.89).
  * Best of REPS timings. Interleaved with them, a short int8 dot-product peak loop
  * (kernels/peak_int8.h, the same threads) gives the core's compute rate at the time: its
- * median over the repetitions is printed as `core` GOP/s. On a VM whose cores are shared
- * with other tenants (an SMT sibling busy on the host) the read loop hardly notices, but a
- * GEMV that needs the core's arithmetic slows down: a low `core` figure says the fraction
- * of that run was measured on a contended core. Before every timed GEMV and every timed read, a buffer of twice the
+ * median over the repetitions is printed as `core` GOP/s. On a VM shared with other
+ * tenants a low fraction can have two causes: a low `core` says the arithmetic was taken
+ * (a busy SMT sibling on the host), `core` at its peak says the memory path was slow.
+ * Before every timed GEMV and every timed read, a buffer of twice the
  * L3 size the machine reports is streamed (evict != 0), so that both start from DRAM even
  * where the VM reports an L3 larger than the weights; evict = 0 measures hot. Weights and
  * the read buffer come from qrepack_alloc (2 MiB aligned, transparent huge pages asked
