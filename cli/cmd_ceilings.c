@@ -206,6 +206,16 @@ static int print_json(const struct ocb_machine *m, const char *uuid,
 	return cli_print_json(CMD, o, 1);
 }
 
+/* --verify --json when no stored value is flagged */
+static cJSON *nothing_flagged_json(const struct ocb_machine *m)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "fingerprint", m->fingerprint);
+	cJSON_AddNumberToObject(o, "flagged", 0);
+	cJSON_AddItemToObject(o, "ceilings", cJSON_CreateArray());
+	return o;
+}
+
 /* 0, or the exit code of a failed JSON write */
 static int print_measured(const struct ocb_global *g, const struct ocb_machine *m, int verify,
 			  const struct ocb_ceilings_session *x)
@@ -239,8 +249,7 @@ static int measure(const struct ocb_global *g, const struct ocb_machine *m, int 
 	if (rc)
 		ec = cli_fail(CMD, rc);
 	else if (verify && x.nflag == 0 && g->json)
-		printf("{\"fingerprint\":\"%s\",\"flagged\":0,\"ceilings\":[]}\n",
-		       m->fingerprint);
+		ec = cli_print_json(CMD, nothing_flagged_json(m), 1);
 	else if (verify && x.nflag == 0)
 		printf("machine %s: no stored ceiling is flagged suspect; nothing to verify\n",
 		       m->fingerprint);

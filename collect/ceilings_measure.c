@@ -344,27 +344,40 @@ static void llc_add(struct meas *x, const double *val, size_t n, int clean)
 		c->cap[c->ncap++] = cap;
 }
 
+/* The best of `timings` timings of one sweep point: thread count tl[ti], read (kind 0)
+ * or triad, size ws[ti][i]; its repetitions are calibrated on first use and kept. */
+static int sweep_point(struct meas *x, int ti, int kind, size_t i, int timings,
+		       struct tstat *best)
+{
+	const int nt = x->tl[ti];
+	struct sweep_arg a = {kind, x->buf, x->ws[ti][i], x->reps[ti][kind][i]};
+	struct tstat ts;
+	int rc;
+	if (a.reps == 0 && (rc = calibrate_reps(nt, &a, x->quick ? 0.002 : 0.004)))
+		return rc;
+	x->reps[ti][kind][i] = a.reps;
+	best->v = 0;
+	for (int k = 0; k < timings; k++) {
+		if ((rc = team_trial(nt, sweep_body, &a, 1e-9, &ts)))
+			return rc;
+		if (ts.v > best->v)
+			*best = ts;
+	}
+	return OCB_OK;
+}
+
 /* One trial of the sweep for thread count tl[ti]: every size, read then triad (the
  * better of two timings each), then one plateau per level from this trial alone. */
 static int sweep_round(struct meas *x, int ti)
 {
-	struct tstat pts[OCB_CEIL_MAX_SIZES], ts;
+	struct tstat pts[OCB_CEIL_MAX_SIZES];
 	double val[OCB_CEIL_MAX_SIZES];
 	size_t n = x->nws[ti];
 	int nt = x->tl[ti], rc;
 	for (int kind = 0; kind < 2; kind++) {
 		for (size_t i = 0; i < n; i++) {
-			struct sweep_arg a = {kind, x->buf, x->ws[ti][i], x->reps[ti][kind][i]};
-			if (a.reps == 0 && (rc = calibrate_reps(nt, &a, x->quick ? 0.002 : 0.004)))
+			if ((rc = sweep_point(x, ti, kind, i, 2, &pts[i])))
 				return rc;
-			x->reps[ti][kind][i] = a.reps;
-			pts[i].v = 0;
-			for (int k = 0; k < 2; k++) {
-				if ((rc = team_trial(nt, sweep_body, &a, 1e-9, &ts)))
-					return rc;
-				if (ts.v > pts[i].v)
-					pts[i] = ts;
-			}
 			val[i] = pts[i].v;
 		}
 		if (ti == 0 && kind == 0) {
@@ -884,13 +897,9 @@ static int llc_presweep(struct meas *x, double *cap)
 	const size_t n = x->nws[0];
 	for (int pass = 0; pass < 3; pass++)
 		for (size_t i = 0; i < n; i++) {
-			struct sweep_arg a = {0, x->buf, x->ws[0][i], x->reps[0][0][i]};
 			struct tstat ts;
-			int rc;
-			if (a.reps == 0 && (rc = calibrate_reps(1, &a, x->quick ? 0.002 : 0.004)))
-				return rc;
-			x->reps[0][0][i] = a.reps;
-			if ((rc = team_trial(1, sweep_body, &a, 1e-9, &ts)))
+			int rc = sweep_point(x, 0, 0, i, 1, &ts);
+			if (rc)
 				return rc;
 			val[i] = ts.v > val[i] ? ts.v : val[i];
 		}

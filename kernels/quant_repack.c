@@ -56,7 +56,7 @@ int qrepack_supported(const struct qformat *f)
 
 int qrepack_rows(const struct qformat *f)
 {
-	return qgemv_choose(f) == QGEMV_VNNI512_R16 ? 16 : 8;
+	return qgemv_kind_rows(qgemv_choose(f));
 }
 
 size_t qrepack_bytes(const struct qformat *f, int64_t m, int64_t k)
@@ -305,7 +305,7 @@ int qgemv_r8(const struct qformat *f, const void *wr, int64_t m, int64_t k, cons
 			: qr_avx2_kernel(r8_fmt(f)->type, kind == QGEMV_VNNI_R8	     ? QR_AVXVNNI
 							  : kind == QGEMV_VNNI512_R8 ? QR_AVX512VNNI
 										     : QR_AVX2);
-	const int R = kind == QGEMV_VNNI512_R16 ? 16 : 8; /* = qrepack_rows(f) */
+	const int R = qgemv_kind_rows(kind); /* = qrepack_rows(f) */
 	const size_t rb = qformat_row_bytes(f, k), gb = (size_t)R * qformat_row_bytes(r8_fmt(f), k);
 	const int64_t ng = m / R;
 	const char *w = wr;

@@ -88,6 +88,12 @@ enum qgemv_kind {
 	QGEMV_VNNI512_R16, /* AVX-512 VNNI on zmm, r16 layout (quant_repack_avx512.c) */
 };
 
+/* Rows per group of the layout kind runs on: 16 for the zmm kernels, else 8. */
+static inline int qgemv_kind_rows(enum qgemv_kind kind)
+{
+	return kind == QGEMV_VNNI512_R16 ? 16 : 8;
+}
+
 /* 1 if kind runs on a repacked layout, r8 or r16 (call qgemv_r8 on qrepack_pack'ed
  * weights). */
 static inline int qgemv_kind_r8(enum qgemv_kind kind)

@@ -149,7 +149,6 @@ Test(cli, unwritable_paths_exit_2)
 	cr_expect_eq(cli_lines(o.err), 1, "%s", o.err);
 }
 
-
 /* A JSON answer that cannot be written (stdout is /dev/full, where a buffered write fails
  * only when flushed) is an error: one line on stderr and exit 3, not a silent 0. */
 Test(cli, json_to_a_full_stdout_fails)
