@@ -8,7 +8,8 @@
 
 struct ocb_hostload {
 	double busy_s; /* all CPUs' non-idle time incl. steal, /proc/stat (USER_HZ ticks) */
-	double self_s; /* this process's user + system time, all threads (getrusage) */
+	double self_s; /* this process's user + system time, all threads, and its
+			  waited-for children's (getrusage) */
 	double wall_s; /* monotonic clock */
 	int ok;        /* 0 when /proc/stat could not be read */
 };

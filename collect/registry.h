@@ -28,6 +28,7 @@
 	X(ternary_gemm, "ternary")      \
 	X(ternary_mlp, "ternary")       \
 	X(ternary_lm, "ternary")        \
+	X(ternary_lm_width, "ternary")  \
 	X(bsr_spmm, "sparse")           \
 	X(sparse_mlp, "sparse")         \
 	X(sparse_lm, "sparse")

@@ -202,14 +202,37 @@ static int export_metrics(struct tt_job *j, double train_acc)
 	return rc;
 }
 
-/* state_meas: measured bytes of weights + gradients + optimizer (measure_state), NAN if
- * not measured. */
+int tt_memory_metrics(const struct ocb_metric_sink *ms, const char *wl,
+		      const struct ocb_train_mem *m, double state_meas)
+{
+	double np = (double)m->nparams;
+	struct { const char *key; double v; const char *unit; } t[] = {
+		{"nparams", np, "params"},
+		{"weight_bytes", (double)m->weights, "bytes"},
+		{"grad_bytes", (double)m->grads, "bytes"},
+		{"optimizer_bytes", (double)m->optimizer, "bytes"},
+		{"activation_bytes", (double)m->activations, "bytes"},
+		{"train_bytes_computed", (double)m->computed, "bytes"},
+		{"train_bytes_measured", (double)m->measured, "bytes"},
+		{"bytes_per_param_computed", (double)m->computed / np, "bytes/param"},
+		{"bytes_per_param_measured", (double)m->measured / np, "bytes/param"},
+		{"state_bytes_per_param", (double)(m->weights + m->grads + m->optimizer) / np,
+		 "bytes/param"},
+		{"state_bytes_per_param_measured", state_meas / np, "bytes/param"},
+	};
+	int rc = OCB_OK;
+	for (size_t i = 0; i < sizeof t / sizeof t[0] && rc == OCB_OK; i++)
+		if (!isnan(t[i].v))
+			rc = ocb_metric(ms, wl, -1, t[i].key, t[i].v, t[i].unit);
+	return rc;
+}
+
+/* The final metrics of a training; then those of its memory (tt_memory_metrics). */
 static int final_metrics(struct tt_job *j, const struct ocb_train_result *r,
 			 const struct ocb_train_mem *m, double state_meas)
 {
 	const struct ocb_metric_sink *ms = &j->ctx->metrics;
 	int lm = !strcmp(j->model, "lm");
-	double np = (double)m->nparams;
 	double wbits = j->q.method == QT_FP32 ? 32 : j->q.bits == 2 ? log2(3.0) : j->q.bits;
 	double mbits = 8.0 * (double)dqt_mfmt_bytes(j->q.method == QT_DQT ? j->q.moments
 									   : DQT_M_F32);
@@ -225,18 +248,6 @@ static int final_metrics(struct tt_job *j, const struct ocb_train_result *r,
 		{lm ? "tokens_per_s" : "samples_per_s", r->samples_per_s, lm ? "tokens/s" : "samples/s"},
 		{"weight_bits", wbits, "bits"},
 		{"moment_bits", mbits, "bits"},
-		{"nparams", np, "params"},
-		{"weight_bytes", (double)m->weights, "bytes"},
-		{"grad_bytes", (double)m->grads, "bytes"},
-		{"optimizer_bytes", (double)m->optimizer, "bytes"},
-		{"activation_bytes", (double)m->activations, "bytes"},
-		{"train_bytes_computed", (double)m->computed, "bytes"},
-		{"train_bytes_measured", (double)m->measured, "bytes"},
-		{"bytes_per_param_computed", (double)m->computed / np, "bytes/param"},
-		{"bytes_per_param_measured", (double)m->measured / np, "bytes/param"},
-		{"state_bytes_per_param", (double)(m->weights + m->grads + m->optimizer) / np,
-		 "bytes/param"},
-		{"state_bytes_per_param_measured", state_meas / np, "bytes/param"},
 		{"threads", (double)j->cfg.threads, "threads"},
 		{"global_batch_size", (double)j->cfg.batch, "samples"},
 		{"train_samples", (double)r->samples, lm ? "tokens" : "samples"},
@@ -245,7 +256,7 @@ static int final_metrics(struct tt_job *j, const struct ocb_train_result *r,
 	for (size_t i = 0; i < sizeof t / sizeof t[0] && rc == OCB_OK; i++)
 		if (!isnan(t[i].v))
 			rc = ocb_metric(ms, j->wl, -1, t[i].key, t[i].v, t[i].unit);
-	return rc;
+	return rc == OCB_OK ? tt_memory_metrics(ms, j->wl, m, state_meas) : rc;
 }
 
 /* The measured state (weights + gradients + optimizer): the footprint of a training is
@@ -253,7 +264,7 @@ static int final_metrics(struct tt_job *j, const struct ocb_train_result *r,
  * so from the measurement at the job's batch B (*mb) and one more at batch 1,
  * S = (B M(1) - M(B)) / (B - 1). At this size the LM's activations (~120 B/param at batch
  * 16) hide what the methods hold per parameter; S is that part, measured. NAN at B = 1. */
-static int measure_state(struct tt_job *j, const struct ocb_train_mem *mb, double *state)
+static int measure_state(const struct tt_job *j, const struct ocb_train_mem *mb, double *state)
 {
 	struct ocb_train_cfg c1 = j->cfg;
 	struct ocb_train_mem m1;
@@ -266,6 +277,12 @@ static int measure_state(struct tt_job *j, const struct ocb_train_mem *mb, doubl
 	if (rc == OCB_OK)
 		*state = (b * (double)m1.measured - (double)mb->measured) / (b - 1.0);
 	return rc;
+}
+
+int tt_measure_memory(const struct tt_job *j, struct ocb_train_mem *mem, double *state)
+{
+	int rc = ocb_train_measure_memory(j->t, j->spec, &j->cfg, j->mem_steps, mem);
+	return rc ? rc : measure_state(j, mem, state);
 }
 
 int tt_run(struct tt_job *j)
@@ -291,8 +308,7 @@ int tt_run(struct tt_job *j)
 		return rc;
 	/* memory: a forked child creates the same trainer and takes mem_steps steps */
 	double state;
-	if ((rc = ocb_train_measure_memory(j->t, j->spec, &j->cfg, j->mem_steps, &mem)) ||
-	    (rc = measure_state(j, &mem, &state)))
+	if ((rc = tt_measure_memory(j, &mem, &state)))
 		return rc;
 	if ((rc = final_metrics(j, &r, &mem, state)))
 		return rc;

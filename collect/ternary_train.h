@@ -24,6 +24,7 @@
 
 #include "../workloads/data_idx.h"
 #include "../workloads/qtrain.h"
+#include "../workloads/train_memory.h"
 #include "../workloads/trainer.h"
 #include "bench.h"
 #include "mllog.h"
@@ -52,6 +53,15 @@ int tt_begin(struct tt_job *j, const struct ocb_ctx *ctx, long train_samples,
  * exports (DQT-ternary MLP), saves the checkpoint "ternary_<model>_<label>_<moments>.ckpt"
  * in out_dir. */
 int tt_run(struct tt_job *j);
+/* The memory of the job's training (j->t, j->spec, j->cfg, j->mem_steps) measured in
+ * forked children (workloads/train_memory.h) at the job's batch (*mem), and the state
+ * *state (bytes: weights + gradients + optimizer) fitted from it and one more
+ * measurement at batch 1 (NAN when the batch is 1). */
+int tt_measure_memory(const struct tt_job *j, struct ocb_train_mem *mem, double *state);
+/* The memory metrics of workload wl (step -1): nparams, weight_bytes ... state_bytes_per_
+ * param_measured (the keys listed above; state_meas in bytes, NAN: not written). */
+int tt_memory_metrics(const struct ocb_metric_sink *ms, const char *wl,
+		      const struct ocb_train_mem *m, double state_meas);
 void tt_end(struct tt_job *j);
 
 /* Parses method/bits/moments of a checked params object into q (OCB_EINVAL naming a bad

@@ -13,6 +13,9 @@
  *     state (weights + gradients + optimizer) computed and measured (extrapolated to no
  *     activations from the footprints at the training batch and at batch 1);
  *   table "ternary_export": TQ2_0 / TQ1_0 accuracy of the DQT-ternary MLP vs training;
+ *   table "ternary_lm_width": the LM's bytes per parameter by part at each width of the
+ *     memory scan (workloads "ternary_lm_d<d>:...", bench ternary_lm_width), ratios to
+ *     the STE row of the same width;
  *   plot "ternary_<model>_loss": training loss vs step of every method on one plot. */
 #define _GNU_SOURCE
 #include <math.h>
@@ -29,7 +32,7 @@
 
 struct trow {
 	char wl[96], label[32], method[8], moments[8];
-	int bits;
+	int bits, d_model;
 	double acc, loss, ppl, bpp_meas, bpp_comp, step, rate, wb, gb, ob, ab, np, st_meas;
 	double tq2, tq1, train_acc_eq;
 };
@@ -70,17 +73,18 @@ static int rank(const struct trow *r)
 	return f * 100 + m * 10 + b;
 }
 
+/* By width (the width scan), then in the paper's order. */
 static int cmp_rows(const void *a, const void *b)
 {
-	return rank(a) - rank(b);
+	const struct trow *x = a, *y = b;
+	return x->d_model != y->d_model ? x->d_model - y->d_model : rank(x) - rank(y);
 }
 
-/* The rows of `model` from the final metrics (newest value of each key wins). */
-static size_t collect(const struct ocb_metric_set *ms, const char *model, struct trow *rows)
+/* The rows whose workload starts with `prefix` from the final metrics (newest value of
+ * each key wins). */
+static size_t collect(const struct ocb_metric_set *ms, const char *prefix, struct trow *rows)
 {
 	size_t n = 0;
-	char prefix[32];
-	snprintf(prefix, sizeof prefix, "ternary_%s:", model);
 	for (size_t i = 0; i < ms->n; i++) {
 		const struct ocb_metric_row *m = &ms->r[i];
 		if (strncmp(m->workload, prefix, strlen(prefix)))
@@ -106,6 +110,8 @@ static size_t collect(const struct ocb_metric_set *ms, const char *model, struct
 			snprintf(r->moments, sizeof r->moments, "%s",
 				 cJSON_IsString(v = cJSON_GetObjectItem(id, "moments")) ? v->valuestring : "?");
 			r->bits = cJSON_IsNumber(v = cJSON_GetObjectItem(id, "bits")) ? v->valueint : 0;
+			r->d_model =
+				cJSON_IsNumber(v = cJSON_GetObjectItem(id, "d_model")) ? v->valueint : 0;
 			cJSON_Delete(id);
 		}
 		*slot(&rows[k], m->key) = m->value;
@@ -232,6 +238,63 @@ static int bytes_table(struct ocb_rctx *x, const char *model, struct trow *rows,
 	return rc;
 }
 
+/* The STE row of the same width as r, or NULL. */
+static const struct trow *ste_of(const struct trow *rows, size_t n, const struct trow *r)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(rows[i].method, "ste") && rows[i].d_model == r->d_model)
+			return &rows[i];
+	return NULL;
+}
+
+/* The LM width scan (bench ternary_lm_width): where the bytes go as the model widens. */
+static int width_table(struct ocb_rctx *x, struct trow *rows, size_t n)
+{
+	const char *cols[] = {"d_model", "params (M)", "method", "optimizer", "weights",
+			      "gradients", "optimizer state", "activations", "computed total",
+			      "measured total", "state measured", "total / STE (meas.)",
+			      "state / STE (meas.)"};
+	struct ocb_table *t;
+	int rc = ocb_rctx_table(x, &t);
+	if (rc)
+		return rc;
+	if ((rc = ocb_table_init(t, "ternary_lm_width", "Ternary suite: byte LM training "
+				 "bytes per parameter as the model widens (memory only)", 13,
+				 cols))) {
+		ocb_rctx_table_drop(x);
+		return rc;
+	}
+	for (size_t i = 0; i < n && rc == OCB_OK; i++) {
+		const struct trow *r = &rows[i], *ste = ste_of(rows, n, r);
+		size_t row;
+		if ((rc = ocb_table_add_row(t, &row)))
+			break;
+		ocb_table_num(t, row, 0, r->d_model, "%.0f");
+		ocb_table_num(t, row, 1, r->np / 1e6, "%.3f");
+		ocb_table_text(t, row, 2, r->label);
+		ocb_table_text(t, row, 3, r->moments);
+		ocb_table_num(t, row, 4, r->wb / r->np, "%.2f");
+		ocb_table_num(t, row, 5, r->gb / r->np, "%.2f");
+		ocb_table_num(t, row, 6, r->ob / r->np, "%.2f");
+		ocb_table_num(t, row, 7, r->ab / r->np, "%.2f");
+		ocb_table_num(t, row, 8, r->bpp_comp, "%.2f");
+		ocb_table_num(t, row, 9, r->bpp_meas, "%.2f");
+		ocb_table_num(t, row, 10, r->st_meas, "%.2f");
+		ocb_table_num(t, row, 11, ste ? r->bpp_meas / ste->bpp_meas : NAN, "%.3f");
+		ocb_table_num(t, row, 12, ste ? r->st_meas / ste->st_meas : NAN, "%.3f");
+	}
+	if (rc == OCB_OK)
+		ocb_table_set_note(t, "bytes per parameter of the suite's LM recipe (2 layers, "
+				      "context 64, batch 16 x 64 bytes, heads of 64) at each width, "
+				      "measured as in the bytes-by-part tables (forked children at "
+				      "batch 16 and at batch 1), no training to convergence. "
+				      "Activations grow with d per token and parameters with d^2, so "
+				      "the state, where the methods differ, becomes the larger part "
+				      "of the total as the model widens; ratios are against STE of "
+				      "the same width.");
+	return rc;
+}
+
 static int export_table(struct ocb_rctx *x, struct trow *rows, size_t n)
 {
 	const char *cols[] = {"model", "optimizer", "training-time accuracy", "TQ2_0 accuracy",
@@ -328,7 +391,9 @@ int ocb_rsec_ternary(struct ocb_rctx *x)
 		rc = ocb_sel_metrics(x->db, &x->o->sel, &qs, &st);
 	const char *models[] = {"mlp", "lm"};
 	for (int mi = 0; mi < 2 && rc == OCB_OK; mi++) {
-		size_t n = collect(&fin, models[mi], rows);
+		char prefix[32];
+		snprintf(prefix, sizeof prefix, "ternary_%s:", models[mi]);
+		size_t n = collect(&fin, prefix, rows);
 		if (!n)
 			continue;
 		rc = paper_table(x, models[mi], rows, n);
@@ -339,6 +404,9 @@ int ocb_rsec_ternary(struct ocb_rctx *x)
 		if (rc == OCB_OK)
 			rc = loss_plot(x, models[mi], rows, n, &st);
 	}
+	size_t nw = rc == OCB_OK ? collect(&fin, "ternary_lm_d", rows) : 0;
+	if (nw)
+		rc = width_table(x, rows, nw);
 	ocb_metric_set_release(&fin);
 	ocb_metric_set_release(&st);
 	free(rows);

@@ -64,3 +64,29 @@ Test(hostload, a_gone_sibling_counts_nothing)
 	cr_assert(a.ok && b.ok);
 	cr_expect_lt(b.self_s - a.self_s, 0.01, "a reaped process adds %g s", b.self_s - a.self_s);
 }
+
+/* A child of ours that ran and was waited for (the training workloads' forked memory
+ * measurements, mpirun, gnuplot) is this process's work, not another tenant's. */
+Test(hostload, a_waited_childs_cpu_is_counted_as_own)
+{
+	struct ocb_hostload a, b;
+	ocb_hostload_read(&a);
+	pid_t c = fork();
+	if (c == 0) {
+		/* burn 0.2 s of CPU */
+		struct timespec t;
+		volatile unsigned long x = 0;
+		do {
+			for (int i = 0; i < 100000; i++)
+				x++;
+			clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+		} while (t.tv_sec == 0 && t.tv_nsec < 200 * 1000 * 1000);
+		_exit(0);
+	}
+	cr_assert_gt(c, 0);
+	waitpid(c, NULL, 0);
+	ocb_hostload_read(&b);
+	cr_assert(a.ok && b.ok, "/proc/stat and getrusage readable");
+	cr_expect_gt(b.self_s - a.self_s, 0.15, "the child's 0.2 s counted: %g s",
+		     b.self_s - a.self_s);
+}

@@ -76,8 +76,30 @@ Test(ternary_suite, quick_end_to_end)
 				 "fp32' AND key='bytes_per_param_computed'");
 	cr_expect(dqt_c > 0 && dqt_c <= 0.75 * ste_c, "computed: dqt-8 %.2f, ste %.2f B/param",
 		  dqt_c, ste_c);
+	/* the LM width scan: every (width, method) case, its table, and DQT-8's total falling
+	 * relative to STE's as the state outgrows the activations (computed; measured below) */
+	cr_expect_eq(q_int(db, "SELECT count(DISTINCT workload) FROM metric WHERE workload "
+			       "GLOB 'ternary_lm_d[0-9]*' AND key='bytes_per_param_measured'"), 8);
+	md = cli_slurp(path, &len);
+	cr_expect(md && strstr(md, "as the model widens"), "report.md: no width table");
+	free(md);
+	double wr[2][2]; /* [d 64, 256][computed, measured] DQT-8 / STE totals */
+	for (int w = 0; w < 2; w++)
+		for (int k = 0; k < 2; k++) {
+			char sql[400];
+			const char *key = k ? "bytes_per_param_measured" : "bytes_per_param_computed";
+			snprintf(sql, sizeof sql, "SELECT (SELECT value FROM metric WHERE workload="
+				 "'ternary_lm_d%d:dqt-8:fp32' AND key='%s') / (SELECT value FROM "
+				 "metric WHERE workload='ternary_lm_d%d:ste-ternary:fp32' AND "
+				 "key='%s')", w ? 256 : 64, key, w ? 256 : 64, key);
+			wr[w][k] = q_num(db, sql);
+		}
+	cr_expect(wr[0][0] > 0 && wr[1][0] > 0 && wr[1][0] < wr[0][0] - 0.05,
+		  "computed DQT-8 / STE: d 64 %.3f, d 256 %.3f", wr[0][0], wr[1][0]);
 	OCB_SKIP_RSS_UNDER_ASAN("ternary_suite::quick_end_to_end, DQT-8 vs STE measured bytes");
 	cr_expect(dqt <= 0.75 * ste, "dqt-8 %.2f, ste %.2f B/param", dqt, ste);
+	cr_expect(wr[1][1] > 0 && wr[1][1] < wr[0][1] - 0.05,
+		  "measured DQT-8 / STE: d 64 %.3f, d 256 %.3f", wr[0][1], wr[1][1]);
 }
 
 /* Same seed at 1 and at 2 threads: the same metrics bit for bit (%.17g of every value), on

@@ -32,6 +32,13 @@ void qt_lm_recipe(int quick, struct lm_config *mc, struct lm_train_spec *sp,
 	cfg->eval_every = quick ? 0 : 100;
 }
 
+void qt_lm_widen(struct lm_config *mc, int d)
+{
+	mc->d_model = d;
+	mc->n_heads = d / 64 > 2 ? d / 64 : 2;
+	mc->ffn = lm_ffn_width(d);
+}
+
 static const struct qt_cfg grid_full[] = {
 	{QT_FP32, 2, DQT_M_F32}, {QT_STE, 2, DQT_M_F32},  {QT_DQT, 8, DQT_M_F32},
 	{QT_DQT, 4, DQT_M_F32},  {QT_DQT, 3, DQT_M_F32},  {QT_DQT, 2, DQT_M_F32},

@@ -46,6 +46,9 @@ void qt_mlp_recipe(int quick, struct ocb_train_cfg *cfg, int *max_train);
 /* model config, spec settings (corpora left NULL) and cfg for the LM. */
 void qt_lm_recipe(int quick, struct lm_config *mc, struct lm_train_spec *sp,
 		  struct ocb_train_cfg *cfg);
+/* The LM of the recipe widened to d_model d (memory scan, bench ternary_lm_width): heads
+ * of 64 (at least 2), SwiGLU lm_ffn_width(d); layers, context and batch unchanged. */
+void qt_lm_widen(struct lm_config *mc, int d);
 /* The grid: *n entries of a static table. */
 const struct qt_cfg *qt_suite_grid(int quick, int *n);
 

@@ -5,7 +5,8 @@
  * state S = (B M(1) - M(B)) / (B - 1) fitted from the two (collect/ternary_train.c).
  * Bytes per parameter throughout. Memory does not depend on load; one run suffices.
  *
- * usage: tern_mem [mlp|lm|both (both)] [steps (3)] */
+ * usage: tern_mem [mlp|lm|both (both)] [steps (3)] [LM d_model (the recipe's 64; the
+ *        recipe widened by qt_lm_widen, as bench ternary_lm_width)] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,7 @@ int main(int argc, char **argv)
 {
 	const char *which = argc > 1 ? argv[1] : "both";
 	long steps = argc > 2 ? atol(argv[2]) : 3;
+	int width = argc > 3 ? atoi(argv[3]) : 0;
 	int max_train;
 	struct ocb_idx_set tr, te;
 	struct ocb_text text;
@@ -89,6 +91,8 @@ int main(int argc, char **argv)
 		ms[i].q = methods[i];
 		mp[i] = &ms[i];
 		qt_lm_recipe(0, &lmc, &ls[i].lm, &lc);
+		if (width > 0)
+			qt_lm_widen(&ls[i].lm.model, width);
 		if (lm) {
 			ls[i].lm.train = text.train, ls[i].lm.ntrain = text.ntrain;
 			ls[i].lm.val = text.val, ls[i].lm.nval = text.nval;
@@ -99,8 +103,11 @@ int main(int argc, char **argv)
 	lc.threads = 1;
 	if (mlp)
 		measure("MLP 784-512-256-10", &ocb_trainer_qmlp, mp, &mc, steps);
-	if (lm)
-		measure("byte LM (d 64, 2 layers, ctx 64)", &ocb_trainer_qlm, lp, &lc, steps);
+	if (lm) {
+		char what[64];
+		snprintf(what, sizeof what, "byte LM (d %d, 2 layers, ctx 64)", ls[0].lm.model.d_model);
+		measure(what, &ocb_trainer_qlm, lp, &lc, steps);
+	}
 	if (mlp)
 		ocb_idx_release(&tr), ocb_idx_release(&te);
 	if (lm)
