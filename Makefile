@@ -185,7 +185,10 @@ check: deps
 	tests/fuzz/replay.sh $(BUILD)
 	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 tests/run.sh
 
+# The ab tests compare ./ocbench with itself (the two binaries under test are children of
+# the sanitized driver), so the plain binary is built first.
 sanitize:
+	$(MAKE) ocbench
 	$(MAKE) BUILD=build-san CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
 	  LDFLAGS="-fsanitize=address,undefined" build-san/ocbench build-san/ocbench-tests \
 	  $(FUZZ_NAMES:%=build-san/fuzz-replay/%)
