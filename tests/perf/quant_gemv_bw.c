@@ -8,7 +8,9 @@
  * others), the kernel variant this CPU chose (kernels/quant_repack.h: "avx2-r8" runs on the
  * interleaved layout, whose one-off repacking time is printed apart and not counted in the
  * GEMV time) and the speed ratios TQ2_0/Q4_0 and Q4_0/Q8_0 (byte ratios 2.18 and 1.89).
- * Best of REPS timings. Interleaved with them, a short int8 dot-product peak loop
+ * Best of REPS timings; `paired` is the median over the repetitions of read time / GEMV
+ * time of each repetition's two adjacent timings, the fraction within one moment of a host
+ * whose speed drifts in phases of seconds (a shared VM). Interleaved with them, a short int8 dot-product peak loop
  * (kernels/peak_int8.h, the same threads) gives the core's compute rate at the time: its
  * median over the repetitions is printed as `core` GOP/s. On a VM shared with other
  * tenants a low fraction can have two causes: a low `core` says the arithmetic was taken
@@ -121,7 +123,7 @@ static long preemptions(void)
  * this was written on ran at load 8-15, and best-of-15 cold timings still came out up to
  * 2x apart between runs). */
 struct timing {
-	double clean, all;
+	double clean, all, last; /* best unpreempted, best of all, the latest (s) */
 	int nclean;
 };
 
@@ -137,6 +139,7 @@ struct timing {
 			(tm)->clean = dt_ < (tm)->clean ? dt_ : (tm)->clean;                 \
 		}                                                                            \
 		(tm)->all = dt_ < (tm)->all ? dt_ : (tm)->all;                               \
+		(tm)->last = dt_;                                                            \
 	} while (0)
 
 /* the best clean time, or the best of all when no repetition ran unpreempted */
@@ -184,12 +187,16 @@ static int measure(const struct qformat *f, int64_t n, int reps, int threads, vo
 	for (int64_t i = 0; i < n; i++)
 		x[i] = (float)(i % 97) / 97.0f - 0.5f;
 	qformat_quantize_act(f, x, xq, 1, n);
-	struct timing tg = { 1e30, 1e30, 0 }, tr = { 1e30, 1e30, 0 };
+	struct timing tg = { 1e30, 1e30, 0, 0 }, tr = { 1e30, 1e30, 0, 0 };
 	uint32_t sink = 0;
 	uint64_t psink = 0;
-	double *core = malloc(sizeof(double) * (size_t)reps);
-	if (!core)
+	/* core: the probe per repetition; pair: read time / GEMV time of the repetition's two
+	 * adjacent timings (the fraction within one moment of the host) */
+	double *core = malloc(sizeof(double) * (size_t)reps), *pair = malloc(sizeof(double) * (size_t)reps);
+	if (!core || !pair) {
+		free(core);
 		goto oom;
+	}
 #define GEMV() (qgemv_kind_r8(kind) ? qgemv_r8(f, w, n, n, xq, y, threads) \
 				       : qgemv(f, w, n, n, xq, y, threads))
 	GEMV(); /* warm-up */
@@ -202,10 +209,13 @@ static int measure(const struct qformat *f, int64_t n, int reps, int threads, vo
 		if (ebuf)
 			sink += read_avx2(ebuf, ebytes, threads);
 		TIMED(&tr, sink += read_avx2(buf, wbytes, threads));
+		pair[r] = tr.last / tg.last;
 		core[r] = core_probe(threads, &psink);
 	}
 	const double core_med = ocb_median(core, (size_t)reps);
+	const double pair_med = 100.0 * ocb_median(pair, (size_t)reps);
 	free(core);
+	free(pair);
 #undef GEMV
 	const double best = timing_best(&tg), bestr = timing_best(&tr);
 	res->gemv_s = best;
@@ -214,11 +224,11 @@ static int measure(const struct qformat *f, int64_t n, int reps, int threads, vo
 	const int strict = f->type == QF_Q8_0 || f->type == QF_Q4_0 || f->type == QF_TQ2_0;
 	const double frac = 100.0 * res->gbs / res->readbw, target = strict ? 85.0 : 70.0;
 	printf("%-6s %-10s %6.1f MB  gemv %7.3f ms %6.2f GB/s  read %6.2f GB/s  fraction %5.1f%% "
-	       "(target %2.0f%% %s)  unpreempted %d+%d of %d  core %5.0f GOP/s  repack %7.1f ms  "
-	       "(y0=%g, sink %u %llu)\n",
+	       "(target %2.0f%% %s)  paired %5.1f%%  unpreempted %d+%d of %d  core %5.0f GOP/s  "
+	       "repack %7.1f ms  (y0=%g, sink %u %llu)\n",
 	       f->name, qgemv_kind_name(kind), wbytes / 1e6, best * 1e3, res->gbs, res->readbw, frac,
-	       target, frac >= target ? "ok" : "LOW", tg.nclean, tr.nclean, reps, core_med,
-	       res->repack_s * 1e3, y[0], sink, (unsigned long long)psink);
+	       target, frac >= target ? "ok" : "LOW", pair_med, tg.nclean, tr.nclean, reps,
+	       core_med, res->repack_s * 1e3, y[0], sink, (unsigned long long)psink);
 	qrepack_free(w), qrepack_free(buf);
 	free(x), free(y), free(xq);
 	return 0;
