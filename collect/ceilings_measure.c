@@ -975,7 +975,11 @@ static int sgemm_init(struct meas *x)
 	char how[200];
 	x->sgemm_n = x->quick ? 2048 : 4096;
 	nn = (size_t)x->sgemm_n * (size_t)x->sgemm_n;
-	if (!(x->gbuf = ocb_alloc(3 * nn * sizeof(float))))
+	/* on transparent huge pages like the sweep's buffers: on 4 KiB pages, allocated after
+	 * the sweep's GiBs, the 1-thread sgemm ran at 134-161 GFLOP/s in this process against
+	 * 182-191 on huge pages, in alternating runs (Zen 5 VM, 2 Dec 2026), and the cases
+	 * of a run then stood above their roof */
+	if (!(x->gbuf = ocb_alloc_huge(3 * nn * sizeof(float))))
 		return ocb_seterr(OCB_ENOMEM, "sgemm n=%d: no memory", x->sgemm_n);
 	ocb_rng_seed(&rng, 42);
 	for (size_t i = 0; i < 2 * nn; i++)
