@@ -10,13 +10,13 @@
  * GEMV time) and the speed ratios TQ2_0/Q4_0 and Q4_0/Q8_0 (byte ratios 2.18 and 1.89).
  * Best of REPS timings; `paired` is the median over the repetitions of read time / GEMV
  * time of each repetition's two adjacent timings, the fraction within one moment of a host
- * whose speed drifts in phases of seconds (a shared VM). Interleaved with them, a short int8 dot-product peak loop
- * (kernels/peak_int8.h, the same threads) gives the core's compute rate at the time: its
- * median over the repetitions is printed as `core` GOP/s. On a VM shared with other
- * tenants a low fraction can have two causes: a low `core` says the arithmetic was taken
- * (a busy SMT sibling on the host), `core` at its peak says the memory path was slow.
- * Before every timed GEMV and every timed read, a buffer of twice the
- * L3 size the machine reports is streamed (evict != 0), so that both start from DRAM even
+ * whose speed drifts in phases of seconds (a shared VM). Interleaved with them, a short
+ * int8 dot-product peak loop (kernels/peak_int8.h, the same threads) gives the core's
+ * compute rate at the time: its median over the repetitions is printed as `core` GOP/s.
+ * On a VM shared with other tenants a low fraction can have two causes: a low `core` says
+ * the arithmetic was taken (a busy SMT sibling on the host), `core` at its peak says the
+ * memory path was slow. Before every timed GEMV and every timed read, a buffer of twice
+ * the L3 size the machine reports is streamed (evict != 0), so that both start from DRAM even
  * where the VM reports an L3 larger than the weights; evict = 0 measures hot. Weights and
  * the read buffer come from qrepack_alloc (2 MiB aligned, transparent huge pages asked
  * for; OCB_NO_THP=1 asks for none) and are first touched by the measuring threads.
@@ -192,9 +192,11 @@ static int measure(const struct qformat *f, int64_t n, int reps, int threads, vo
 	uint64_t psink = 0;
 	/* core: the probe per repetition; pair: read time / GEMV time of the repetition's two
 	 * adjacent timings (the fraction within one moment of the host) */
-	double *core = malloc(sizeof(double) * (size_t)reps), *pair = malloc(sizeof(double) * (size_t)reps);
+	double *core = malloc(sizeof(double) * (size_t)reps);
+	double *pair = malloc(sizeof(double) * (size_t)reps);
 	if (!core || !pair) {
 		free(core);
+		free(pair);
 		goto oom;
 	}
 #define GEMV() (qgemv_kind_r8(kind) ? qgemv_r8(f, w, n, n, xq, y, threads) \
