@@ -64,13 +64,8 @@ static int setup(const cJSON *p, const struct ocb_ctx *ctx, void **out)
 	j->cfg.eval_every = j->cfg.steps >= 200 ? 100 : 50;
 	s->spec.lm.final_eval_windows = ocb_pint(p, "final_eval_windows");
 	s->spec.q = j->q;
-	const char *corpus = ocb_pstr(p, "corpus");
-	if ((rc = ocb_text_load(*corpus ? corpus : ctx->data_dir, &s->text)))
+	if ((rc = tt_lm_corpus(p, ctx, &s->text, &s->spec.lm)))
 		goto out;
-	s->spec.lm.train = s->text.train;
-	s->spec.lm.ntrain = s->text.ntrain;
-	s->spec.lm.val = s->text.val;
-	s->spec.lm.nval = s->text.nval;
 	j->spec = &s->spec;
 	if ((rc = tt_begin(j, ctx, (long)j->cfg.steps * j->cfg.batch * s->spec.lm.seq,
 			   (long)s->text.nval)))
@@ -95,7 +90,7 @@ static const struct ocb_param params[] = {
 	{"lr", OCB_P_FLOAT, "0.003", 1e-9, 10, NULL, "", "peak learning rate (AdamW)"},
 	{"final_eval_windows", OCB_P_INT, "128", 0, 1e9, NULL, "windows", "windows of 64 bytes in the final validation (0: the whole split)"},
 	TT_PARAM_MEM_STEPS,
-	{"corpus", OCB_P_STRING, "\"\"", 0, 0, NULL, "", "text file or fortunes-style directory (\"\": --data-dir or the fortunes package)"},
+	TT_PARAM_CORPUS,
 	{0},
 };
 

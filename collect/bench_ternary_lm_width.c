@@ -30,7 +30,7 @@ struct wstate {
 	struct qlm_spec spec;
 	struct ocb_text text;
 	struct tt_job job;
-	int d;
+	char model[16]; /* "lm_d<d>": workloads "ternary_lm_d<d>:..." apart from the suite LM's */
 };
 
 static cJSON *cases(const struct ocb_ctx *ctx)
@@ -59,34 +59,6 @@ static void teardown(void *st)
 	free(s);
 }
 
-/* Workload name and identity (the model named "lm_d<d>" keeps these rows apart from the
- * suite LM's "ternary_lm:" ones). */
-static void name_job(struct wstate *s, const struct ocb_ctx *ctx)
-{
-	struct tt_job *j = &s->job;
-	char label[32];
-	qt_cfg_label(&j->q, label, sizeof label);
-	snprintf(j->wl, sizeof j->wl, "ternary_lm_d%d:%s:%s", s->d, label,
-		 dqt_mfmt_name(j->q.moments));
-	cJSON *id = cJSON_CreateObject();
-	if (!id)
-		return;
-	char model[16];
-	snprintf(model, sizeof model, "lm_d%d", s->d);
-	cJSON_AddStringToObject(id, "kind", "ternary");
-	cJSON_AddStringToObject(id, "model", model);
-	cJSON_AddNumberToObject(id, "d_model", s->d);
-	cJSON_AddStringToObject(id, "method", qt_method_name(j->q.method));
-	cJSON_AddNumberToObject(id, "bits", j->q.method == QT_FP32 ? 32 : j->q.bits);
-	cJSON_AddStringToObject(id, "moments", dqt_mfmt_name(j->q.moments));
-	cJSON_AddStringToObject(id, "label", label);
-	char *t = cJSON_PrintUnformatted(id);
-	if (t)
-		ocb_metric_ident(&ctx->metrics, j->wl, t);
-	free(t);
-	cJSON_Delete(id);
-}
-
 static int setup(const cJSON *p, const struct ocb_ctx *ctx, void **out)
 {
 	struct wstate *s = calloc(1, sizeof *s);
@@ -99,21 +71,18 @@ static int setup(const cJSON *p, const struct ocb_ctx *ctx, void **out)
 	if ((rc = tt_job_init(j, p, ctx, "lm", &ocb_trainer_qlm)))
 		goto out;
 	qt_lm_recipe(0, &mc, &s->spec.lm, &j->cfg);
-	s->d = (int)ocb_pint(p, "d_model");
-	qt_lm_widen(&s->spec.lm.model, s->d);
+	int d = (int)ocb_pint(p, "d_model");
+	qt_lm_widen(&s->spec.lm.model, d);
 	if ((rc = lm_config_check(&s->spec.lm.model)))
 		goto out;
 	tt_job_params(j, p, ctx);
 	s->spec.q = j->q;
-	const char *corpus = ocb_pstr(p, "corpus");
-	if ((rc = ocb_text_load(*corpus ? corpus : ctx->data_dir, &s->text)))
+	if ((rc = tt_lm_corpus(p, ctx, &s->text, &s->spec.lm)))
 		goto out;
-	s->spec.lm.train = s->text.train;
-	s->spec.lm.ntrain = s->text.ntrain;
-	s->spec.lm.val = s->text.val;
-	s->spec.lm.nval = s->text.nval;
 	j->spec = &s->spec;
-	name_job(s, ctx);
+	snprintf(s->model, sizeof s->model, "lm_d%d", d);
+	j->model = s->model;
+	tt_name(j, ctx, d);
 	*out = s;
 	s = NULL;
 out:
@@ -143,7 +112,7 @@ static const struct ocb_param params[] = {
 	{"mem_steps", OCB_P_INT, "1", 1, 1000, NULL, "steps",
 	 "steps of the forked memory measurement (after a warm-up step: a step's peak is "
 	 "reached in the first)"},
-	{"corpus", OCB_P_STRING, "\"\"", 0, 0, NULL, "", "text file or fortunes-style directory (\"\": --data-dir or the fortunes package)"},
+	TT_PARAM_CORPUS,
 	{0},
 };
 

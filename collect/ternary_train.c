@@ -66,6 +66,20 @@ void tt_job_params(struct tt_job *j, const cJSON *p, const struct ocb_ctx *ctx)
 	j->mem_steps = ocb_pint(p, "mem_steps");
 }
 
+int tt_lm_corpus(const cJSON *p, const struct ocb_ctx *ctx, struct ocb_text *text,
+		 struct lm_train_spec *sp)
+{
+	const char *corpus = ocb_pstr(p, "corpus");
+	int rc = ocb_text_load(*corpus ? corpus : ctx->data_dir, text);
+	if (rc)
+		return rc;
+	sp->train = text->train;
+	sp->ntrain = text->ntrain;
+	sp->val = text->val;
+	sp->nval = text->nval;
+	return OCB_OK;
+}
+
 static cJSON *meta_num(const char *k, double v)
 {
 	cJSON *m = cJSON_CreateObject();
@@ -74,12 +88,35 @@ static cJSON *meta_num(const char *k, double v)
 	return m;
 }
 
-int tt_begin(struct tt_job *j, const struct ocb_ctx *ctx, long train_samples, long eval_samples)
+void tt_name(struct tt_job *j, const struct ocb_ctx *ctx, int d_model)
 {
-	char label[32], path[4300], file[128];
+	char label[32];
 	qt_cfg_label(&j->q, label, sizeof label);
 	snprintf(j->wl, sizeof j->wl, "ternary_%s:%s:%s", j->model, label,
 		 dqt_mfmt_name(j->q.moments));
+	cJSON *id = cJSON_CreateObject();
+	if (!id)
+		return;
+	cJSON_AddStringToObject(id, "kind", "ternary");
+	cJSON_AddStringToObject(id, "model", j->model);
+	if (d_model > 0)
+		cJSON_AddNumberToObject(id, "d_model", d_model);
+	cJSON_AddStringToObject(id, "method", qt_method_name(j->q.method));
+	cJSON_AddNumberToObject(id, "bits", j->q.method == QT_FP32 ? 32 : j->q.bits);
+	cJSON_AddStringToObject(id, "moments", dqt_mfmt_name(j->q.moments));
+	cJSON_AddStringToObject(id, "label", label);
+	cJSON_AddStringToObject(id, "scale_rule", qt_scale_rule(&j->q));
+	char *s = cJSON_PrintUnformatted(id);
+	if (s)
+		ocb_metric_ident(&ctx->metrics, j->wl, s);
+	free(s);
+	cJSON_Delete(id);
+}
+
+int tt_begin(struct tt_job *j, const struct ocb_ctx *ctx, long train_samples, long eval_samples)
+{
+	char path[4300], file[128];
+	tt_name(j, ctx, 0);
 	snprintf(file, sizeof file, "mllog_%s.txt", j->wl);
 	for (char *c = file; *c; c++)
 		if (*c == ':')
@@ -88,21 +125,6 @@ int tt_begin(struct tt_job *j, const struct ocb_ctx *ctx, long train_samples, lo
 	int rc = ocb_mllog_open(path, &j->log);
 	if (rc)
 		return rc;
-	cJSON *id = cJSON_CreateObject();
-	if (id) {
-		cJSON_AddStringToObject(id, "kind", "ternary");
-		cJSON_AddStringToObject(id, "model", j->model);
-		cJSON_AddStringToObject(id, "method", qt_method_name(j->q.method));
-		cJSON_AddNumberToObject(id, "bits", j->q.method == QT_FP32 ? 32 : j->q.bits);
-		cJSON_AddStringToObject(id, "moments", dqt_mfmt_name(j->q.moments));
-		cJSON_AddStringToObject(id, "label", label);
-		cJSON_AddStringToObject(id, "scale_rule", qt_scale_rule(&j->q));
-		char *s = cJSON_PrintUnformatted(id);
-		if (s)
-			ocb_metric_ident(&ctx->metrics, j->wl, s);
-		free(s);
-		cJSON_Delete(id);
-	}
 	OCB_MLLOG(j->log, OCB_MLLOG_POINT, "submission_benchmark", cJSON_CreateString(j->wl), NULL);
 	OCB_MLLOG(j->log, OCB_MLLOG_POINT, "submission_division", cJSON_CreateString("open"), NULL);
 	OCB_MLLOG(j->log, OCB_MLLOG_POINT, "submission_org", cJSON_CreateString("ocbench"), NULL);

@@ -23,9 +23,11 @@
 #define OCB_TERNARY_TRAIN_H
 
 #include "../workloads/data_idx.h"
+#include "../workloads/data_text.h"
 #include "../workloads/qtrain.h"
 #include "../workloads/train_memory.h"
 #include "../workloads/trainer.h"
+#include "../workloads/trainer_lm.h"
 #include "bench.h"
 #include "mllog.h"
 
@@ -47,6 +49,9 @@ struct tt_job {
 
 /* Workload name, MLLOG file (in ctx->out_dir, "mllog_<wl with : -> _>.txt") with the
  * submission and hyper-parameter events, identity. *j keeps the log (tt_end closes). */
+/* The workload name j->wl ("ternary_<j->model>:<label>:<moments>") and its identity
+ * (d_model added when > 0), written to ctx's metrics. */
+void tt_name(struct tt_job *j, const struct ocb_ctx *ctx, int d_model);
 int tt_begin(struct tt_job *j, const struct ocb_ctx *ctx, long train_samples,
 	     long eval_samples);
 /* Creates the trainer, trains with the callbacks, writes every metric, measures memory,
@@ -75,6 +80,9 @@ int tt_parse_q(const cJSON *p, struct qt_cfg *q);
 	{"bits", OCB_P_INT, "8", 2, 8, NULL, "bits",                                        \
 	 "DQT weight bits: 8, 4, 3 or 2 (= ternary); STE: 2"},                              \
 	{"moments", OCB_P_ENUM, "\"fp32\"", 0, 0, tt_moments, "", "DQT AdamW moment storage"}
+#define TT_PARAM_CORPUS                                                                    \
+	{"corpus", OCB_P_STRING, "\"\"", 0, 0, NULL, "",                                     \
+	 "text file or fortunes-style directory (\"\": --data-dir or the fortunes package)"}
 #define TT_PARAM_MEM_STEPS                                                                 \
 	{"mem_steps", OCB_P_INT, "3", 1, 1000, NULL, "steps",                               \
 	 "steps of the forked memory measurement"}
@@ -89,6 +97,10 @@ cJSON *tt_grid_cases(int quick, void (*extra)(cJSON *c, void *arg), void *arg);
 int tt_job_init(struct tt_job *j, const cJSON *p, const struct ocb_ctx *ctx, const char *model,
 		const struct ocb_trainer *t);
 void tt_job_params(struct tt_job *j, const cJSON *p, const struct ocb_ctx *ctx);
+/* Loads the LM's text (param "corpus", else ctx->data_dir / the fortunes package) into
+ * *text and points sp's training and validation splits at it (the caller releases it). */
+int tt_lm_corpus(const cJSON *p, const struct ocb_ctx *ctx, struct ocb_text *text,
+		 struct lm_train_spec *sp);
 
 extern const char *const tt_methods[];  /* "fp32", "ste", "dqt", NULL */
 extern const char *const tt_moments[];  /* "fp32", "bf16", "fp8", NULL */

@@ -189,6 +189,33 @@ static int paper_table(struct ocb_rctx *x, const char *model, struct trow *rows,
 	return rc;
 }
 
+/* The STE row of the same width as r (every suite row has width 0), or NULL. */
+static const struct trow *ste_of(const struct trow *rows, size_t n, const struct trow *r)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(rows[i].method, "ste") && rows[i].d_model == r->d_model)
+			return &rows[i];
+	return NULL;
+}
+
+/* Columns c .. c+5 of a bytes row, per parameter: weights, gradients, optimizer state,
+ * activations (computed), the computed and the measured total. */
+static void part_cells(struct ocb_table *t, size_t row, int c, const struct trow *r)
+{
+	const double v[] = {r->wb / r->np, r->gb / r->np, r->ob / r->np, r->ab / r->np,
+			    r->bpp_comp, r->bpp_meas};
+	for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+		ocb_table_num(t, row, c + (int)i, v[i], "%.2f");
+}
+
+/* Columns c, c+1: the measured total and state over those of ste (NaN without one). */
+static void ste_cells(struct ocb_table *t, size_t row, int c, const struct trow *r,
+		      const struct trow *ste)
+{
+	ocb_table_num(t, row, c, ste ? r->bpp_meas / ste->bpp_meas : NAN, "%.3f");
+	ocb_table_num(t, row, c + 1, ste ? r->st_meas / ste->st_meas : NAN, "%.3f");
+}
+
 static int bytes_table(struct ocb_rctx *x, const char *model, struct trow *rows, size_t n)
 {
 	const char *cols[] = {"method", "optimizer", "weights", "gradients", "optimizer state",
@@ -196,10 +223,6 @@ static int bytes_table(struct ocb_rctx *x, const char *model, struct trow *rows,
 			      "state measured", "total / STE (meas.)", "state / STE (meas.)"};
 	struct ocb_table *t;
 	char id[48], title[128];
-	const struct trow *ste = NULL;
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(rows[i].method, "ste"))
-			ste = &rows[i];
 	int rc = ocb_rctx_table(x, &t);
 	if (rc)
 		return rc;
@@ -217,16 +240,10 @@ static int bytes_table(struct ocb_rctx *x, const char *model, struct trow *rows,
 			break;
 		ocb_table_text(t, row, 0, r->label);
 		ocb_table_text(t, row, 1, r->moments);
-		ocb_table_num(t, row, 2, r->wb / r->np, "%.2f");
-		ocb_table_num(t, row, 3, r->gb / r->np, "%.2f");
-		ocb_table_num(t, row, 4, r->ob / r->np, "%.2f");
-		ocb_table_num(t, row, 5, r->ab / r->np, "%.2f");
-		ocb_table_num(t, row, 6, r->bpp_comp, "%.2f");
-		ocb_table_num(t, row, 7, r->bpp_meas, "%.2f");
+		part_cells(t, row, 2, r);
 		ocb_table_num(t, row, 8, (r->wb + r->gb + r->ob) / r->np, "%.2f");
 		ocb_table_num(t, row, 9, r->st_meas, "%.2f");
-		ocb_table_num(t, row, 10, ste ? r->bpp_meas / ste->bpp_meas : NAN, "%.3f");
-		ocb_table_num(t, row, 11, ste ? r->st_meas / ste->st_meas : NAN, "%.3f");
+		ste_cells(t, row, 10, r, ste_of(rows, n, r));
 	}
 	if (rc == OCB_OK)
 		ocb_table_set_note(t, "bytes per parameter. state = weights + gradients + optimizer "
@@ -236,15 +253,6 @@ static int bytes_table(struct ocb_rctx *x, const char *model, struct trow *rows,
 				      "(a warm-up training in the child maps code and library state "
 				      "first), as the computed figures count allocations.");
 	return rc;
-}
-
-/* The STE row of the same width as r, or NULL. */
-static const struct trow *ste_of(const struct trow *rows, size_t n, const struct trow *r)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(rows[i].method, "ste") && rows[i].d_model == r->d_model)
-			return &rows[i];
-	return NULL;
 }
 
 /* The LM width scan (bench ternary_lm_width): where the bytes go as the model widens. */
@@ -265,7 +273,7 @@ static int width_table(struct ocb_rctx *x, struct trow *rows, size_t n)
 		return rc;
 	}
 	for (size_t i = 0; i < n && rc == OCB_OK; i++) {
-		const struct trow *r = &rows[i], *ste = ste_of(rows, n, r);
+		const struct trow *r = &rows[i];
 		size_t row;
 		if ((rc = ocb_table_add_row(t, &row)))
 			break;
@@ -273,15 +281,9 @@ static int width_table(struct ocb_rctx *x, struct trow *rows, size_t n)
 		ocb_table_num(t, row, 1, r->np / 1e6, "%.3f");
 		ocb_table_text(t, row, 2, r->label);
 		ocb_table_text(t, row, 3, r->moments);
-		ocb_table_num(t, row, 4, r->wb / r->np, "%.2f");
-		ocb_table_num(t, row, 5, r->gb / r->np, "%.2f");
-		ocb_table_num(t, row, 6, r->ob / r->np, "%.2f");
-		ocb_table_num(t, row, 7, r->ab / r->np, "%.2f");
-		ocb_table_num(t, row, 8, r->bpp_comp, "%.2f");
-		ocb_table_num(t, row, 9, r->bpp_meas, "%.2f");
+		part_cells(t, row, 4, r);
 		ocb_table_num(t, row, 10, r->st_meas, "%.2f");
-		ocb_table_num(t, row, 11, ste ? r->bpp_meas / ste->bpp_meas : NAN, "%.3f");
-		ocb_table_num(t, row, 12, ste ? r->st_meas / ste->st_meas : NAN, "%.3f");
+		ste_cells(t, row, 11, r, ste_of(rows, n, r));
 	}
 	if (rc == OCB_OK)
 		ocb_table_set_note(t, "bytes per parameter of the suite's LM recipe (2 layers, "
