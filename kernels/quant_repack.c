@@ -118,17 +118,40 @@ static void q3_hbits(uint8_t *dst, const uint8_t *src, int decode)
 	memcpy(dst, out, 4);
 }
 
+/* Byte offsets inside one group of R rows (quant_repack.h): scale s and code unit u of
+ * block b of row r. r8 keeps a group's scales before its codes; r16 keeps them in pairs
+ * of blocks, each pair's scales just before its codes (one stream). */
+static size_t grp_scale_off(const struct qr_layout *l, int R, int64_t b, int s, int r)
+{
+	const size_t S = (size_t)l->nscales;
+	if (R == 8)
+		return (((size_t)b * S + (size_t)s) * (size_t)R + (size_t)r) * 2;
+	const int64_t p0 = b & ~(int64_t)1;
+	return (size_t)p0 * qr_block_bytes(l, R) +
+	       (((size_t)(b - p0) * S + (size_t)s) * (size_t)R + (size_t)r) * 2;
+}
+
+static size_t grp_unit_off(const struct qr_layout *l, int R, int64_t nb, int64_t b, int u, int r)
+{
+	const size_t S = (size_t)l->nscales, U = (size_t)l->units;
+	if (R == 8)
+		return (size_t)nb * (size_t)R * 2 * S + ((size_t)b * U + (size_t)u) * 4 * (size_t)R +
+		       4 * (size_t)r;
+	const int64_t p0 = b & ~(int64_t)1, np = nb - p0 < 2 ? nb - p0 : 2;
+	return (size_t)p0 * qr_block_bytes(l, R) + (size_t)np * (size_t)R * 2 * S +
+	       ((size_t)(b - p0) * U + (size_t)u) * 4 * (size_t)R + 4 * (size_t)r;
+}
+
 /* One group of R plain rows (row stride rb) <-> its r8 / r16 bytes at g. */
 static void pack_group(const struct qr_layout *l, const struct qformat *f, int R, int64_t nb,
 		       const char *rows, size_t rb, char *g, int unpack)
 {
 	const size_t bb = f->block_bytes;
-	char *sc = g, *pay = g + (size_t)nb * (size_t)R * 2 * (size_t)l->nscales;
 	for (int64_t b = 0; b < nb; b++)
 		for (int r = 0; r < R; r++) {
 			char *blk = (char *)rows + (size_t)r * rb + (size_t)b * bb;
 			for (int u = 0; u < l->units; u++) {
-				char *v = pay + ((size_t)b * l->units + u) * 4 * (size_t)R + 4 * r;
+				char *v = g + grp_unit_off(l, R, nb, b, u, r);
 				char *p = blk + l->payload_off + 4 * u;
 				if (u == l->hbit_unit)
 					q3_hbits((uint8_t *)(unpack ? p : v), (const uint8_t *)(unpack ? v : p),
@@ -139,7 +162,7 @@ static void pack_group(const struct qr_layout *l, const struct qformat *f, int R
 					memcpy(v, p, 4);
 			}
 			for (int s = 0; s < l->nscales; s++) {
-				char *h = sc + (((size_t)b * l->nscales + s) * (size_t)R + r) * 2;
+				char *h = g + grp_scale_off(l, R, b, s, r);
 				if (unpack)
 					memcpy(blk + l->scale_off[s], h, 2);
 				else
@@ -367,6 +390,7 @@ enum qgemv_kind qgemv_choose(const struct qformat *f)
  * OCB_QGEMV_PF=<bytes> (0..65536) overrides it, to re-tune on a new machine with
  * quant_gemv_bw without rebuilding. */
 int qk_prefetch = 2048;
+static int qk_prefetch_env; /* 1: OCB_QGEMV_PF set it */
 
 __attribute__((constructor)) static void qk_prefetch_init(void)
 {
@@ -375,8 +399,23 @@ __attribute__((constructor)) static void qk_prefetch_init(void)
 		char *end = NULL;
 		long v = strtol(env, &end, 10);
 		if (end && *end == 0 && v >= 0 && v <= 65536)
-			qk_prefetch = (int)v;
+			qk_prefetch = (int)v, qk_prefetch_env = 1;
 	}
+}
+
+/* The zmm r16 kernels' distances, measured on the AMD Zen 5 VM (2 Dec 2026, 1 and 2
+ * threads, cold 16384^2, every distance timed in turn within one process so that all see
+ * the same moment of the shared host; fraction of a read loop's rate at that moment):
+ * Q8_0 none 86-100%, 2 KiB 84-96%, 8 KiB 74-86%; Q4_0 none 66-94%, 2 KiB 55-86% (worse
+ * in every run), 8 KiB 63-90%; TQ2_0 none 50-57%, 2 KiB 81-92%, 8 KiB 90-103%, 16 KiB
+ * 86-97%. A stream the hardware prefetchers follow on their own is only disturbed by the
+ * extra requests, unless the loop eats its bytes as slowly as TQ2_0 (4 codes per byte).
+ * Q4_1 takes Q4_0's. */
+int qk_prefetch_r16(enum qformat_type type)
+{
+	if (qk_prefetch_env)
+		return qk_prefetch;
+	return type == QF_TQ2_0 ? 8192 : 0;
 }
 
 /* The default GEMV per format and CPU. The Xeon is measured here; Zen 3 is not available,

@@ -15,15 +15,24 @@
  * Layout "r8" of m rows x k weights (nb = k / block blocks per row, P = the payload bytes
  * of one block: its codes without the fp16 scales, S = the number of fp16 scales), and
  * its 16-row twin "r16" for the zmm kernels (R = 8 or 16 rows per group):
- *   groups of R consecutive rows, g = 0 .. m/R - 1, each nb * R * block_bytes bytes:
- *     scales:  for block b, S x R fp16: scale s of block b of rows Rg+0 .. Rg+R-1
- *     payload: for block b, P/4 vectors of 4R bytes (a ymm for r8, a zmm for r16); vector
- *              j holds the 4-byte unit j of block b of rows Rg+0 .. Rg+R-1 (row r at
- *              bytes 4r..4r+3)
- *   (scales first: the kernels' code prefetch, running ~2 KiB ahead, then crosses a
- *   group's scales before its codes; with the scales after the codes, the first scale
- *   line of every group was a DRAM miss in the middle of the loop, which cost TQ2_0, with
- *   its short 34 KB groups, ~15% of its cold speed)
+ *   groups of R consecutive rows, g = 0 .. m/R - 1, each nb * R * block_bytes bytes.
+ *   Within a group, block b has S x R fp16 scales (for s = 0 .. S-1: scale s of rows
+ *   Rg+0 .. Rg+R-1) and P/4 vectors of 4R bytes of codes (a ymm for r8, a zmm for r16):
+ *   vector j holds the 4-byte unit j of block b of rows Rg+0 .. Rg+R-1 (row r at bytes
+ *   4r..4r+3).
+ *   r8:  all nb blocks' scales first, then all nb blocks' codes. (The kernels' code
+ *        prefetch, running ~2 KiB ahead, crosses a group's scales before its codes; with
+ *        the scales after the codes, the first scale line of every group was a DRAM miss
+ *        in the middle of the loop, which cost TQ2_0, with its short 34 KB groups, ~15% of
+ *        its cold speed.)
+ *   r16: pairs of blocks (b, b + 1), each pair's scales (2 S R fp16, 64 S bytes) then its
+ *        codes (2 P R bytes); an odd last block alone, scales then codes. Every pair is
+ *        a whole number of 64-byte lines, and a group is one forward stream. On the Zen 5
+ *        VM, with r8's order (two streams per group, 16 KiB apart for Q4_0, the codes'
+ *        one restarting in every group) a plain read of the bytes in the GEMV's order ran
+ *        at 65-78% of a sequential read, and the GEMVs no faster; in pairs, cold 16384^2
+ *        at 1 thread, Q8_0 went from 81-87% to 90-101% of the read rate, TQ2_0 from
+ *        66-78% to 88-93%, Q4_0 from 58-87% to 66-94% (tests/perf/README.md).
  *   then the m % R remaining rows unchanged (plain blocks).
  * Which R: the one of the kernel qgemv_choose(f) picks (qrepack_rows), so pack, unpack and
  * both GEMVs below must run under the same choice (the same OCB_QGEMV / OCB_FORCE_*).

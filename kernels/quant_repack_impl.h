@@ -3,6 +3,7 @@
 #ifndef OCB_QUANT_REPACK_IMPL_H
 #define OCB_QUANT_REPACK_IMPL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../common/ocb_cpu.h"
@@ -11,6 +12,10 @@
 /* Software prefetch distance of every GEMV kernel, plain (quant_avx2.c) and r8, in bytes;
  * set once per process in quant_repack.c (per CPU, or OCB_QGEMV_PF). */
 extern int qk_prefetch;
+
+/* The same for the zmm r16 kernels, per format (type: QF_Q8_0, QF_Q4_0 for Q4_0 and Q4_1,
+ * QF_TQ2_0); 0: none. OCB_QGEMV_PF, where set, overrides every format (quant_repack.c). */
+int qk_prefetch_r16(enum qformat_type type);
 
 struct qr_layout {
 	int nscales;      /* fp16 scales per block (d, or d and m) */
@@ -22,6 +27,12 @@ struct qr_layout {
 };
 
 int qr_layout(const struct qformat *f, struct qr_layout *l);
+
+/* Bytes of one block of R rows in a group: their scales and codes. */
+static inline size_t qr_block_bytes(const struct qr_layout *l, int R)
+{
+	return (size_t)R * (size_t)(2 * l->nscales + l->payload);
+}
 
 /* y[0..R) = the R rows of one r8 / r16 group (nb = k / block blocks) times xq. */
 typedef void (*qr_group_fn)(int64_t k, const void *group, const void *xq, float *y);

@@ -411,3 +411,51 @@ Test(qrepack, cpu_identification)
 	struct ocb_cpu_id i = { .vendor = "GenuineIntel", .family = 6, .model = 0x01 };
 	cr_assert_not(ocb_cpu_is_zen3(&i));
 }
+
+/* Where pack puts each byte (quant_repack.h): a Q8_0 group of R rows x 3 blocks whose
+ * scales and codes all differ, read back at the documented offsets. r8: all scales, then
+ * all codes; r16: pairs of blocks, each pair's scales just before its codes, the odd
+ * third block alone. */
+static void check_layout(int R, int pairs)
+{
+	const struct qformat *f = qformat_find("q8_0");
+	const int64_t nb = 3, k = 32 * nb;
+	const size_t bb = f->block_bytes, rb = bb * (size_t)nb, bb16 = (size_t)R * bb;
+	unsigned char *w = malloc(rb * (size_t)R), *wr = malloc(rb * (size_t)R);
+	cr_assert(w && wr);
+	for (int r = 0; r < R; r++)
+		for (int b = 0; b < nb; b++) {
+			unsigned char *blk = w + (size_t)r * rb + (size_t)b * bb;
+			blk[0] = (unsigned char)(16 * b + r), blk[1] = 0x3c; /* fp16 scale */
+			for (int i = 0; i < 32; i++)
+				blk[2 + i] = (unsigned char)(64 * b + 2 * r + i); /* codes */
+		}
+	cr_assert_eq(qrepack_rows(f), R);
+	cr_assert_eq(qrepack_pack(f, w, R, k, wr, 1), OCB_OK);
+	for (int b = 0; b < nb; b++) {
+		const int p0 = pairs ? b & ~1 : 0, np = !pairs ? (int)nb : nb - p0 < 2 ? 1 : 2;
+		const size_t base = pairs ? (size_t)p0 * bb16 : 0;
+		for (int r = 0; r < R; r++) {
+			size_t s = base + ((size_t)(b - p0) * (size_t)R + (size_t)r) * 2;
+			cr_assert_eq(wr[s], 16 * b + r, "R=%d scale of block %d row %d", R, b, r);
+			for (int u = 0; u < 8; u++) {
+				size_t c = base + (size_t)np * (size_t)R * 2 +
+					   ((size_t)(b - p0) * 8 + (size_t)u) * 4 * (size_t)R + 4 * (size_t)r;
+				cr_assert_eq(wr[c], (unsigned char)(64 * b + 2 * r + 4 * u),
+					     "R=%d unit %d of block %d row %d", R, u, b, r);
+			}
+		}
+	}
+	free(w), free(wr);
+}
+
+Test(qrepack, layout_offsets_as_documented)
+{
+	setenv("OCB_QGEMV", "r8", 1);
+	check_layout(8, 0);
+	if (ocb_cpu_avx512vnni()) {
+		setenv("OCB_QGEMV", "r16", 1);
+		check_layout(16, 1);
+	}
+	unsetenv("OCB_QGEMV");
+}
