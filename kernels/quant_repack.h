@@ -25,14 +25,26 @@
  *        the scales after the codes, the first scale line of every group was a DRAM miss
  *        in the middle of the loop, which cost TQ2_0, with its short 34 KB groups, ~15% of
  *        its cold speed.)
- *   r16: pairs of blocks (b, b + 1), each pair's scales (2 S R fp16, 64 S bytes) then its
- *        codes (2 P R bytes); an odd last block alone, scales then codes. Every pair is
- *        a whole number of 64-byte lines, and a group is one forward stream. On the Zen 5
- *        VM, with r8's order (two streams per group, 16 KiB apart for Q4_0, the codes'
- *        one restarting in every group) a plain read of the bytes in the GEMV's order ran
- *        at 65-78% of a sequential read, and the GEMVs no faster; in pairs, cold 16384^2
- *        at 1 thread, Q8_0 went from 81-87% to 90-101% of the read rate, TQ2_0 from
- *        66-78% to 88-93%, Q4_0 from 58-87% to 66-94% (tests/perf/README.md).
+ *   r16: the groups' bytes split into column panels of 64 blocks (2048 weights) for the
+ *        32-block formats (Q8_0, Q4_0, Q4_1), one panel of the whole row for TQ2_0: panel
+ *        by panel, and within a panel group by group (each group's part of the panel as
+ *        above, with nb its blocks in the panel). Within a group's part, pairs of blocks
+ *        (b, b + 1), each pair's scales (2 S R fp16, 64 S bytes) then its codes (2 P R
+ *        bytes); an odd last block alone, scales then codes. Every pair is a whole number
+ *        of 64-byte lines, and a thread reading its groups panel by panel reads one
+ *        forward stream per panel.
+ *        Why, measured on the Zen 5 VM (cold 16384^2, fraction of a read loop's rate, old
+ *        and new timed alternately; tests/perf/README.md): with r8's order, a group is two
+ *        streams (its scales, its codes 16 KiB further for Q4_0), and a plain read of the
+ *        bytes in that order ran at 65-78% of a sequential one. Pairs fixed that for
+ *        Q8_0 and TQ2_0. Q4_0 stayed below: every group re-reads the whole activation
+ *        vector (18 KiB for k = 16384), after the group's 147 KiB of weights have pushed
+ *        it out of L1, and a streaming loop whose broadcast operands walk such an array
+ *        ran at 62-80% of the read rate, against 87-108% with them in L1. A panel of 64
+ *        blocks holds 18 KiB of Q4_0 weights per group and reuses a 2.3 KiB slice of the
+ *        activations, which stays in L1. Together, 1 thread: Q8_0 72-85% -> 93-96%,
+ *        Q4_0 60-67% -> 83-89%, TQ2_0 61-72% -> 89-100%; 2 threads 77-94% -> 86-113%.
+ *        The partial sums of the panels add up in y (qgemv_r8).
  *   then the m % R remaining rows unchanged (plain blocks).
  * Which R: the one of the kernel qgemv_choose(f) picks (qrepack_rows), so pack, unpack and
  * both GEMVs below must run under the same choice (the same OCB_QGEMV / OCB_FORCE_*).

@@ -105,7 +105,8 @@ static void round_trip(void)
 		const struct qformat *f = qformat_find(all_fmts[i]);
 		for (size_t j = 0; j < sizeof ms / sizeof *ms; j++) {
 			struct rprob p;
-			int64_t k = f->block == 32 ? 96 : 512;
+			/* 32-block formats: 3 blocks, or 131 (three column panels on r16) */
+			int64_t k = f->block == 32 ? (j % 2 ? 32 * 131 : 96) : 512;
 			rprob_init(&p, f, ms[j], k, 5 + j);
 			if (!qrepack_supported(f)) {
 				cr_assert_eq(qrepack_pack(f, p.w, p.m, k, p.wr, 1), OCB_EINVAL);
@@ -247,6 +248,12 @@ Test(qrepack, vnni512_r16_kernels)
 	cr_assert_eq(qgemv_choose(qformat_find("q2_g")), QGEMV_VNNI512_R8);
 	check_r8(qformat_find("q8_0"), 50, 2048, 2); /* 3 groups of 16 + 2 plain rows, 64 blocks */
 	check_r8(qformat_find("tq1_0"), 33, 1024, 2);
+	/* column panels of 64 blocks: 64 + 64 + 3 (an odd tail panel), over 2 and 3 threads */
+	for (int t = 2; t <= 3; t++) {
+		check_r8(qformat_find("q4_0"), 35, 32 * 131, t);
+		check_r8(qformat_find("q4_1"), 48, 32 * 131, t);
+		check_r8(qformat_find("q8_0"), 19, 32 * 130, t);
+	}
 	unsetenv("OCB_QGEMV");
 }
 
@@ -412,37 +419,44 @@ Test(qrepack, cpu_identification)
 	cr_assert_not(ocb_cpu_is_zen3(&i));
 }
 
-/* Where pack puts each byte (quant_repack.h): a Q8_0 group of R rows x 3 blocks whose
- * scales and codes all differ, read back at the documented offsets. r8: all scales, then
- * all codes; r16: pairs of blocks, each pair's scales just before its codes, the odd
- * third block alone. */
-static void check_layout(int R, int pairs)
+/* Where pack puts each byte (quant_repack.h): Q8_0, 2 groups of R rows x nb blocks whose
+ * scales and codes all differ, read back at the documented offsets. r8: per group, all
+ * scales, then all codes; r16: column panels of 64 blocks, panel by panel; in a panel,
+ * group by group; in a group, pairs of blocks, each pair's scales just before its codes,
+ * an odd last block alone. */
+static void check_layout(int R, int64_t nb)
 {
 	const struct qformat *f = qformat_find("q8_0");
-	const int64_t nb = 3, k = 32 * nb;
-	const size_t bb = f->block_bytes, rb = bb * (size_t)nb, bb16 = (size_t)R * bb;
-	unsigned char *w = malloc(rb * (size_t)R), *wr = malloc(rb * (size_t)R);
+	const int G = 2, m = G * R;
+	const int64_t k = 32 * nb, pb = R == 16 ? 64 : nb;
+	const size_t bb = f->block_bytes, rb = bb * (size_t)nb, bbR = (size_t)R * bb;
+	unsigned char *w = malloc(rb * (size_t)m), *wr = malloc(rb * (size_t)m);
 	cr_assert(w && wr);
-	for (int r = 0; r < R; r++)
-		for (int b = 0; b < nb; b++) {
+	for (int r = 0; r < m; r++)
+		for (int64_t b = 0; b < nb; b++) {
 			unsigned char *blk = w + (size_t)r * rb + (size_t)b * bb;
-			blk[0] = (unsigned char)(16 * b + r), blk[1] = 0x3c; /* fp16 scale */
+			blk[0] = (unsigned char)(7 * b + r), blk[1] = 0x3c; /* fp16 scale */
 			for (int i = 0; i < 32; i++)
 				blk[2 + i] = (unsigned char)(64 * b + 2 * r + i); /* codes */
 		}
 	cr_assert_eq(qrepack_rows(f), R);
-	cr_assert_eq(qrepack_pack(f, w, R, k, wr, 1), OCB_OK);
-	for (int b = 0; b < nb; b++) {
-		const int p0 = pairs ? b & ~1 : 0, np = !pairs ? (int)nb : nb - p0 < 2 ? 1 : 2;
-		const size_t base = pairs ? (size_t)p0 * bb16 : 0;
-		for (int r = 0; r < R; r++) {
-			size_t s = base + ((size_t)(b - p0) * (size_t)R + (size_t)r) * 2;
-			cr_assert_eq(wr[s], 16 * b + r, "R=%d scale of block %d row %d", R, b, r);
+	cr_assert_eq(qrepack_pack(f, w, m, k, wr, 1), OCB_OK);
+	for (int64_t b = 0; b < nb; b++) {
+		const int64_t b0 = b / pb * pb, nbp = nb - b0 < pb ? nb - b0 : pb, bl = b - b0;
+		const int64_t p0 = R == 16 ? bl & ~(int64_t)1 : 0;
+		const int64_t np = R == 16 ? (nbp - p0 < 2 ? 1 : 2) : nb;
+		for (int r = 0; r < m; r++) {
+			const size_t base = (size_t)b0 * G * bbR + (size_t)(r / R) * (size_t)nbp * bbR +
+					    (size_t)p0 * bbR;
+			const int rr = r % R;
+			size_t s = base + ((size_t)(bl - p0) * (size_t)R + (size_t)rr) * 2;
+			cr_assert_eq(wr[s], (unsigned char)(7 * b + r), "R=%d scale of block %lld row %d",
+				     R, (long long)b, r);
 			for (int u = 0; u < 8; u++) {
 				size_t c = base + (size_t)np * (size_t)R * 2 +
-					   ((size_t)(b - p0) * 8 + (size_t)u) * 4 * (size_t)R + 4 * (size_t)r;
+					   ((size_t)(bl - p0) * 8 + (size_t)u) * 4 * (size_t)R + 4 * (size_t)rr;
 				cr_assert_eq(wr[c], (unsigned char)(64 * b + 2 * r + 4 * u),
-					     "R=%d unit %d of block %d row %d", R, u, b, r);
+					     "R=%d unit %d of block %lld row %d", R, u, (long long)b, r);
 			}
 		}
 	}
@@ -452,10 +466,11 @@ static void check_layout(int R, int pairs)
 Test(qrepack, layout_offsets_as_documented)
 {
 	setenv("OCB_QGEMV", "r8", 1);
-	check_layout(8, 0);
+	check_layout(8, 3);
 	if (ocb_cpu_avx512vnni()) {
 		setenv("OCB_QGEMV", "r16", 1);
-		check_layout(16, 1);
+		check_layout(16, 3);
+		check_layout(16, 131); /* panels of 64 + 64 + 3 blocks */
 	}
 	unsetenv("OCB_QGEMV");
 }
