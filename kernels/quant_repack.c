@@ -461,14 +461,15 @@ __attribute__((constructor)) static void qk_prefetch_init(void)
 	}
 }
 
-/* The zmm r16 kernels' distances, measured on the AMD Zen 5 VM (2 Dec 2026, 1 and 2
- * threads, cold 16384^2, every distance timed in turn within one process so that all see
- * the same moment of the shared host; fraction of a read loop's rate at that moment):
- * Q8_0 none 86-100%, 2 KiB 84-96%, 8 KiB 74-86%; Q4_0 none 66-94%, 2 KiB 55-86% (worse
- * in every run), 8 KiB 63-90%; TQ2_0 none 50-57%, 2 KiB 81-92%, 8 KiB 90-103%, 16 KiB
- * 86-97%. A stream the hardware prefetchers follow on their own is only disturbed by the
- * extra requests, unless the loop eats its bytes as slowly as TQ2_0 (4 codes per byte).
- * Q4_1 takes Q4_0's. */
+/* The zmm r16 kernels' distances, measured on the AMD Zen 5 VM (2 Dec 2026, cold
+ * 16384^2, fraction of a read loop's rate at the same moment). On whole rows, every
+ * distance timed in turn within one process: Q8_0 none 86-100%, 2 KiB 84-96%, 8 KiB
+ * 74-86%; Q4_0 none 66-94%, 2 KiB 55-86% (worse in every run), 8 KiB 63-90%; TQ2_0 none
+ * 50-57%, 2 KiB 81-92%, 8 KiB 90-103%, 16 KiB 86-97%. On the 64-block column panels the
+ * 32-block formats now use (quant_repack.h), two alternating rounds at 1 and 2 threads:
+ * none 89-102%, 2 KiB 73-84%, 8 KiB 72-80%. A stream the hardware prefetchers follow
+ * on their own is only disturbed by the extra requests, unless the loop eats its bytes as
+ * slowly as TQ2_0 (4 codes per byte). Q4_1 takes Q4_0's. */
 int qk_prefetch_r16(enum qformat_type type)
 {
 	if (qk_prefetch_env)
