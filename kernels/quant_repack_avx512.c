@@ -11,8 +11,8 @@
  * broadcast ({1to16}, folded into vpdpbusd as a memory operand) serves 16 rows, and the
  * 16 fp16 scales of a block convert with one vcvtph2ps. Unlike r8, r16 keeps each pair
  * of blocks' scales just before their codes, so that a group is one forward stream (why:
- * quant_repack.h). Formats: Q8_0, Q4_0, Q4_1, TQ2_0 (and TQ1_0, packed as TQ2_0 codes);
- * Q3_G and Q2_G keep the r8 kernels. */
+ * quant_repack.h). Formats: all that have an r8 layout: Q8_0, Q4_0, Q4_1, Q3_G, Q2_G,
+ * TQ2_0 (and TQ1_0, packed as TQ2_0 codes). */
 #include <immintrin.h>
 #include <string.h>
 
@@ -86,7 +86,47 @@ static INL ZMM __m512i q8_isum16(const uint8_t *q, const int8_t *aq)
 	return add4(s[0], s[1], s[2], s[3]);
 }
 
-enum z32_kind { Z32_Q8_0, Z32_Q4_0, Z32_Q4_1 };
+/* Q2_G/Q3_G low bits: 2 vectors; byte 4u + i of a row holds elements 4u + i + 8n at bits
+ * 2n..2n+1 (n = 0..3). Each 2-bit field is taken in place (mask 3 << 2n: 4^n times the
+ * code) into its own sum t_n; S = sum over n of t_n / 4^n, exact (t_n is a multiple of
+ * 4^n, and >> is an exact division of one). */
+static INL ZMM __m512i low2_isum16(const uint8_t *q, const int8_t *aq)
+{
+	const __m512i z = _mm512_setzero_si512();
+	__m512i t[4] = { z, z, z, z };
+#pragma GCC unroll 2
+	for (int u = 0; u < 2; u++) {
+		const __m512i v = ldz(q + 64 * u);
+#pragma GCC unroll 4
+		for (int n = 0; n < 4; n++)
+			t[n] = dpz(t[n], _mm512_and_si512(v, _mm512_set1_epi8((char)(3 << 2 * n))),
+				   aq + 8 * n + 4 * u);
+	}
+	return add4(t[0], _mm512_srai_epi32(t[1], 2), _mm512_srai_epi32(t[2], 4), _mm512_srai_epi32(t[3], 6));
+}
+
+/* Q3_G: Q2_G's low bits plus the high-bit plane (the third vector, re-encoded at packing
+ * time, quant_repack.c q3_hbits: bit n + 4u of byte i is the high bit, worth 4, of
+ * element 8n + 4u + i). The plane shifted right by 4 brings u = 1's bits to u = 0's
+ * places, so mask 1 << n takes both at 2^n into one sum h_n; S += 4 sum over n of
+ * h_n / 2^n. */
+static INL ZMM __m512i low3_isum16(const uint8_t *q, const int8_t *aq)
+{
+	const __m512i z = _mm512_setzero_si512();
+	const __m512i hp[2] = { ldz(q + 128), _mm512_srli_epi16(ldz(q + 128), 4) };
+	__m512i h[4] = { z, z, z, z };
+#pragma GCC unroll 2
+	for (int u = 0; u < 2; u++)
+#pragma GCC unroll 4
+		for (int n = 0; n < 4; n++)
+			h[n] = dpz(h[n], _mm512_and_si512(hp[u], _mm512_set1_epi8((char)(1 << n))),
+				   aq + 8 * n + 4 * u);
+	const __m512i hs = add4(_mm512_slli_epi32(h[0], 2), _mm512_slli_epi32(h[1], 1), h[2],
+				_mm512_srai_epi32(h[3], 1));
+	return _mm512_add_epi32(low2_isum16(q, aq), hs);
+}
+
+enum z32_kind { Z32_Q8_0, Z32_Q4_0, Z32_Q4_1, Z32_Q3_G, Z32_Q2_G };
 
 /* One block bb of 16 rows, its scales at sb and codes at qb:
  * acc += d_w d_a S, cacc += (d or m)_w ds (quant_repack_kern.h) */
@@ -95,8 +135,10 @@ enum z32_kind { Z32_Q8_0, Z32_Q4_0, Z32_Q4_1 };
 		const __m512 wd = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(sb))); \
 		const __m512 wo = S == 2 ? _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)((sb) + 16))) \
 					 : wd;                                              \
-		const __m512i is = kind == Z32_Q8_0 ? q8_isum16(qb, a[bb].qs)               \
-						    : nib_isum16(qb, a[bb].qs);             \
+		const __m512i is = kind == Z32_Q8_0   ? q8_isum16(qb, a[bb].qs)             \
+				   : kind == Z32_Q3_G ? low3_isum16(qb, a[bb].qs)           \
+				   : kind == Z32_Q2_G ? low2_isum16(qb, a[bb].qs)           \
+						      : nib_isum16(qb, a[bb].qs);           \
 		acc = _mm512_fmadd_ps(_mm512_mul_ps(wd, _mm512_set1_ps(a[bb].d)),           \
 				      _mm512_cvtepi32_ps(is), acc);                         \
 		cacc = _mm512_fmadd_ps(wo, _mm512_set1_ps(a[bb].ds), cacc);                 \
@@ -107,7 +149,7 @@ enum z32_kind { Z32_Q8_0, Z32_Q4_0, Z32_Q4_1 };
 static INL ZMM void z32_r16(enum z32_kind kind, int P, int64_t k, const void *grp,
 			    const void *xq, float *y)
 {
-	const int S = kind == Z32_Q4_1 ? 2 : 1; /* fp16 scales per block: d (, m) */
+	const int S = kind == Z32_Q8_0 || kind == Z32_Q4_0 ? 1 : 2; /* fp16 scales: d (, m) */
 	const int64_t nb = k / 32;
 	const size_t bb16 = (size_t)16 * (size_t)(2 * S + P); /* one block of the 16 rows */
 	const int pf = qk_prefetch_r16(kind == Z32_Q8_0 ? QF_Q8_0 : QF_Q4_0);
@@ -126,9 +168,9 @@ static INL ZMM void z32_r16(enum z32_kind kind, int P, int64_t k, const void *gr
 		const char *pr = (const char *)grp + (size_t)b * bb16;
 		Z32_BLOCK((const uint16_t *)(const void *)pr, (const uint8_t *)pr + 32 * S, b, acc0, c0);
 	}
-	/* the offsets: Q8_0's bias of 128 and Q4_0's 8 off the codes, Q4_1's min added */
+	/* the offsets: Q8_0's bias of 128 and Q4_0's 8 off the codes, the others' min added */
 	const __m512 acc = _mm512_add_ps(acc0, acc1), c = _mm512_add_ps(c0, c1);
-	_mm512_storeu_ps(y, kind == Z32_Q4_1 ? _mm512_add_ps(acc, c)
+	_mm512_storeu_ps(y, S == 2 ? _mm512_add_ps(acc, c)
 			    : _mm512_fnmadd_ps(_mm512_set1_ps(kind == Z32_Q8_0 ? 128.0f : 8.0f), c, acc));
 }
 #undef Z32_BLOCK
@@ -146,6 +188,16 @@ static ZMM void q4_0_r16(int64_t k, const void *g, const void *xq, float *y)
 static ZMM void q4_1_r16(int64_t k, const void *g, const void *xq, float *y)
 {
 	z32_r16(Z32_Q4_1, 16, k, g, xq, y);
+}
+
+static ZMM void q3_g_r16(int64_t k, const void *g, const void *xq, float *y)
+{
+	z32_r16(Z32_Q3_G, 12, k, g, xq, y);
+}
+
+static ZMM void q2_g_r16(int64_t k, const void *g, const void *xq, float *y)
+{
+	z32_r16(Z32_Q2_G, 8, k, g, xq, y);
 }
 
 /* ---- TQ2_0 (TQ1_0 packed as TQ2_0) ----
@@ -219,6 +271,10 @@ qr_group_fn qr_zmm_kernel(enum qformat_type type)
 		return q4_0_r16;
 	case QF_Q4_1:
 		return q4_1_r16;
+	case QF_Q3_G:
+		return q3_g_r16;
+	case QF_Q2_G:
+		return q2_g_r16;
 	case QF_TQ2_0:
 		return tq2_0_r16;
 	default:

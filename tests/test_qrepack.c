@@ -96,8 +96,8 @@ static void ref_on_layout(void)
 	}
 }
 
-/* Both layouts: r8 (OCB_QGEMV=r8) and, on an AVX-512 VNNI CPU, r16 for the formats with
- * zmm kernels (the others stay r8 under OCB_QGEMV=r16). */
+/* Both layouts: r8 (OCB_QGEMV=r8) and, on an AVX-512 VNNI CPU, r16 (every format has a
+ * zmm kernel). */
 static void round_trip(void)
 {
 	const int64_t ms[] = { 1, 7, 8, 13, 16, 24, 35 };
@@ -144,7 +144,7 @@ Test(qrepack, pack_unpack_round_trip_every_layout)
 	if (ocb_cpu_avx512vnni()) {
 		setenv("OCB_QGEMV", "r16", 1);
 		cr_assert_eq(qrepack_rows(qformat_find("q4_0")), 16);
-		cr_assert_eq(qrepack_rows(qformat_find("q3_g")), 8); /* no zmm kernel */
+		cr_assert_eq(qrepack_rows(qformat_find("q3_g")), 16);
 		round_trip();
 	}
 	unsetenv("OCB_QGEMV");
@@ -237,15 +237,15 @@ Test(qrepack, vnni512_r8_kernels)
 	check_kind("r8-vnni512", QGEMV_VNNI512_R8);
 }
 
-/* AVX-512 VNNI on zmm over the r16 layout (the default on AMD Zen 4 / Zen 5); the formats
- * without a zmm kernel run r8-vnni512 under it */
+/* AVX-512 VNNI on zmm over the r16 layout (the default on AMD Zen 4 / Zen 5), for every
+ * format */
 Test(qrepack, vnni512_r16_kernels)
 {
 	if (!ocb_cpu_avx512vnni())
 		cr_skip_test("no AVX-512 VNNI on this CPU (or OCB_FORCE_SCALAR / OCB_FORCE_AVX2 set)");
 	check_kind("r16", QGEMV_VNNI512_R16);
 	setenv("OCB_QGEMV", "r16", 1);
-	cr_assert_eq(qgemv_choose(qformat_find("q2_g")), QGEMV_VNNI512_R8);
+	cr_assert_eq(qgemv_choose(qformat_find("q2_g")), QGEMV_VNNI512_R16);
 	check_r8(qformat_find("q8_0"), 50, 2048, 2); /* 3 groups of 16 + 2 plain rows, 64 blocks */
 	check_r8(qformat_find("tq1_0"), 33, 1024, 2);
 	/* column panels of 64 blocks: 64 + 64 + 3 (an odd tail panel), over 2 and 3 threads */
@@ -253,6 +253,8 @@ Test(qrepack, vnni512_r16_kernels)
 		check_r8(qformat_find("q4_0"), 35, 32 * 131, t);
 		check_r8(qformat_find("q4_1"), 48, 32 * 131, t);
 		check_r8(qformat_find("q8_0"), 19, 32 * 130, t);
+		check_r8(qformat_find("q3_g"), 40, 32 * 131, t);
+		check_r8(qformat_find("q2_g"), 33, 32 * 129, t);
 	}
 	unsetenv("OCB_QGEMV");
 }
@@ -295,14 +297,10 @@ Test(qrepack, default_kind_per_cpu)
 	for (size_t i = 0; i < NALL; i++) {
 		const struct qformat *f = qformat_find(all_fmts[i]);
 		cr_assert_eq(qr_default_kind(f, &spr, QR_AVXVNNI), QGEMV_VNNI_R8, "%s", f->name);
-		/* AMD with AVX-512 VNNI: zmm on r16 where the format has a zmm kernel; Intel's
+		/* AMD with AVX-512 VNNI: zmm on r16 (every format has a zmm kernel); Intel's
 		 * AVX-512 VNNI CPUs keep the measured ymm kernels */
-		const int zmm = f->type == QF_Q8_0 || f->type == QF_Q4_0 || f->type == QF_Q4_1 ||
-				f->type == QF_TQ2_0 || f->type == QF_TQ1_0;
-		cr_assert_eq(qr_default_kind(f, &zen4, QR_AVX512VNNI),
-			     zmm ? QGEMV_VNNI512_R16 : QGEMV_VNNI512_R8, "%s", f->name);
-		cr_assert_eq(qr_default_kind(f, &zen5, QR_AVX512VNNI),
-			     zmm ? QGEMV_VNNI512_R16 : QGEMV_VNNI512_R8, "%s", f->name);
+		cr_assert_eq(qr_default_kind(f, &zen4, QR_AVX512VNNI), QGEMV_VNNI512_R16, "%s", f->name);
+		cr_assert_eq(qr_default_kind(f, &zen5, QR_AVX512VNNI), QGEMV_VNNI512_R16, "%s", f->name);
 		cr_assert_eq(qr_default_kind(f, &spr, QR_AVX512VNNI), QGEMV_VNNI512_R8, "%s", f->name);
 		cr_assert_eq(qr_default_kind(f, &spr, QR_AVX2), QGEMV_AVX2_R8, "%s", f->name);
 		/* Zen 3 keeps the plain TQ2_0 loop (quant_repack.c: the model rates both alike) */
