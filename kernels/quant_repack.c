@@ -539,12 +539,12 @@ int qk_prefetch_r16(enum qformat_type type)
  * the r8 EVEX-ymm kernels gave Q8_0 46, Q4_0 34, TQ2_0 29 GB/s (the VEX AVX-VNNI form
  * 33 / 22 / 13), the r16 zmm ones 74 / 75 / 56; cold 16384^2 against a DRAM read of
  * 31-40 GB/s per core, that is the difference between 60-77% and 78-96% of it
- * (tests/perf/README.md); with r16's pairs and panels (quant_repack.h), 83-104% for
- * Q8_0, Q4_0, TQ2_0. Q3_G and Q2_G ran on r8 at 54-56% (1 and 2 threads); their zmm
+ * (tests/perf/README.md); with r16's pairs and panels (quant_repack.h), 84-112% for
+ * Q8_0, Q4_0, TQ2_0 (five runs at 1 and 2 threads). Q3_G and Q2_G ran on r8 at 54-56% (1 and 2 threads); their zmm
  * kernels (hot 62 / 86 GB/s) at 66-78% / 73-83%. Zen 4 executes zmm as two 256-bit
  * halves: there the r16 kernels do the r8 ones' work in half the instructions (not
- * measured here). Intel's
- * AVX-512 VNNI cores keep the r8 kernels, measured at 88-92% of DRAM on the Xeon. */
+ * measured here). Intel's AVX-512 VNNI cores keep the r8 kernels, measured at 88-92% of
+ * DRAM on the Xeon. */
 enum qgemv_kind qr_default_kind(const struct qformat *f, const struct ocb_cpu_id *cpu,
 				enum qr_isa vnni)
 {
