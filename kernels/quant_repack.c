@@ -179,7 +179,7 @@ struct qr_panel {
 	size_t off, gstride;
 };
 
-/* Blocks per panel: QR16_PANEL_BLOCKS for the 32-blocks formats on r16, else the whole row
+/* Blocks per panel: QR16_PANEL_BLOCKS for the 32-block formats on r16, else the whole row
  * (r8, and TQ2_0, whose far prefetch does better on whole rows: 93-104% against 76-86% with
  * panels of 8 or 16 blocks). */
 #define QR16_PANEL_BLOCKS 64
@@ -207,8 +207,8 @@ static void pack_group_panels(const struct qr_layout *l, const struct qformat *f
 			      int64_t nb, int64_t ng, int64_t g, const char *rows, size_t rb,
 			      char *base, int unpack)
 {
-	const int64_t np = (nb + panel_blocks(fr, R, nb) - 1) / panel_blocks(fr, R, nb);
-	for (int64_t p = 0; p < np; p++) {
+	const int64_t pb = panel_blocks(fr, R, nb);
+	for (int64_t p = 0; p * pb < nb; p++) {
 		const struct qr_panel pn = panel_at(fr, R, nb, ng, p);
 		pack_group(l, fr, R, pn.nb, rows + (size_t)pn.b0 * fr->block_bytes, rb,
 			   base + pn.off + (size_t)g * pn.gstride, unpack);
@@ -540,8 +540,8 @@ int qk_prefetch_r16(enum qformat_type type)
  * 33 / 22 / 13), the r16 zmm ones 74 / 75 / 56; cold 16384^2 against a DRAM read of
  * 31-40 GB/s per core, that is the difference between 60-77% and 78-96% of it
  * (tests/perf/README.md); with r16's pairs and panels (quant_repack.h), 84-112% for
- * Q8_0, Q4_0, TQ2_0 (five runs at 1 and 2 threads). Q3_G and Q2_G ran on r8 at 54-56% (1 and 2 threads); their zmm
- * kernels (hot 62 / 86 GB/s) at 66-78% / 73-83%. Zen 4 executes zmm as two 256-bit
+ * Q8_0, Q4_0, TQ2_0 (five runs at 1 and 2 threads). Q3_G and Q2_G ran on r8 at 54-56%
+ * (1 and 2 threads); their zmm kernels (hot 62 / 86 GB/s) at 66-78% / 73-83%. Zen 4 executes zmm as two 256-bit
  * halves: there the r16 kernels do the r8 ones' work in half the instructions (not
  * measured here). Intel's AVX-512 VNNI cores keep the r8 kernels, measured at 88-92% of
  * DRAM on the Xeon. */

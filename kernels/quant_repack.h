@@ -26,13 +26,13 @@
  *        in the middle of the loop, which cost TQ2_0, with its short 34 KB groups, ~15% of
  *        its cold speed.)
  *   r16: the groups' bytes split into column panels of 64 blocks (2048 weights) for the
- *        32-block formats (Q8_0, Q4_0, Q4_1), one panel of the whole row for TQ2_0: panel
- *        by panel, and within a panel group by group (each group's part of the panel as
- *        above, with nb its blocks in the panel). Within a group's part, pairs of blocks
- *        (b, b + 1), each pair's scales (2 S R fp16, 64 S bytes) then its codes (2 P R
- *        bytes); an odd last block alone, scales then codes. Every pair is a whole number
- *        of 64-byte lines, and a thread reading its groups panel by panel reads one
- *        forward stream per panel.
+ *        32-block formats (Q8_0, Q4_0, Q4_1, Q3_G, Q2_G), one panel of the whole row for
+ *        TQ2_0: panel by panel, and within a panel group by group (each group's part of
+ *        the panel as above, with nb its blocks in the panel). Within a group's part,
+ *        pairs of blocks (b, b + 1), each pair's scales (2 S R fp16, 64 S bytes) then its
+ *        codes (2 P R bytes); an odd last block alone, scales then codes. Every pair is a
+ *        whole number of 64-byte lines, and a thread reading its groups panel by panel
+ *        reads one forward stream per panel.
  *        Why, measured on the Zen 5 VM (cold 16384^2, fraction of a read loop's rate, old
  *        and new timed alternately; tests/perf/README.md): with r8's order, a group is two
  *        streams (its scales, its codes 16 KiB further for Q4_0), and a plain read of the

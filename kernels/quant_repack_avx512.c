@@ -14,7 +14,6 @@
  * quant_repack.h). Formats: all that have an r8 layout: Q8_0, Q4_0, Q4_1, Q3_G, Q2_G,
  * TQ2_0 (and TQ1_0, packed as TQ2_0 codes). */
 #include <immintrin.h>
-#include <string.h>
 
 #include "quant_impl.h"
 #include "quant_repack_impl.h"
@@ -47,7 +46,8 @@ static INL void prefetch_ahead(const char *p, int pf, int bytes)
 		_mm_prefetch(p + pf + l, _MM_HINT_T0);
 }
 
-/* ---- blocks of 32: Q8_0, Q4_0, Q4_1 (quant_repack_kern.h explains the offsets) ---- */
+/* ---- blocks of 32: Q8_0, Q4_0, Q4_1, Q3_G, Q2_G (quant_repack_kern.h explains the
+ * offsets) ---- */
 
 /* Q4_0/Q4_1: 4 vectors of nibbles (element i in the low nibble of byte i of the block,
  * i + 16 in the high one). The high nibble is taken in place (mask 0xf0: 16 times the
@@ -102,7 +102,8 @@ static INL ZMM __m512i low2_isum16(const uint8_t *q, const int8_t *aq)
 			t[n] = dpz(t[n], _mm512_and_si512(v, _mm512_set1_epi8((char)(3 << 2 * n))),
 				   aq + 8 * n + 4 * u);
 	}
-	return add4(t[0], _mm512_srai_epi32(t[1], 2), _mm512_srai_epi32(t[2], 4), _mm512_srai_epi32(t[3], 6));
+	return add4(t[0], _mm512_srai_epi32(t[1], 2), _mm512_srai_epi32(t[2], 4),
+		    _mm512_srai_epi32(t[3], 6));
 }
 
 /* Q3_G: Q2_G's low bits plus the high-bit plane (the third vector, re-encoded at packing

@@ -13,8 +13,8 @@
  * set once per process in quant_repack.c (per CPU, or OCB_QGEMV_PF). */
 extern int qk_prefetch;
 
-/* The same for the zmm r16 kernels, per format (type: QF_Q8_0, QF_Q4_0 for Q4_0 and Q4_1,
- * QF_TQ2_0); 0: none. OCB_QGEMV_PF, where set, overrides every format (quant_repack.c). */
+/* The same for the zmm r16 kernels, per format (type: QF_Q8_0; QF_Q4_0 for the other
+ * 32-block formats; QF_TQ2_0); 0: none. OCB_QGEMV_PF, where set, overrides every format (quant_repack.c). */
 int qk_prefetch_r16(enum qformat_type type);
 
 struct qr_layout {
