@@ -24,6 +24,7 @@
 #include "host.h"
 #include "progress.h"
 #include "registry.h"
+#include "roof_beaten.h"
 #include "suspect.h"
 
 volatile int ocb_runner_stop;
@@ -117,8 +118,9 @@ static int store_run_context(struct ocb_store *s, int64_t run_id)
 	return rc;
 }
 
-/* The cached set still holds values flagged suspect (no good value of that kind and
- * thread count exists): re-measure them once, as `ceilings --verify` would, store the
+/* The cached set has values whose newest row is flagged suspect (no good value of that
+ * kind and thread count exists, or one that this machine's own results ran above,
+ * collect/roof_beaten.h): re-measure them once, as `ceilings --verify` would, store the
  * new values in their place and read the set again. What is still flagged is used with
  * its flag (the harness and report see ocb_ceiling.suspect). */
 static int verify_cached(struct ocb_store *s, int64_t machine_id, int64_t run_id,
@@ -127,17 +129,11 @@ static int verify_cached(struct ocb_store *s, int64_t machine_id, int64_t run_id
 {
 	struct ocb_ceiling *flagged = NULL, *fresh = NULL;
 	size_t nf = 0, nfresh = 0;
-	int rc = OCB_OK;
-	for (size_t i = 0; i < *nceil; i++)
-		nf += (*ceil)[i].suspect[0] != '\0';
-	if (nf == 0)
-		return OCB_OK;
-	if (!(flagged = malloc(nf * sizeof *flagged)))
-		return ocb_seterr(OCB_ENOMEM, "ceilings: no memory");
-	nf = 0;
-	for (size_t i = 0; i < *nceil; i++)
-		if ((*ceil)[i].suspect[0])
-			flagged[nf++] = (*ceil)[i];
+	int rc = ocb_store_ceilings_flagged(s, machine_id, &flagged, &nf);
+	if (rc != OCB_OK || nf == 0) {
+		free(flagged);
+		return rc;
+	}
 	ocb_info("re-measuring %zu cached ceiling(s) flagged suspect...", nf);
 	rc = ocb_ceilings_measure_store(s, machine_id, run_id, m, 0, quick, *ceil, *nceil, flagged,
 					nf, &fresh, &nfresh, NULL);
@@ -530,6 +526,7 @@ struct run_env {
 	struct ocb_result *acc; /* interleaved: each case's merged passes */
 	double *med;            /* each planned case's ok median (NaN: none yet) */
 	struct ocb_run_summary *sum;
+	struct ocb_beaten *beaten; /* the ceilings this run's results ran above */
 };
 
 /* Runs plan[i] once: an interleaved kernel's samples are merged into acc[i], any other
@@ -559,6 +556,7 @@ static int run_case(struct run_env *e, size_t i)
 	if (strcmp(r.status, "ok") == 0)
 		e->med[i] = r.st.median;
 	flag_scaling(e->plan, e->np, i, e->med, &r);
+	ocb_beaten_note(e->beaten, e->ctx->ceilings, e->ctx->nceilings, &r);
 	ocb_progress_clear(e->prog);
 	return store_one(e->s, e->run_id, &r, e->o, e->sc, e->sum);
 }
@@ -584,6 +582,7 @@ static int store_interleaved(struct run_env *e)
 		if (!e->acc[i].params_json)
 			continue;
 		flag_scaling(e->plan, e->np, i, e->med, &e->acc[i]);
+		ocb_beaten_note(e->beaten, e->ctx->ceilings, e->ctx->nceilings, &e->acc[i]);
 		e->sc->nfinals = 0;
 		e->sc->finals[0] = '\0';
 		ocb_progress_clear(e->prog);
@@ -655,10 +654,11 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 	if ((rc = alloc_run_arrays(plan, np, npass, &med, &acc, &order, &bench_of)) != OCB_OK)
 		goto fail;
 	struct ocb_harness_opts hp = pass_harness_opts(&o->harness, npass);
+	struct ocb_beaten beaten = {.n = 0};
 	struct run_env env = {
 		.s = s, .run_id = run_id, .o = o, .plan = plan, .np = np, .npass = npass,
 		.ctx = &ctx, .sc = &sc, .hp = &hp, .ctr = ctr, .prog = &prog, .acc = acc,
-		.med = med, .sum = sum,
+		.med = med, .sum = sum, .beaten = &beaten,
 	};
 	long nexec = (long)npass * nkernel + ((long)np - nkernel), done = 0;
 	ocb_progress_init(&prog, nexec, o->quiet);
@@ -677,6 +677,9 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 	if ((rc = store_interleaved(&env)) != OCB_OK)
 		goto fail;
 	ocb_progress_finish(&prog);
+	int nbeaten = 0;
+	if ((rc = ocb_beaten_flag(&beaten, s, machine_id, run_id, ceil, nceil, &nbeaten)) != OCB_OK)
+		goto fail;
 	sum->interrupted = ocb_runner_stop;
 	rc = ocb_store_run_finish(s, run_id, ocb_runner_stop ? "aborted" : "complete");
 	goto out;

@@ -114,26 +114,43 @@ int ocb_roof_is_bw(const char *bound)
 	return bound && strncmp(bound, "bw_", 3) == 0;
 }
 
-double ocb_roof_attainable(const struct ocb_roof_ceil *c, size_t n, const char *bound,
-			   int threads, double ops, double bytes)
+const struct ocb_roof_ceil *ocb_roof_binding(const struct ocb_roof_ceil *c, size_t n,
+					     const char *bound, int threads, double ops,
+					     double bytes, double *attainable)
 {
 	char ck[32], bk[32];
+	*attainable = NAN;
 	if (ocb_roof_parse(bound, ck, bk, sizeof ck) != 0)
-		return NAN;
+		return NULL;
 	const struct ocb_roof_ceil *cc = ck[0] ? ocb_roof_find(c, n, ck, threads) : NULL;
 	const struct ocb_roof_ceil *bc = bk[0] ? ocb_roof_find(c, n, bk, threads) : NULL;
 	if ((ck[0] && !cc) || (bk[0] && !bc))
-		return NAN; /* "no roof": never another roof in its place */
-	if (!bk[0])
-		return cc->value;                /* one compute ceiling */
-	if (!ck[0])
-		return bc->value;                /* one bandwidth ceiling (GB/s) */
+		return NULL; /* "no roof": never another roof in its place */
+	if (!bk[0]) {
+		*attainable = cc->value; /* one compute ceiling */
+		return cc;
+	}
+	if (!ck[0]) {
+		*attainable = bc->value; /* one bandwidth ceiling (GB/s) */
+		return bc;
+	}
 	if (!(ops > 0) || !(bytes >= 0))
-		return NAN;
-	if (bytes == 0)
-		return cc->value;
-	double mem = bc->value * ops / bytes;  /* GB/s x op/B = Gop/s */
-	return mem < cc->value ? mem : cc->value;
+		return NULL;
+	if (bytes == 0) {
+		*attainable = cc->value;
+		return cc;
+	}
+	double mem = bc->value * ops / bytes; /* GB/s x op/B = Gop/s */
+	*attainable = mem < cc->value ? mem : cc->value;
+	return mem < cc->value ? bc : cc;
+}
+
+double ocb_roof_attainable(const struct ocb_roof_ceil *c, size_t n, const char *bound,
+			   int threads, double ops, double bytes)
+{
+	double att;
+	ocb_roof_binding(c, n, bound, threads, ops, bytes, &att);
+	return att;
 }
 
 double ocb_roof_frac(const struct ocb_roof_ceil *c, size_t n, const char *bound, int threads,

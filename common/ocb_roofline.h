@@ -113,6 +113,13 @@ int ocb_roof_is_bw(const char *bound);
 double ocb_roof_attainable(const struct ocb_roof_ceil *c, size_t n, const char *bound,
 			   int threads, double ops, double bytes);
 
+/* The ceiling that sets ocb_roof_attainable (the compute or the bandwidth one of a
+ * roofline, whichever is lower at the case's intensity; the one named ceiling otherwise),
+ * with that rate in *attainable; NULL (and NaN) when it is unknown. */
+const struct ocb_roof_ceil *ocb_roof_binding(const struct ocb_roof_ceil *c, size_t n,
+					     const char *bound, int threads, double ops,
+					     double bytes, double *attainable);
+
 /* Fraction of the roof: achieved / ocb_roof_attainable, achieved = bytes / seconds (lone
  * bandwidth bound) or ops / seconds (else), in G/s. NaN whenever anything is unknown. */
 double ocb_roof_frac(const struct ocb_roof_ceil *c, size_t n, const char *bound, int threads,

@@ -1,0 +1,83 @@
+/* roof_beaten: see the header. */
+#include "roof_beaten.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/ocb_error.h"
+#include "../common/ocb_log.h"
+#include "../common/ocb_roofline.h"
+#include "suspect.h"
+
+void ocb_beaten_note(struct ocb_beaten *b, const struct ocb_ceiling *c, size_t nc,
+		     const struct ocb_result *r)
+{
+	if (strcmp(r->status, "ok") != 0 || !(r->bound_frac > OCB_SUSPECT_ROOF_MAX) || !nc)
+		return;
+	struct ocb_roof_ceil *cv = malloc(nc * sizeof *cv);
+	if (!cv)
+		return; /* no memory: the result keeps its own flag */
+	ocb_ceiling_view(c, nc, cv);
+	double att;
+	const struct ocb_roof_ceil *bind =
+		ocb_roof_binding(cv, nc, r->bound, r->threads, r->flops, r->bytes, &att);
+	const struct ocb_ceiling *ce = bind ? &c[bind - cv] : NULL;
+	free(cv);
+	if (!ce)
+		return;
+	size_t i = 0;
+	while (i < b->n && !(b->roof[i].threads == ce->threads && !strcmp(b->roof[i].kind, ce->kind)))
+		i++;
+	if (i == b->n) {
+		if (b->n == OCB_BEATEN_MAX)
+			return;
+		snprintf(b->roof[i].kind, sizeof b->roof[i].kind, "%s", ce->kind);
+		b->roof[i].threads = ce->threads, b->roof[i].n = 0, b->roof[i].max_frac = 0;
+		b->n++;
+	}
+	b->roof[i].n++;
+	if (r->bound_frac > b->roof[i].max_frac)
+		b->roof[i].max_frac = r->bound_frac;
+}
+
+/* 1 when (kind, threads) is among f[0..nf) */
+static int listed(const struct ocb_ceiling *f, size_t nf, const char *kind, int threads)
+{
+	for (size_t i = 0; i < nf; i++)
+		if (f[i].threads == threads && !strcmp(f[i].kind, kind))
+			return 1;
+	return 0;
+}
+
+int ocb_beaten_flag(const struct ocb_beaten *b, struct ocb_store *s, int64_t machine_id,
+		    int64_t run_id, const struct ocb_ceiling *c, size_t nc, int *nflagged)
+{
+	*nflagged = 0;
+	if (!b->n)
+		return OCB_OK;
+	struct ocb_ceiling *fl = NULL; /* the (kind, threads) whose newest row is flagged */
+	size_t nfl = 0;
+	int rc = ocb_store_ceilings_flagged(s, machine_id, &fl, &nfl);
+	for (size_t i = 0; i < b->n && rc == OCB_OK; i++) {
+		const struct ocb_beaten_roof *br = &b->roof[i];
+		size_t j = 0;
+		while (j < nc && !(c[j].threads == br->threads && !strcmp(c[j].kind, br->kind)))
+			j++;
+		if (j == nc || c[j].suspect[0] || listed(fl, nfl, br->kind, br->threads))
+			continue; /* gone, or flagged already: re-measured anyway */
+		struct ocb_ceiling f = c[j];
+		snprintf(f.suspect, sizeof f.suspect,
+			 "%d result(s) of run %lld ran above it, up to %.0f%%: measured in a "
+			 "slower moment of the host?", br->n, (long long)run_id, 100 * br->max_frac);
+		if ((rc = ocb_store_ceiling(s, machine_id, run_id, &f)) != OCB_OK)
+			break;
+		(*nflagged)++;
+		ocb_info("warning: ceiling %s at %d thread(s) (%.4g %s) flagged suspect: %s; the "
+			 "next full run or 'ocbench ceilings --verify' re-measures it",
+			 f.kind, f.threads, f.value, f.unit, f.suspect);
+	}
+	free(fl);
+	return rc;
+}

@@ -1,0 +1,126 @@
+/* roof_beaten: which ceiling a result above its roof beat (ocb_roof_binding), the tally,
+ * and the flagged copy stored at the end of a run. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../collect/ceilings_store.h"
+#include "../collect/roof_beaten.h"
+#include "../common/ocb_error.h"
+#include "../common/ocb_roofline.h"
+#include "../db/store.h"
+
+static struct ocb_ceiling ceil_of(const char *kind, int threads, double v, const char *unit)
+{
+	struct ocb_ceiling c;
+	memset(&c, 0, sizeof c);
+	snprintf(c.kind, sizeof c.kind, "%s", kind);
+	snprintf(c.unit, sizeof c.unit, "%s", unit);
+	c.threads = threads, c.value = v, c.trials = 5, c.spread = 0.03;
+	return c;
+}
+
+/* A result of `threads` threads bound by `bound`, with ops and bytes per repetition and
+ * the fraction of its roof the harness found. */
+static struct ocb_result res(const char *bound, int threads, double ops, double bytes, double frac)
+{
+	struct ocb_result r;
+	memset(&r, 0, sizeof r);
+	snprintf(r.bound, sizeof r.bound, "%s", bound);
+	snprintf(r.status, sizeof r.status, "ok");
+	r.threads = threads, r.flops = ops, r.bytes = bytes, r.bound_frac = frac;
+	return r;
+}
+
+Test(roof_beaten, binding_ceiling_of_a_roofline)
+{
+	const struct ocb_roof_ceil c[] = {
+		{"bw_dram", 1, 30}, {"bw_dram", 2, 40}, {"ops_int8", 1, 500}, {"ops_int8", 2, 1000},
+	};
+	double att;
+	/* 2 ops per byte: memory 80 GOP/s < compute 1000: the bandwidth binds */
+	const struct ocb_roof_ceil *b = ocb_roof_binding(c, 4, "roofline:ops_int8,bw_dram", 2, 2e9, 1e9, &att);
+	cr_assert(b == &c[1]);
+	cr_assert_float_eq(att, 80.0, 1e-9);
+	cr_assert_float_eq(ocb_roof_attainable(c, 4, "roofline:ops_int8,bw_dram", 2, 2e9, 1e9), att, 1e-12);
+	/* 100 ops per byte: 3000 GOP/s of memory > 500 of compute at 1 thread */
+	b = ocb_roof_binding(c, 4, "roofline:ops_int8,bw_dram", 1, 100e9, 1e9, &att);
+	cr_assert(b == &c[2]);
+	cr_assert_float_eq(att, 500.0, 1e-9);
+	/* a lone ceiling; thread matching: 3 threads take the largest count below */
+	cr_assert(ocb_roof_binding(c, 4, "bw_dram", 3, 0, 1e9, &att) == &c[1]);
+	/* a missing roof: none, and no rate */
+	cr_assert_null(ocb_roof_binding(c, 4, "roofline:flops_fp32,bw_dram", 1, 1e9, 1e9, &att));
+	cr_assert(isnan(att));
+}
+
+Test(roof_beaten, tally_and_flagged_copy)
+{
+	char dir[] = "/tmp/ocb-beaten-XXXXXX", path[64];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/b.db", dir);
+	struct ocb_store *s = NULL;
+	cr_assert_eq(ocb_store_open(path, OCB_STORE_WRITE, &s), OCB_OK, "%s", ocb_lasterr());
+	struct ocb_machine m;
+	memset(&m, 0, sizeof m);
+	snprintf(m.fingerprint, sizeof m.fingerprint, "beaten01");
+	m.threads = 2;
+	int64_t mid = 0;
+	cr_assert_eq(ocb_store_machine(s, &m, &mid), OCB_OK);
+	struct ocb_ceiling st[] = {
+		ceil_of("bw_dram", 1, 30, "GB/s"), ceil_of("bw_dram", 2, 40, "GB/s"),
+		ceil_of("ops_int8", 2, 1000, "GOP/s"),
+	};
+	cr_assert_eq(ocb_ceilings_store(s, mid, 0, st, 3, 0), OCB_OK, "%s", ocb_lasterr());
+	struct ocb_ceiling *cur = NULL;
+	size_t ncur = 0;
+	cr_assert_eq(ocb_store_ceilings_get(s, mid, &cur, &ncur), OCB_OK);
+
+	struct ocb_beaten b = {.n = 0};
+	struct ocb_result rs[] = {
+		res("roofline:ops_int8,bw_dram", 2, 2e9, 1e9, 2.5), /* beat bw_dram/2 */
+		res("bw_dram", 2, 0, 1e9, 1.2),                     /* beat bw_dram/2 */
+		res("bw_dram", 1, 0, 1e9, 1.02),                    /* within 105%: not counted */
+		res("ops_int8", 1, 1e9, 0, 1.3),                    /* ops_int8 at 2 (next count up) */
+	};
+	for (size_t i = 0; i < sizeof rs / sizeof *rs; i++)
+		ocb_beaten_note(&b, cur, ncur, &rs[i]);
+	struct ocb_result failed = res("bw_dram", 1, 0, 1e9, 3.0);
+	snprintf(failed.status, sizeof failed.status, "failed");
+	ocb_beaten_note(&b, cur, ncur, &failed); /* not ok: not counted */
+	cr_assert_eq(b.n, 2);
+	cr_assert_str_eq(b.roof[0].kind, "bw_dram");
+	cr_assert_eq(b.roof[0].threads, 2);
+	cr_assert_eq(b.roof[0].n, 2);
+	cr_assert_float_eq(b.roof[0].max_frac, 2.5, 1e-12);
+	cr_assert_str_eq(b.roof[1].kind, "ops_int8");
+	cr_assert_eq(b.roof[1].threads, 2);
+
+	int nflag = -1;
+	cr_assert_eq(ocb_beaten_flag(&b, s, mid, 0, cur, ncur, &nflag), OCB_OK, "%s", ocb_lasterr());
+	cr_assert_eq(nflag, 2);
+	struct ocb_ceiling *fl = NULL, *now = NULL;
+	size_t nfl = 0, nnow = 0;
+	cr_assert_eq(ocb_store_ceilings_flagged(s, mid, &fl, &nfl), OCB_OK);
+	cr_assert_eq(nfl, 2);
+	for (size_t i = 0; i < nfl; i++) {
+		cr_assert(strstr(fl[i].suspect, "ran above it"), "%s", fl[i].suspect);
+		if (!strcmp(fl[i].kind, "bw_dram")) { /* the same value, flagged */
+			cr_assert_float_eq(fl[i].value, 40.0, 1e-12);
+			cr_assert(strstr(fl[i].suspect, "2 result(s)") && strstr(fl[i].suspect, "250%"),
+				  "%s", fl[i].suspect);
+		}
+	}
+	/* readers still get the unflagged values until a re-measure (a --quick run keeps its
+	 * roofs); flagging again adds nothing */
+	cr_assert_eq(ocb_store_ceilings_get(s, mid, &now, &nnow), OCB_OK);
+	cr_assert_eq(nnow, 3);
+	for (size_t i = 0; i < nnow; i++)
+		cr_assert_str_empty(now[i].suspect, "%s/%d", now[i].kind, now[i].threads);
+	cr_assert_eq(ocb_beaten_flag(&b, s, mid, 0, now, nnow, &nflag), OCB_OK);
+	cr_assert_eq(nflag, 0);
+	free(cur), free(fl), free(now);
+	ocb_store_close(s);
+}
