@@ -9,6 +9,7 @@
 #include "../common/ocb_error.h"
 #include "../common/ocb_log.h"
 #include "../common/ocb_roofline.h"
+#include "ceilings.h"
 #include "suspect.h"
 
 void ocb_beaten_note(struct ocb_beaten *b, const struct ocb_ceiling *c, size_t nc,
@@ -42,19 +43,12 @@ void ocb_beaten_note(struct ocb_beaten *b, const struct ocb_ceiling *c, size_t n
 		b->roof[i].max_frac = r->bound_frac;
 }
 
-/* 1 when (kind, threads) is among f[0..nf) */
-static int listed(const struct ocb_ceiling *f, size_t nf, const char *kind, int threads)
-{
-	for (size_t i = 0; i < nf; i++)
-		if (f[i].threads == threads && !strcmp(f[i].kind, kind))
-			return 1;
-	return 0;
-}
-
 int ocb_beaten_flag(const struct ocb_beaten *b, struct ocb_store *s, int64_t machine_id,
 		    int64_t run_id, const struct ocb_ceiling *c, size_t nc, int *nflagged)
 {
-	*nflagged = 0;
+	int count = 0;
+	if (nflagged)
+		*nflagged = 0;
 	if (!b->n)
 		return OCB_OK;
 	struct ocb_ceiling *fl = NULL; /* the (kind, threads) whose newest row is flagged */
@@ -62,22 +56,22 @@ int ocb_beaten_flag(const struct ocb_beaten *b, struct ocb_store *s, int64_t mac
 	int rc = ocb_store_ceilings_flagged(s, machine_id, &fl, &nfl);
 	for (size_t i = 0; i < b->n && rc == OCB_OK; i++) {
 		const struct ocb_beaten_roof *br = &b->roof[i];
-		size_t j = 0;
-		while (j < nc && !(c[j].threads == br->threads && !strcmp(c[j].kind, br->kind)))
-			j++;
-		if (j == nc || c[j].suspect[0] || listed(fl, nfl, br->kind, br->threads))
+		const struct ocb_ceiling *ce = ocb_ceiling_find(c, nc, br->kind, br->threads);
+		if (!ce || ce->suspect[0] || ocb_ceiling_find(fl, nfl, br->kind, br->threads))
 			continue; /* gone, or flagged already: re-measured anyway */
-		struct ocb_ceiling f = c[j];
+		struct ocb_ceiling f = *ce;
 		snprintf(f.suspect, sizeof f.suspect,
 			 "%d result(s) of run %lld ran above it, up to %.0f%%: measured in a "
 			 "slower moment of the host?", br->n, (long long)run_id, 100 * br->max_frac);
 		if ((rc = ocb_store_ceiling(s, machine_id, run_id, &f)) != OCB_OK)
 			break;
-		(*nflagged)++;
+		count++;
 		ocb_info("warning: ceiling %s at %d thread(s) (%.4g %s) flagged suspect: %s; the "
 			 "next full run or 'ocbench ceilings --verify' re-measures it",
 			 f.kind, f.threads, f.value, f.unit, f.suspect);
 	}
 	free(fl);
+	if (nflagged)
+		*nflagged = count;
 	return rc;
 }

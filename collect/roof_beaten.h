@@ -39,7 +39,8 @@ void ocb_beaten_note(struct ocb_beaten *b, const struct ocb_ceiling *c, size_t n
 
 /* Stores, for every ceiling in b whose row in c is unflagged and whose newest stored row is
  * not flagged already, a copy of that row with the reason (run_id: this run, 0 = none);
- * prints one warning line per ceiling. *nflagged: how many. OCB_OK or the store's error. */
+ * prints one warning line per ceiling. *nflagged (may be NULL): how many. OCB_OK or the
+ * store's error. */
 int ocb_beaten_flag(const struct ocb_beaten *b, struct ocb_store *s, int64_t machine_id,
 		    int64_t run_id, const struct ocb_ceiling *c, size_t nc, int *nflagged);
 

@@ -677,8 +677,7 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 	if ((rc = store_interleaved(&env)) != OCB_OK)
 		goto fail;
 	ocb_progress_finish(&prog);
-	int nbeaten = 0;
-	if ((rc = ocb_beaten_flag(&beaten, s, machine_id, run_id, ceil, nceil, &nbeaten)) != OCB_OK)
+	if ((rc = ocb_beaten_flag(&beaten, s, machine_id, run_id, ceil, nceil, NULL)) != OCB_OK)
 		goto fail;
 	sum->interrupted = ocb_runner_stop;
 	rc = ocb_store_run_finish(s, run_id, ocb_runner_stop ? "aborted" : "complete");

@@ -47,11 +47,11 @@ struct tt_job {
 	void *state;
 };
 
-/* Workload name, MLLOG file (in ctx->out_dir, "mllog_<wl with : -> _>.txt") with the
- * submission and hyper-parameter events, identity. *j keeps the log (tt_end closes). */
 /* The workload name j->wl ("ternary_<j->model>:<label>:<moments>") and its identity
  * (d_model added when > 0), written to ctx's metrics. */
 void tt_name(struct tt_job *j, const struct ocb_ctx *ctx, int d_model);
+/* Workload name, MLLOG file (in ctx->out_dir, "mllog_<wl with : -> _>.txt") with the
+ * submission and hyper-parameter events, identity. *j keeps the log (tt_end closes). */
 int tt_begin(struct tt_job *j, const struct ocb_ctx *ctx, long train_samples,
 	     long eval_samples);
 /* Creates the trainer, trains with the callbacks, writes every metric, measures memory,

@@ -11,6 +11,7 @@
 #include "../common/ocb_error.h"
 #include "../common/ocb_roofline.h"
 #include "../db/store.h"
+#include "cli_util.h"
 
 static struct ocb_ceiling ceil_of(const char *kind, int threads, double v, const char *unit)
 {
@@ -58,8 +59,8 @@ Test(roof_beaten, binding_ceiling_of_a_roofline)
 
 Test(roof_beaten, tally_and_flagged_copy)
 {
-	char dir[] = "/tmp/ocb-beaten-XXXXXX", path[64];
-	cr_assert_not_null(mkdtemp(dir));
+	char dir[64], path[96];
+	cr_assert_not_null(cli_tmpdir(dir, sizeof dir));
 	snprintf(path, sizeof path, "%s/b.db", dir);
 	struct ocb_store *s = NULL;
 	cr_assert_eq(ocb_store_open(path, OCB_STORE_WRITE, &s), OCB_OK, "%s", ocb_lasterr());
