@@ -109,8 +109,64 @@ __attribute__((target("avx2,fma"))) double ocb_stream_sum_avx2(const float *x, s
 	return total;
 }
 
+/* The same loop on zmm: one load per 64-byte line instead of two. On both AVX-512 VMs
+ * measured here a core's DRAM read rate is higher with it (Xeon model 0xcf, 1 GiB cold,
+ * best of 8: 15.1-15.5 against 12.8-13.8 GB/s at 1 thread, 28.4-30.0 against 23.0-26.3
+ * at 2), and the zmm GEMV kernels stream at that rate: a read ceiling measured on ymm
+ * alone sat below them. */
+__attribute__((target("avx512f"))) static double sum_slice_avx512(const float *x, size_t n)
+{
+	__m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0, s6 = s0,
+	       s7 = s0;
+	size_t i = 0;
+	for (; i + 128 <= n; i += 128) {
+		s0 = _mm512_add_ps(s0, _mm512_loadu_ps(x + i));
+		s1 = _mm512_add_ps(s1, _mm512_loadu_ps(x + i + 16));
+		s2 = _mm512_add_ps(s2, _mm512_loadu_ps(x + i + 32));
+		s3 = _mm512_add_ps(s3, _mm512_loadu_ps(x + i + 48));
+		s4 = _mm512_add_ps(s4, _mm512_loadu_ps(x + i + 64));
+		s5 = _mm512_add_ps(s5, _mm512_loadu_ps(x + i + 80));
+		s6 = _mm512_add_ps(s6, _mm512_loadu_ps(x + i + 96));
+		s7 = _mm512_add_ps(s7, _mm512_loadu_ps(x + i + 112));
+	}
+	for (; i + 16 <= n; i += 16)
+		s0 = _mm512_add_ps(s0, _mm512_loadu_ps(x + i));
+	__m512 t = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3)),
+				 _mm512_add_ps(_mm512_add_ps(s4, s5), _mm512_add_ps(s6, s7)));
+	float f[16];
+	_mm512_storeu_ps(f, t);
+	double s = 0.0;
+	for (int l = 0; l < 16; l++)
+		s += f[l];
+	for (; i < n; i++)
+		s += x[i];
+	return s;
+}
+
+__attribute__((target("avx512f"))) double ocb_stream_sum_avx512(const float *x, size_t n,
+								 long reps, int threads)
+{
+	int nt = team(threads);
+	double total = 0.0;
+#pragma omp parallel num_threads(nt) reduction(+ : total)
+	{
+		size_t lo, hi;
+		double s = 0.0;
+		ocb_stream_slice(n, omp_get_num_threads(), omp_get_thread_num(), &lo, &hi);
+		for (long r = 0; r < reps; r++) {
+			REP_BARRIER();
+			s = sum_slice_avx512(x + lo, hi - lo);
+			__asm__ volatile("" : : "g"(s));
+		}
+		total += s;
+	}
+	return total;
+}
+
 double ocb_stream_sum(const float *x, size_t n, long reps, int threads)
 {
+	if (ocb_cpu_avx512f())
+		return ocb_stream_sum_avx512(x, n, reps, threads);
 	return ocb_cpu_avx2() ? ocb_stream_sum_avx2(x, n, reps, threads)
 			      : ocb_stream_sum_ref(x, n, reps, threads);
 }

@@ -13,7 +13,8 @@
  * here allocates. threads <= 0 means the OpenMP default team.
  *
  * Each kernel has a plain-C _ref twin and an AVX2 variant (call _avx2 only when
- * ocb_cpu_avx2()); the unsuffixed name dispatches at run time. */
+ * ocb_cpu_avx2()), the sum also an AVX-512 one; the unsuffixed name dispatches at run
+ * time to the widest the CPU has. */
 #ifndef OCB_STREAM_H
 #define OCB_STREAM_H
 
@@ -30,6 +31,8 @@ void ocb_stream_fill(float *x, size_t n, float v0, float dv, int threads);
 double ocb_stream_sum(const float *x, size_t n, long reps, int threads);
 double ocb_stream_sum_ref(const float *x, size_t n, long reps, int threads);
 double ocb_stream_sum_avx2(const float *x, size_t n, long reps, int threads);
+/* Call only when ocb_cpu_avx512f(); the dispatcher prefers it to the AVX2 one (stream.c). */
+double ocb_stream_sum_avx512(const float *x, size_t n, long reps, int threads);
 
 /* a[i] = b[i] + s * c[i] for i < n, reps times. The AVX2 variant multiplies and adds
  * separately (no FMA), so it is bit-identical to _ref. */

@@ -190,6 +190,28 @@ Test(ceilings, stream_sum_avx2_matches_ref_and_exact)
 	ocb_free(x);
 }
 
+Test(ceilings, stream_sum_avx512_matches_ref_and_exact)
+{
+	need_avx512f();
+	const size_t n = 100003; /* not a multiple of 128: both tails run */
+	float *x = ocb_alloc(n * sizeof(float));
+	cr_assert_not_null(x);
+	ocb_stream_fill(x, n, 0.5f, 0.25f, 2);
+	double exact = 0.0;
+	for (size_t i = 0; i < n; i++)
+		exact += 0.5 + 0.25 * (double)(i % 1024);
+	for (int t = 1; t <= 3; t++) {
+		double z = ocb_stream_sum_avx512(x, n, 3, t), r = ocb_stream_sum_ref(x, n, 3, t);
+		cr_assert(fabs(r - exact) <= 1e-9 * exact, "ref %.17g exact %.17g", r, exact);
+		cr_assert(fabs(z - exact) <= 1e-5 * exact, "avx512 %.17g exact %.17g", z, exact);
+	}
+	/* shorter than one 16-float vector, and exactly one 128-float step */
+	for (size_t m = 1; m <= 128; m += 127)
+		cr_assert(fabs(ocb_stream_sum_avx512(x, m, 1, 1) - ocb_stream_sum_ref(x, m, 1, 1)) <=
+			  1e-5 * ocb_stream_sum_ref(x, m, 1, 1));
+	ocb_free(x);
+}
+
 Test(ceilings, stream_triad_and_copy_avx2_equal_ref)
 {
 	need_avx2();

@@ -3,7 +3,8 @@
  * For every format (or the comma-separated list given) at n x n (default 16384: weights
  * 57-285 MB, more than a core's share of the last-level cache), measures the GEMV rate in
  * GB/s of weight bytes (scales included) and, in the same run with the same threads, a
- * plain AVX2 read loop over a buffer of the same size allocated the same way. Prints the
+ * plain read loop over a buffer of the same size allocated the same way (zmm loads where
+ * the CPU has AVX-512F, else ymm: the read ceiling's rule, kernels/stream.c). Prints the
  * fraction GEMV/read per format against its target (85% for Q8_0, Q4_0, TQ2_0; 70% for the
  * others), the kernel variant this CPU chose (kernels/quant_repack.h: "avx2-r8" runs on the
  * interleaved layout, whose one-off repacking time is printed apart and not counted in the
@@ -68,6 +69,41 @@ __attribute__((target("avx2"))) static uint32_t read_avx2(const void *buf, size_
 			total += v[j];
 	}
 	return total;
+}
+
+/* read_avx2's loop on zmm: the read ceiling's width on AVX-512 CPUs (kernels/stream.c),
+ * faster from DRAM than ymm on the AVX-512 VMs measured here. */
+__attribute__((target("avx512f"))) static uint32_t read_avx512(const void *buf, size_t bytes,
+							       int threads)
+{
+	const __m512i *p = buf;
+	const int64_t nv = (int64_t)(bytes / 64);
+	uint32_t total = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : total)
+	{
+		int t = omp_get_thread_num(), nt = omp_get_num_threads();
+		int64_t lo = nv * t / nt, hi = nv * (t + 1) / nt;
+		__m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
+		int64_t i = lo;
+		for (; i + 4 <= hi; i += 4) {
+			a0 = _mm512_add_epi32(a0, _mm512_load_si512(p + i));
+			a1 = _mm512_add_epi32(a1, _mm512_load_si512(p + i + 1));
+			a2 = _mm512_add_epi32(a2, _mm512_load_si512(p + i + 2));
+			a3 = _mm512_add_epi32(a3, _mm512_load_si512(p + i + 3));
+		}
+		for (; i < hi; i++)
+			a0 = _mm512_add_epi32(a0, _mm512_load_si512(p + i));
+		a0 = _mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3));
+		total += (uint32_t)_mm512_reduce_add_epi32(a0);
+	}
+	return total;
+}
+
+/* The widest read loop the CPU has (the read ceiling's rule). */
+static uint32_t read_mem(const void *buf, size_t bytes, int threads)
+{
+	return ocb_cpu_avx512f() ? read_avx512(buf, bytes, threads)
+				 : read_avx2(buf, bytes, threads);
 }
 
 /* bytes of one memset per thread over its contiguous share (first touch by the workers) */
@@ -202,15 +238,15 @@ static int measure(const struct qformat *f, int64_t n, int reps, int threads, vo
 #define GEMV() (qgemv_kind_r8(kind) ? qgemv_r8(f, w, n, n, xq, y, threads) \
 				       : qgemv(f, w, n, n, xq, y, threads))
 	GEMV(); /* warm-up */
-	sink += read_avx2(buf, wbytes, threads);
+	sink += read_mem(buf, wbytes, threads);
 	/* interleave the two so both see the same machine load */
 	for (int r = 0; r < reps; r++) {
 		if (ebuf)
-			sink += read_avx2(ebuf, ebytes, threads);
+			sink += read_mem(ebuf, ebytes, threads);
 		TIMED(&tg, GEMV());
 		if (ebuf)
-			sink += read_avx2(ebuf, ebytes, threads);
-		TIMED(&tr, sink += read_avx2(buf, wbytes, threads));
+			sink += read_mem(ebuf, ebytes, threads);
+		TIMED(&tr, sink += read_mem(buf, wbytes, threads));
 		pair[r] = tr.last / tg.last;
 		core[r] = core_probe(threads, &psink);
 	}
@@ -279,9 +315,10 @@ int main(int argc, char **argv)
 	printf("quant_gemv_bw: CPU %s (%s family 0x%x model 0x%x), L3 %ld MiB\n",
 	       cpu->brand[0] ? cpu->brand : "unknown", cpu->vendor, cpu->family, cpu->model,
 	       l3 > 0 ? l3 >> 20 : -1);
-	printf("quant_gemv_bw: %lld x %lld, %d threads, best of %d, %s\n", (long long)n,
-	       (long long)n, threads, reps,
-	       evict ? "cold (L3 evicted before each timing)" : "hot");
+	printf("quant_gemv_bw: %lld x %lld, %d threads, best of %d, %s, read loop on %s\n",
+	       (long long)n, (long long)n, threads, reps,
+	       evict ? "cold (L3 evicted before each timing)" : "hot",
+	       ocb_cpu_avx512f() ? "zmm" : "ymm");
 	struct fmt_result res[QF_COUNT] = { 0 };
 	double t_of[QF_COUNT] = { 0 };
 	for (int i = 0; i < nf; i++) {
