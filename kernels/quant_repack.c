@@ -461,7 +461,14 @@ __attribute__((constructor)) static void qk_prefetch_init(void)
 	}
 }
 
-/* The zmm r16 kernels' distances, measured on the AMD Zen 5 VM (2 Dec 2026, cold
+/* The zmm r16 kernels' distances. Intel: 8 KiB ahead for every format, into L2
+ * (prefetcht1). Measured on the Xeon model 0xcf VM (2 Dec 2026, cold 16384^2, against the
+ * zmm read loop at the same moment, 1 and 2 threads): with no prefetch Q8_0 92-97%, Q4_0
+ * 71-74%, TQ2_0 66-78%; into L1 at 2 KiB 83-98%, 77-93%, 71-76%, at 8 KiB 97-98%, 88-90%,
+ * 68-71%; into L2 at 8 KiB 96-97%, 91-95%, 79-84%, at 4-32 KiB alike for Q4_0 and TQ2_0
+ * (78-87%); prefetchnta 40-57% for all. A prefetch into L1 holds one of the core's few
+ * L1 fill buffers for the whole trip from DRAM, one into L2 does not.
+ * AMD: measured on the Zen 5 VM (2 Dec 2026, cold
  * 16384^2, fraction of a read loop's rate at the same moment). On whole rows, every
  * distance timed in turn within one process: Q8_0 none 86-100%, 2 KiB 84-96%, 8 KiB
  * 74-86%; Q4_0 none 66-94%, 2 KiB 55-86% (worse in every run), 8 KiB 63-90%; TQ2_0 none
@@ -470,11 +477,32 @@ __attribute__((constructor)) static void qk_prefetch_init(void)
  * none 89-102%, 2 KiB 73-84%, 8 KiB 72-80%. A stream the hardware prefetchers follow
  * on their own is only disturbed by the extra requests, unless the loop eats its bytes as
  * slowly as TQ2_0 (4 codes per byte). Q4_1 takes Q4_0's. */
+static int r16_intel(void)
+{
+	return strcmp(ocb_cpu_id()->vendor, "GenuineIntel") == 0;
+}
+
 int qk_prefetch_r16(enum qformat_type type)
 {
 	if (qk_prefetch_env)
 		return qk_prefetch;
+	if (r16_intel())
+		return 8192;
 	return type == QF_TQ2_0 ? 8192 : 0;
+}
+
+static int qk_pf_l2_env = -1; /* OCB_QGEMV_PF_L2: -1 unset, else 0 or 1 */
+
+__attribute__((constructor)) static void qk_pf_l2_init(void)
+{
+	const char *env = getenv("OCB_QGEMV_PF_L2");
+	if (env && (strcmp(env, "0") == 0 || strcmp(env, "1") == 0))
+		qk_pf_l2_env = env[0] - '0';
+}
+
+int qk_prefetch_r16_l2(void)
+{
+	return qk_pf_l2_env >= 0 ? qk_pf_l2_env : r16_intel();
 }
 
 /* The default GEMV per format and CPU. The Xeon is measured here; Zen 3 is not available,
@@ -543,15 +571,20 @@ int qk_prefetch_r16(enum qformat_type type)
  * Q8_0, Q4_0, TQ2_0 (five runs at 1 and 2 threads). Q3_G and Q2_G ran on r8 at 54-56%
  * (1 and 2 threads); their zmm kernels (hot 62 / 86 GB/s) at 66-78% / 73-83%. Zen 4 executes zmm as two 256-bit
  * halves: there the r16 kernels do the r8 ones' work in half the instructions (not
- * measured here). Intel's AVX-512 VNNI cores keep the r8 kernels, measured at 88-92% of
- * DRAM on the Xeon. */
+ * measured here). Intel's AVX-512 VNNI cores run them too: on a Xeon model 0xcf VM
+ * (2 Dec 2026, cold 16384^2, 1 and 2 threads, against the zmm read loop), r16 with its
+ * L2 prefetch (qk_prefetch_r16) gave Q8_0 91-100%, Q4_0 86-94%, Q4_1 85-95%, Q3_G 73-85%,
+ * Q2_G 74-88%, TQ2_0 79-85%, TQ1_0 61-68% in four rounds, where the r8 EVEX-ymm kernels
+ * gave 77-83%, 74-76%, 81-82%, 70-78%, 69-76%, 70-72%, 57-62% (one round). (Against a
+ * ymm read loop, as measured before, r8 had looked like 84-96%: on that Xeon the zmm read
+ * is 12-24% faster, kernels/stream.c.) */
 enum qgemv_kind qr_default_kind(const struct qformat *f, const struct ocb_cpu_id *cpu,
 				enum qr_isa vnni)
 {
 	if (!qrepack_supported(f))
 		return QGEMV_AVX2;
 	const int amd_zen = strcmp(cpu->vendor, "AuthenticAMD") == 0 && cpu->family >= 0x17;
-	if (vnni == QR_AVX512VNNI && amd_zen)
+	if (vnni == QR_AVX512VNNI)
 		return zmm_kind_of(f, vnni);
 	if (vnni != QR_AVX2)
 		return r8_kind_of(vnni);

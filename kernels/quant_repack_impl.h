@@ -16,6 +16,9 @@ extern int qk_prefetch;
 /* The same for the zmm r16 kernels, per format (type: QF_Q8_0; QF_Q4_0 for the other
  * 32-block formats; QF_TQ2_0); 0: none. OCB_QGEMV_PF, where set, overrides every format (quant_repack.c). */
 int qk_prefetch_r16(enum qformat_type type);
+/* 1: the r16 kernels prefetch into L2 only (prefetcht1), 0: into L1 (per CPU vendor;
+ * OCB_QGEMV_PF_L2=0|1 overrides it). */
+int qk_prefetch_r16_l2(void);
 
 struct qr_layout {
 	int nscales;      /* fp16 scales per block (d, or d and m) */

@@ -297,11 +297,10 @@ Test(qrepack, default_kind_per_cpu)
 	for (size_t i = 0; i < NALL; i++) {
 		const struct qformat *f = qformat_find(all_fmts[i]);
 		cr_assert_eq(qr_default_kind(f, &spr, QR_AVXVNNI), QGEMV_VNNI_R8, "%s", f->name);
-		/* AMD with AVX-512 VNNI: zmm on r16 (every format has a zmm kernel); Intel's
-		 * AVX-512 VNNI CPUs keep the measured ymm kernels */
+		/* AVX-512 VNNI, either vendor: zmm on r16 (every format has a zmm kernel) */
 		cr_assert_eq(qr_default_kind(f, &zen4, QR_AVX512VNNI), QGEMV_VNNI512_R16, "%s", f->name);
 		cr_assert_eq(qr_default_kind(f, &zen5, QR_AVX512VNNI), QGEMV_VNNI512_R16, "%s", f->name);
-		cr_assert_eq(qr_default_kind(f, &spr, QR_AVX512VNNI), QGEMV_VNNI512_R8, "%s", f->name);
+		cr_assert_eq(qr_default_kind(f, &spr, QR_AVX512VNNI), QGEMV_VNNI512_R16, "%s", f->name);
 		cr_assert_eq(qr_default_kind(f, &spr, QR_AVX2), QGEMV_AVX2_R8, "%s", f->name);
 		/* Zen 3 keeps the plain TQ2_0 loop (quant_repack.c: the model rates both alike) */
 		cr_assert_eq(qr_default_kind(f, &zen3, QR_AVX2),
