@@ -35,6 +35,7 @@ static void usage(FILE *f)
 		"               multiply-add (the unit of the quantized kernels' work)\n"
 		"  bw_l1 .. bw_dram, bw_l1_triad .. bw_dram_triad\n"
 		"               plateaus of a read / STREAM-triad working-set sweep, GB/s\n"
+		"               (the read on zmm where the CPU has AVX-512F, else ymm)\n"
 		"each with 1 thread and with N threads (one thread pinned per core; each thread's\n"
 		"own rate is recorded in the method). Every value is the best of 5 trials (--quick:\n"
 		"3) interleaved over the whole measurement; trials and spread are stored.\n\n"
