@@ -114,26 +114,45 @@ static size_t count_suspect(const struct ocb_ceiling *c, size_t n)
 	return k;
 }
 
+/* Keeps the flagged rows f[0..*nf) whose (kind, threads) is in use with an older value
+ * that passed (the current row c is not flagged): a newer measurement that failed, or a
+ * roof the run's own results beat (collect/roof_beaten.c). */
+static void keep_newer_flagged(const struct ocb_ceiling *c, size_t n, struct ocb_ceiling *f,
+			       size_t *nf)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < *nf; i++) {
+		const struct ocb_ceiling *cur = ocb_ceiling_find(c, n, f[i].kind, f[i].threads);
+		if (cur && !cur->suspect[0])
+			f[k++] = f[i];
+	}
+	*nf = k;
+}
+
 static int show(const struct ocb_global *g, const struct ocb_machine *m)
 {
 	struct ocb_store *s = NULL;
-	struct ocb_ceiling *c = NULL;
-	size_t n = 0;
+	struct ocb_ceiling *c = NULL, *f = NULL;
+	size_t n = 0, nf = 0;
 	int ec = cli_open_store(g, CMD, OCB_STORE_READ, &s);
 	if (ec)
 		return ec;
 	int64_t mid = ocb_store_machine_find(s, m->fingerprint);
 	if (mid > 0) {
 		int rc = ocb_store_ceilings_get(s, mid, &c, &n);
+		if (!rc)
+			rc = ocb_store_ceilings_flagged(s, mid, &f, &nf);
 		if (rc) {
 			ec = cli_fail(CMD, rc);
 			goto out;
 		}
+		keep_newer_flagged(c, n, f, &nf);
 	}
 	if (g->json) {
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "fingerprint", m->fingerprint);
 		cJSON_AddItemToObject(o, "ceilings", ceilings_json(c, n));
+		cJSON_AddItemToObject(o, "flagged_newer", ceilings_json(f, nf));
 		ec = cli_print_json(CMD, o, 1);
 	} else if (n == 0) {
 		fprintf(stderr, "ocbench: %s: no ceilings stored for this machine (%s) in %s; run "
@@ -141,9 +160,15 @@ static int show(const struct ocb_global *g, const struct ocb_machine *m)
 	} else {
 		printf("machine %s: %s, %d threads\n", m->fingerprint, m->cpu_model, m->threads);
 		print_table(c, n);
+		if (nf > 0) {
+			printf("\nnewer values flagged suspect, not in use until re-measured (the "
+			       "next full run or 'ocbench ceilings --verify'):\n");
+			print_table(f, nf);
+		}
 	}
 out:
 	free(c);
+	free(f);
 	ocb_store_close(s);
 	return ec;
 }

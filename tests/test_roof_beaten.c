@@ -1,5 +1,6 @@
 /* roof_beaten: which ceiling a result above its roof beat (ocb_roof_binding), the tally,
  * and the flagged copy stored at the end of a run. */
+#include <cJSON.h>
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -7,6 +8,7 @@
 #include <string.h>
 
 #include "../collect/ceilings_store.h"
+#include "../collect/host.h"
 #include "../collect/roof_beaten.h"
 #include "../common/ocb_error.h"
 #include "../common/ocb_roofline.h"
@@ -124,4 +126,62 @@ Test(roof_beaten, tally_and_flagged_copy)
 	cr_assert_eq(nflag, 0);
 	free(cur), free(fl), free(now);
 	ocb_store_close(s);
+}
+
+/* `ceilings --show` lists, below the values in use, a newer flagged copy of one of them
+ * (a roof the run's results beat), as text and as JSON's flagged_newer. */
+Test(roof_beaten, show_lists_the_newer_flagged_value)
+{
+	char dir[64], path[96];
+	cr_assert_not_null(cli_tmpdir(dir, sizeof dir));
+	snprintf(path, sizeof path, "%s/s.db", dir);
+	struct ocb_store *s = NULL;
+	cr_assert_eq(ocb_store_open(path, OCB_STORE_WRITE, &s), OCB_OK, "%s", ocb_lasterr());
+	/* the fingerprint --show looks up: the CLI's own (this test process's environment
+	 * may differ from the ocbench it starts), read from an empty --show */
+	struct cli_out o;
+	const char *json[] = {"", "--db", path, "--json", "ceilings", "--show", NULL};
+	cr_assert_eq(cli_run(&o, json, NULL), 0);
+	cJSON *j = cJSON_Parse(o.out);
+	cr_assert(j && cJSON_IsString(cJSON_GetObjectItem(j, "fingerprint")), "%s %s", o.out, o.err);
+	struct ocb_machine m;
+	ocb_host_probe(&m);
+	snprintf(m.fingerprint, sizeof m.fingerprint, "%s",
+		 cJSON_GetObjectItem(j, "fingerprint")->valuestring);
+	cJSON_Delete(j);
+	int64_t mid = 0;
+	cr_assert_eq(ocb_store_machine(s, &m, &mid), OCB_OK);
+	struct ocb_ceiling st[] = {ceil_of("bw_dram", 1, 30, "GB/s"), ceil_of("bw_dram", 2, 40, "GB/s")};
+	cr_assert_eq(ocb_ceilings_store(s, mid, 0, st, 2, 0), OCB_OK, "%s", ocb_lasterr());
+	struct ocb_ceiling *cur = NULL;
+	size_t ncur = 0;
+	cr_assert_eq(ocb_store_ceilings_get(s, mid, &cur, &ncur), OCB_OK);
+	struct ocb_beaten b = {.n = 0};
+	struct ocb_result r = res("bw_dram", 2, 0, 1e9, 1.3);
+	ocb_beaten_note(&b, cur, ncur, &r);
+	cr_assert_eq(ocb_beaten_flag(&b, s, mid, 0, cur, ncur, NULL), OCB_OK, "%s", ocb_lasterr());
+	free(cur);
+	ocb_store_close(s);
+
+	const char *text[] = {"", "--db", path, "ceilings", "--show", NULL};
+	cr_assert_eq(cli_run(&o, text, NULL), 0);
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	const char *below = strstr(o.out, "newer values flagged suspect");
+	cr_assert_not_null(below, "%s", o.out);
+	cr_assert(strstr(below, "bw_dram") && strstr(below, "ran above it"), "%s", o.out);
+	cr_assert_eq(cli_run(&o, json, NULL), 0);
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	j = cJSON_Parse(o.out);
+	cr_assert_not_null(j, "%s", o.out);
+	cJSON *fl = cJSON_GetObjectItem(j, "flagged_newer"), *in_use = cJSON_GetObjectItem(j, "ceilings");
+	cr_assert_eq(cJSON_GetArraySize(in_use), 2);
+	cr_assert_eq(cJSON_GetArraySize(fl), 1);
+	cJSON *f0 = cJSON_GetArrayItem(fl, 0);
+	cr_assert_str_eq(cJSON_GetObjectItem(f0, "kind")->valuestring, "bw_dram");
+	cr_assert_eq(cJSON_GetObjectItem(f0, "threads")->valueint, 2);
+	cr_assert(cJSON_IsString(cJSON_GetObjectItem(f0, "suspect")));
+	cJSON_Delete(j);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
 }
