@@ -445,30 +445,44 @@ enum qgemv_kind qgemv_choose(const struct qformat *f)
 /* Software prefetch distance of every GEMV kernel (quant_impl.h). 2048 bytes on every CPU
  * so far: about one core's bandwidth-delay product on both vendors (Xeon: ~16 GB/s x
  * ~125 ns; Zen 3: ~20 GB/s x ~100 ns) and the measured best on the Xeon (quant_avx2.c).
- * OCB_QGEMV_PF=<bytes> (0..65536) overrides it, to re-tune on a new machine with
+ * OCB_QGEMV_PF=<bytes> (0..65536) overrides it (and the r16 kernels' L1 distance),
+ * OCB_QGEMV_PF_L2=<bytes> the r16 kernels' L2 distance, to re-tune on a new machine with
  * quant_gemv_bw without rebuilding. */
 int qk_prefetch = 2048;
-static int qk_prefetch_env; /* 1: OCB_QGEMV_PF set it */
+static int qk_prefetch_env;     /* 1: OCB_QGEMV_PF set it */
+static int qk_prefetch_l2 = -1; /* OCB_QGEMV_PF_L2, or -1: the CPU's default */
+
+/* bytes in 0..65536 from environment variable name, or -1 */
+static int pf_env(const char *name)
+{
+	const char *env = getenv(name);
+	if (!env || !*env)
+		return -1;
+	char *end = NULL;
+	long v = strtol(env, &end, 10);
+	return end && *end == 0 && v >= 0 && v <= 65536 ? (int)v : -1;
+}
 
 __attribute__((constructor)) static void qk_prefetch_init(void)
 {
-	const char *env = getenv("OCB_QGEMV_PF");
-	if (env && *env) {
-		char *end = NULL;
-		long v = strtol(env, &end, 10);
-		if (end && *end == 0 && v >= 0 && v <= 65536)
-			qk_prefetch = (int)v, qk_prefetch_env = 1;
-	}
+	int v = pf_env("OCB_QGEMV_PF");
+	if (v >= 0)
+		qk_prefetch = v, qk_prefetch_env = 1;
+	qk_prefetch_l2 = pf_env("OCB_QGEMV_PF_L2");
 }
 
-/* The zmm r16 kernels' distances. Intel: 8 KiB ahead for every format, into L2
- * (prefetcht1). Measured on the Xeon model 0xcf VM (2 Dec 2026, cold 16384^2, against the
- * zmm read loop at the same moment, 1 and 2 threads): with no prefetch Q8_0 92-97%, Q4_0
- * 71-74%, TQ2_0 66-78%; into L1 at 2 KiB 83-98%, 77-93%, 71-76%, at 8 KiB 97-98%, 88-90%,
- * 68-71%; into L2 at 8 KiB 96-97%, 91-95%, 79-84%, at 4-32 KiB alike for Q4_0 and TQ2_0
- * (78-87%); prefetchnta 40-57% for all. A prefetch into L1 holds one of the core's few
- * L1 fill buffers for the whole trip from DRAM, one into L2 does not.
- * AMD: measured on the Zen 5 VM (2 Dec 2026, cold
+/* The zmm r16 kernels' prefetches. Intel: 8 KiB ahead into L2 (prefetcht1) and 2 KiB
+ * ahead into L1 (1 KiB for TQ2_0). Measured on the Xeon model 0xcf VM (2 Dec 2026, cold
+ * 16384^2, against the zmm read loop at the same moment, 1 and 2 threads, Q8_0 / Q4_0 /
+ * TQ2_0): none 92-97% / 71-74% / 66-78%; into L1 alone, 2 KiB 83-98% / 77-93% / 71-76%,
+ * 8 KiB 97-98% / 88-90% / 68-71%; into L2 alone, 8 KiB 96-97% / 91-95% / 79-84%, 4-32 KiB
+ * alike for Q4_0 and TQ2_0 (78-87%); prefetchnta 40-57% for all. 8 KiB into L2 and, on
+ * top, into L1 at 1 / 2 / 4 KiB: Q4_0 90-94 / 97-98 / -%, TQ2_0 87-90 / 84-86 / 86-90%
+ * (two rounds), Q4_1 93-94 / 98-103 / 98-100%, Q2_G 90-91% and Q3_G 81-83% at each.
+ * Why two: a prefetch into L1 holds one of the core's few L1 fill buffers for the whole
+ * trip from DRAM, one into L2 does not; the near one then moves lines from L2 to L1
+ * before the loads need them.
+ * AMD: into L1 only, measured on the Zen 5 VM (2 Dec 2026, cold
  * 16384^2, fraction of a read loop's rate at the same moment). On whole rows, every
  * distance timed in turn within one process: Q8_0 none 86-100%, 2 KiB 84-96%, 8 KiB
  * 74-86%; Q4_0 none 66-94%, 2 KiB 55-86% (worse in every run), 8 KiB 63-90%; TQ2_0 none
@@ -477,32 +491,21 @@ __attribute__((constructor)) static void qk_prefetch_init(void)
  * none 89-102%, 2 KiB 73-84%, 8 KiB 72-80%. A stream the hardware prefetchers follow
  * on their own is only disturbed by the extra requests, unless the loop eats its bytes as
  * slowly as TQ2_0 (4 codes per byte). Q4_1 takes Q4_0's. */
-static int r16_intel(void)
+struct qk_pf qr_default_prefetch(enum qformat_type type, const struct ocb_cpu_id *cpu)
 {
-	return strcmp(ocb_cpu_id()->vendor, "GenuineIntel") == 0;
+	const int intel = strcmp(cpu->vendor, "GenuineIntel") == 0;
+	return (struct qk_pf){.l1 = type == QF_TQ2_0 ? (intel ? 1024 : 8192) : (intel ? 2048 : 0),
+			      .l2 = intel ? 8192 : 0};
 }
 
-int qk_prefetch_r16(enum qformat_type type)
+struct qk_pf qk_prefetch_r16(enum qformat_type type)
 {
+	struct qk_pf pf = qr_default_prefetch(type, ocb_cpu_id());
 	if (qk_prefetch_env)
-		return qk_prefetch;
-	if (r16_intel())
-		return 8192;
-	return type == QF_TQ2_0 ? 8192 : 0;
-}
-
-static int qk_pf_l2_env = -1; /* OCB_QGEMV_PF_L2: -1 unset, else 0 or 1 */
-
-__attribute__((constructor)) static void qk_pf_l2_init(void)
-{
-	const char *env = getenv("OCB_QGEMV_PF_L2");
-	if (env && (strcmp(env, "0") == 0 || strcmp(env, "1") == 0))
-		qk_pf_l2_env = env[0] - '0';
-}
-
-int qk_prefetch_r16_l2(void)
-{
-	return qk_pf_l2_env >= 0 ? qk_pf_l2_env : r16_intel();
+		pf.l1 = qk_prefetch;
+	if (qk_prefetch_l2 >= 0)
+		pf.l2 = qk_prefetch_l2;
+	return pf;
 }
 
 /* The default GEMV per format and CPU. The Xeon is measured here; Zen 3 is not available,
@@ -573,8 +576,8 @@ int qk_prefetch_r16_l2(void)
  * halves: there the r16 kernels do the r8 ones' work in half the instructions (not
  * measured here). Intel's AVX-512 VNNI cores run them too: on a Xeon model 0xcf VM
  * (2 Dec 2026, cold 16384^2, 1 and 2 threads, against the zmm read loop), r16 with its
- * L2 prefetch (qk_prefetch_r16) gave Q8_0 91-100%, Q4_0 86-94%, Q4_1 85-95%, Q3_G 73-85%,
- * Q2_G 74-88%, TQ2_0 79-85%, TQ1_0 61-68% in four rounds, where the r8 EVEX-ymm kernels
+ * prefetches (qk_prefetch_r16) gave Q8_0 98-100%, Q4_0 97-101%, Q4_1 97-100%, Q3_G 78-82%,
+ * Q2_G 90-93%, TQ2_0 83-89%, TQ1_0 69-72% in four rounds, where the r8 EVEX-ymm kernels
  * gave 77-83%, 74-76%, 81-82%, 70-78%, 69-76%, 70-72%, 57-62% (one round). (Against a
  * ymm read loop, as measured before, r8 had looked like 84-96%: on that Xeon the zmm read
  * is 12-24% faster, kernels/stream.c.) */

@@ -130,9 +130,9 @@ static inline int qgemv_kind_r8(enum qgemv_kind kind)
  * (AVX-512 VNNI r8 kernels) | r16 (AVX-512 VNNI zmm kernels on r16; formats without one
  * take r8-vnni512), each VNNI one only if the CPU has it (else AVX2 r8), r8 only
  * where supported; OCB_FORCE_SCALAR=1 still means ref, OCB_FORCE_AVX2=1 no VNNI.
- * OCB_QGEMV_PF=<bytes> sets the software prefetch distance of every GEMV kernel (default:
- * per CPU, see quant_repack.c), OCB_QGEMV_PF_L2=1|0 whether the r16 kernels prefetch into
- * L2 only or into L1 (default: L2 on Intel, L1 elsewhere). */
+ * OCB_QGEMV_PF=<bytes> sets the software prefetch distance into L1 of every GEMV kernel,
+ * OCB_QGEMV_PF_L2=<bytes> the r16 kernels' distance into L2 only (0: none; defaults per
+ * CPU and format, see quant_repack.c). */
 enum qgemv_kind qgemv_choose(const struct qformat *f);
 /* "ref", "avx2", "avx2-r8", "avxvnni-r8", "avx512vnni-r8", "avx512vnni-r16": the name
  * stored as a result's variant. */

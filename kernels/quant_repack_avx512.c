@@ -36,21 +36,20 @@ static INL ZMM __m512i add4(__m512i a, __m512i b, __m512i c, __m512i d)
 	return _mm512_add_epi32(_mm512_add_epi32(a, b), _mm512_add_epi32(c, d));
 }
 
-/* Software prefetch of the `bytes` bytes at p + pf (none where pf is 0), into L1, or into
- * L2 only where l2 (the Xeon's better choice: quant_repack.c) */
-static INL void prefetch_ahead(const char *p, int pf, int l2, int bytes)
+/* Software prefetch of the `bytes` bytes at p + pf.l2 into L2 and at p + pf.l1 into L1
+ * (each where its distance is not 0) */
+static INL void prefetch_ahead(const char *p, struct qk_pf pf, int bytes)
 {
-	if (!pf)
-		return;
-	if (l2) {
+	if (pf.l2) {
 #pragma GCC unroll 33
 		for (int l = 0; l < bytes; l += 64)
-			_mm_prefetch(p + pf + l, _MM_HINT_T1);
-		return;
+			_mm_prefetch(p + pf.l2 + l, _MM_HINT_T1);
 	}
+	if (pf.l1) {
 #pragma GCC unroll 33
-	for (int l = 0; l < bytes; l += 64)
-		_mm_prefetch(p + pf + l, _MM_HINT_T0);
+		for (int l = 0; l < bytes; l += 64)
+			_mm_prefetch(p + pf.l1 + l, _MM_HINT_T0);
+	}
 }
 
 /* ---- blocks of 32: Q8_0, Q4_0, Q4_1, Q3_G, Q2_G (quant_repack_kern.h explains the
@@ -160,14 +159,13 @@ static INL ZMM void z32_r16(enum z32_kind kind, int P, int64_t k, const void *gr
 	const int S = kind == Z32_Q8_0 || kind == Z32_Q4_0 ? 1 : 2; /* fp16 scales: d (, m) */
 	const int64_t nb = k / 32;
 	const size_t bb16 = (size_t)16 * (size_t)(2 * S + P); /* one block of the 16 rows */
-	const int pf = qk_prefetch_r16(kind == Z32_Q8_0 ? QF_Q8_0 : QF_Q4_0);
-	const int l2 = qk_prefetch_r16_l2();
+	const struct qk_pf pf = qk_prefetch_r16(kind == Z32_Q8_0 ? QF_Q8_0 : QF_Q4_0);
 	const block_qa32 *a = xq;
 	__m512 acc0 = _mm512_setzero_ps(), acc1 = acc0, c0 = acc0, c1 = acc0;
 	int64_t b = 0;
 	for (; b + 1 < nb; b += 2) {
 		const char *pr = (const char *)grp + (size_t)b * bb16;
-		prefetch_ahead(pr, pf, l2, 2 * (int)bb16);
+		prefetch_ahead(pr, pf, 2 * (int)bb16);
 		const uint16_t *sc = (const uint16_t *)(const void *)pr;
 		const uint8_t *q = (const uint8_t *)pr + 64 * S;
 		Z32_BLOCK(sc, q, b, acc0, c0);
@@ -251,14 +249,13 @@ static ZMM void tq2_0_r16(int64_t k, const void *grp, const void *xq, float *y)
 {
 	const int64_t nb = k / QK_TQ;
 	const size_t bb16 = 16 * sizeof(block_tq2_0); /* one block of the 16 rows */
-	const int pf = qk_prefetch_r16(QF_TQ2_0);
-	const int l2 = qk_prefetch_r16_l2();
+	const struct qk_pf pf = qk_prefetch_r16(QF_TQ2_0);
 	const block_qa256 *a = xq;
 	__m512 acc0 = _mm512_setzero_ps(), acc1 = acc0;
 	int64_t b = 0;
 	for (; b + 1 < nb; b += 2) {
 		const char *pr = (const char *)grp + (size_t)b * bb16;
-		prefetch_ahead(pr, pf, l2, 2 * (int)bb16);
+		prefetch_ahead(pr, pf, 2 * (int)bb16);
 		const uint16_t *sc = (const uint16_t *)(const void *)pr;
 		const uint8_t *q = (const uint8_t *)pr + 64;
 		TQ2_BLOCK(sc, q, b, acc0);

@@ -13,12 +13,16 @@
  * set once per process in quant_repack.c (per CPU, or OCB_QGEMV_PF). */
 extern int qk_prefetch;
 
-/* The same for the zmm r16 kernels, per format (type: QF_Q8_0; QF_Q4_0 for the other
- * 32-block formats; QF_TQ2_0); 0: none. OCB_QGEMV_PF, where set, overrides every format (quant_repack.c). */
-int qk_prefetch_r16(enum qformat_type type);
-/* 1: the r16 kernels prefetch into L2 only (prefetcht1), 0: into L1 (per CPU vendor;
- * OCB_QGEMV_PF_L2=0|1 overrides it). */
-int qk_prefetch_r16_l2(void);
+/* The zmm r16 kernels' software prefetch, per format (type: QF_Q8_0; QF_Q4_0 for the
+ * other 32-block formats; QF_TQ2_0) and CPU vendor: bytes of the group's stream ahead
+ * into L1 (prefetcht0) and into L2 only (prefetcht1); 0: none. OCB_QGEMV_PF overrides l1,
+ * OCB_QGEMV_PF_L2 l2, for every format (quant_repack.c). */
+struct qk_pf {
+	int l1, l2;
+};
+struct qk_pf qk_prefetch_r16(enum qformat_type type);
+/* The per-CPU default of qk_prefetch_r16, before the environment (pure: for tests). */
+struct qk_pf qr_default_prefetch(enum qformat_type type, const struct ocb_cpu_id *cpu);
 
 struct qr_layout {
 	int nscales;      /* fp16 scales per block (d, or d and m) */

@@ -308,6 +308,23 @@ Test(qrepack, default_kind_per_cpu)
 	}
 }
 
+/* The r16 kernels' prefetch per vendor (quant_repack.c's measurements): Intel into L2 8 KiB
+ * ahead and into L1 near (TQ2_0 1 KiB, the 32-block formats 2 KiB); AMD into L1 only, and
+ * only for TQ2_0 */
+Test(qrepack, default_prefetch_per_cpu)
+{
+	const struct ocb_cpu_id zen5 = { .vendor = "AuthenticAMD", .family = 0x1a, .model = 0x02 };
+	const struct ocb_cpu_id emr = { .vendor = "GenuineIntel", .family = 6, .model = 0xcf };
+	struct qk_pf p = qr_default_prefetch(QF_Q4_0, &emr);
+	cr_assert(p.l1 == 2048 && p.l2 == 8192, "%d %d", p.l1, p.l2);
+	p = qr_default_prefetch(QF_TQ2_0, &emr);
+	cr_assert(p.l1 == 1024 && p.l2 == 8192, "%d %d", p.l1, p.l2);
+	p = qr_default_prefetch(QF_Q8_0, &zen5);
+	cr_assert(p.l1 == 0 && p.l2 == 0, "%d %d", p.l1, p.l2);
+	p = qr_default_prefetch(QF_TQ2_0, &zen5);
+	cr_assert(p.l1 == 8192 && p.l2 == 0, "%d %d", p.l1, p.l2);
+}
+
 /* A wrong answer must not pass the bound: swap two rows of one group in the packed bytes
  * (16 rows: one group of either layout). */
 Test(qrepack, bound_catches_a_misplaced_row)
