@@ -479,9 +479,9 @@ __attribute__((constructor)) static void qk_prefetch_init(void)
  * alike for Q4_0 and TQ2_0 (78-87%); prefetchnta 40-57% for all. 8 KiB into L2 and, on
  * top, into L1 at 1 / 2 / 4 KiB: Q4_0 90-94 / 97-98 / -%, TQ2_0 87-90 / 84-86 / 86-90%
  * (two rounds), Q4_1 93-94 / 98-103 / 98-100%, Q2_G 90-91% and Q3_G 81-83% at each.
- * Why two: a prefetch into L1 holds one of the core's few L1 fill buffers for the whole
- * trip from DRAM, one into L2 does not; the near one then moves lines from L2 to L1
- * before the loads need them.
+ * Why two, as far as we can tell without counters (this VM has no PMU): a prefetch into
+ * L1 holds one of the core's few L1 fill buffers for the whole trip from DRAM, one into
+ * L2 does not; the near one then moves lines from L2 to L1 before the loads need them.
  * AMD: into L1 only, measured on the Zen 5 VM (2 Dec 2026, cold
  * 16384^2, fraction of a read loop's rate at the same moment). On whole rows, every
  * distance timed in turn within one process: Q8_0 none 86-100%, 2 KiB 84-96%, 8 KiB
