@@ -877,14 +877,6 @@ static int sweep_init(struct meas *x)
 	return OCB_OK;
 }
 
-/* The loads the sweep's kernels use (kernels/stream.h: the read takes zmm where it can) */
-static const char *sweep_isa(int triad)
-{
-	if (!ocb_cpu_avx2())
-		return "C";
-	return !triad && ocb_cpu_avx512f() ? "AVX-512F" : "AVX2";
-}
-
 /* The sweep's series, their method text naming the bands (x->b, final by now). */
 static void sweep_series(struct meas *x)
 {
@@ -900,7 +892,7 @@ static void sweep_series(struct meas *x)
 			snprintf(kind, sizeof kind, "bw_%s%s", level_name[l], triad ? "_triad" : "");
 			snprintf(how, sizeof how, "%s sweep %s-%s x%zu, %s; band %s-%s/thread, median "
 				 "of top 3", triad ? "triad" : "read", lo, hi, sweep_step(x),
-				 sweep_isa(triad), l == 0 ? "0" : blo, l == 3 ? "max" : bhi);
+				 ocb_stream_isa(!triad), l == 0 ? "0" : blo, l == 3 ? "max" : bhi);
 			series_init(&x->s.bw[i][triad][l], kind, x->tl[i], "GB/s", how);
 		}
 	}

@@ -449,10 +449,13 @@ enum qgemv_kind qgemv_choose(const struct qformat *f)
  * OCB_QGEMV_PF_L2=<bytes> the r16 kernels' L2 distance, to re-tune on a new machine with
  * quant_gemv_bw without rebuilding. */
 int qk_prefetch = 2048;
-static int qk_prefetch_env;     /* 1: OCB_QGEMV_PF set it */
-static int qk_prefetch_l2 = -1; /* OCB_QGEMV_PF_L2, or -1: the CPU's default */
+/* qk_prefetch_r16's answers, settled once per process (its kernels ask once per group,
+ * inside the timed GEMV): the 32-block formats', TQ2_0's */
+static struct qk_pf r16_pf_blocks, r16_pf_tq2;
 
-/* bytes in 0..65536 from environment variable name, or -1 */
+/* bytes in 0..65536 from environment variable name, or -1: unset or not such a number
+ * (then the default stays, silently: a warning from this constructor would print twice
+ * where ocbench re-executes itself for OpenBLAS, collect/host.c) */
 static int pf_env(const char *name)
 {
 	const char *env = getenv(name);
@@ -463,12 +466,24 @@ static int pf_env(const char *name)
 	return end && *end == 0 && v >= 0 && v <= 65536 ? (int)v : -1;
 }
 
+/* The per-CPU default of format type, with the environment's overrides */
+static struct qk_pf r16_pf_of(enum qformat_type type, int l1_env, int l2_env)
+{
+	struct qk_pf pf = qr_default_prefetch(type, ocb_cpu_id());
+	if (l1_env >= 0)
+		pf.l1 = l1_env;
+	if (l2_env >= 0)
+		pf.l2 = l2_env;
+	return pf;
+}
+
 __attribute__((constructor)) static void qk_prefetch_init(void)
 {
-	int v = pf_env("OCB_QGEMV_PF");
-	if (v >= 0)
-		qk_prefetch = v, qk_prefetch_env = 1;
-	qk_prefetch_l2 = pf_env("OCB_QGEMV_PF_L2");
+	const int l1 = pf_env("OCB_QGEMV_PF"), l2 = pf_env("OCB_QGEMV_PF_L2");
+	if (l1 >= 0)
+		qk_prefetch = l1;
+	r16_pf_blocks = r16_pf_of(QF_Q4_0, l1, l2);
+	r16_pf_tq2 = r16_pf_of(QF_TQ2_0, l1, l2);
 }
 
 /* The zmm r16 kernels' prefetches. Intel: 8 KiB ahead into L2 (prefetcht1) and 2 KiB
@@ -500,12 +515,7 @@ struct qk_pf qr_default_prefetch(enum qformat_type type, const struct ocb_cpu_id
 
 struct qk_pf qk_prefetch_r16(enum qformat_type type)
 {
-	struct qk_pf pf = qr_default_prefetch(type, ocb_cpu_id());
-	if (qk_prefetch_env)
-		pf.l1 = qk_prefetch;
-	if (qk_prefetch_l2 >= 0)
-		pf.l2 = qk_prefetch_l2;
-	return pf;
+	return type == QF_TQ2_0 ? r16_pf_tq2 : r16_pf_blocks;
 }
 
 /* The default GEMV per format and CPU. The Xeon is measured here; Zen 3 is not available,

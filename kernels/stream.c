@@ -37,7 +37,10 @@ void ocb_stream_fill(float *x, size_t n, float v0, float dv, int threads)
 
 /* ---- sum ---- */
 
-double ocb_stream_sum_ref(const float *x, size_t n, long reps, int threads)
+/* Each thread of the team sums its own slice (ocb_stream_slice) reps times with slice();
+ * the total of the last pass. The variants differ only in slice(). */
+static double sum_team(const float *x, size_t n, long reps, int threads,
+		       double (*slice)(const float *, size_t))
 {
 	int nt = team(threads);
 	double total = 0.0;
@@ -48,14 +51,25 @@ double ocb_stream_sum_ref(const float *x, size_t n, long reps, int threads)
 		ocb_stream_slice(n, omp_get_num_threads(), omp_get_thread_num(), &lo, &hi);
 		for (long r = 0; r < reps; r++) {
 			REP_BARRIER();
-			s = 0.0;
-			for (size_t i = lo; i < hi; i++)
-				s += x[i];
+			s = slice(x + lo, hi - lo);
 			__asm__ volatile("" : : "g"(s));
 		}
 		total += s;
 	}
 	return total;
+}
+
+static double sum_slice_ref(const float *x, size_t n)
+{
+	double s = 0.0;
+	for (size_t i = 0; i < n; i++)
+		s += x[i];
+	return s;
+}
+
+double ocb_stream_sum_ref(const float *x, size_t n, long reps, int threads)
+{
+	return sum_team(x, n, reps, threads, sum_slice_ref);
 }
 
 /* 8 independent accumulators: two loads per cycle with a 4-cycle add latency need 8
@@ -89,24 +103,9 @@ __attribute__((target("avx2,fma"))) static double sum_slice_avx2(const float *x,
 	return s;
 }
 
-__attribute__((target("avx2,fma"))) double ocb_stream_sum_avx2(const float *x, size_t n,
-							       long reps, int threads)
+double ocb_stream_sum_avx2(const float *x, size_t n, long reps, int threads)
 {
-	int nt = team(threads);
-	double total = 0.0;
-#pragma omp parallel num_threads(nt) reduction(+ : total)
-	{
-		size_t lo, hi;
-		double s = 0.0;
-		ocb_stream_slice(n, omp_get_num_threads(), omp_get_thread_num(), &lo, &hi);
-		for (long r = 0; r < reps; r++) {
-			REP_BARRIER();
-			s = sum_slice_avx2(x + lo, hi - lo);
-			__asm__ volatile("" : : "g"(s));
-		}
-		total += s;
-	}
-	return total;
+	return sum_team(x, n, reps, threads, sum_slice_avx2);
 }
 
 /* The same loop on zmm: one load per 64-byte line instead of two. On both AVX-512 VMs
@@ -143,24 +142,9 @@ __attribute__((target("avx512f"))) static double sum_slice_avx512(const float *x
 	return s;
 }
 
-__attribute__((target("avx512f"))) double ocb_stream_sum_avx512(const float *x, size_t n,
-								 long reps, int threads)
+double ocb_stream_sum_avx512(const float *x, size_t n, long reps, int threads)
 {
-	int nt = team(threads);
-	double total = 0.0;
-#pragma omp parallel num_threads(nt) reduction(+ : total)
-	{
-		size_t lo, hi;
-		double s = 0.0;
-		ocb_stream_slice(n, omp_get_num_threads(), omp_get_thread_num(), &lo, &hi);
-		for (long r = 0; r < reps; r++) {
-			REP_BARRIER();
-			s = sum_slice_avx512(x + lo, hi - lo);
-			__asm__ volatile("" : : "g"(s));
-		}
-		total += s;
-	}
-	return total;
+	return sum_team(x, n, reps, threads, sum_slice_avx512);
 }
 
 double ocb_stream_sum(const float *x, size_t n, long reps, int threads)
@@ -169,6 +153,13 @@ double ocb_stream_sum(const float *x, size_t n, long reps, int threads)
 		return ocb_stream_sum_avx512(x, n, reps, threads);
 	return ocb_cpu_avx2() ? ocb_stream_sum_avx2(x, n, reps, threads)
 			      : ocb_stream_sum_ref(x, n, reps, threads);
+}
+
+const char *ocb_stream_isa(int sum)
+{
+	if (!ocb_cpu_avx2())
+		return "C";
+	return sum && ocb_cpu_avx512f() ? "AVX-512F" : "AVX2";
 }
 
 /* ---- triad ---- */

@@ -29,6 +29,9 @@ void ocb_stream_fill(float *x, size_t n, float v0, float dv, int threads);
 
 /* Sum of x[0..n) (computed reps times; the last pass's value is returned). */
 double ocb_stream_sum(const float *x, size_t n, long reps, int threads);
+/* The loads the dispatching kernels use on this CPU, for method texts: the sum's (sum != 0)
+ * or the triad's and copy's: "AVX-512F", "AVX2" or "C". */
+const char *ocb_stream_isa(int sum);
 double ocb_stream_sum_ref(const float *x, size_t n, long reps, int threads);
 double ocb_stream_sum_avx2(const float *x, size_t n, long reps, int threads);
 /* Call only when ocb_cpu_avx512f(); the dispatcher prefers it to the AVX2 one (stream.c). */

@@ -172,10 +172,13 @@ Test(ceilings, slices_cover_the_range)
 		}
 }
 
-Test(ceilings, stream_sum_avx2_matches_ref_and_exact)
+/* One SIMD sum variant against the plain-C twin and the exact sum, at 1-3 threads, on n
+ * not a multiple of either unrolled step (tails run), then on one float and on 128 (one
+ * zmm step, two ymm ones). */
+static void check_sum_variant(const char *name,
+			      double (*sum)(const float *, size_t, long, int))
 {
-	need_avx2();
-	const size_t n = 100003; /* not a multiple of 64: tails run */
+	const size_t n = 100003;
 	float *x = ocb_alloc(n * sizeof(float));
 	cr_assert_not_null(x);
 	ocb_stream_fill(x, n, 0.5f, 0.25f, 2);
@@ -183,33 +186,26 @@ Test(ceilings, stream_sum_avx2_matches_ref_and_exact)
 	for (size_t i = 0; i < n; i++)
 		exact += 0.5 + 0.25 * (double)(i % 1024);
 	for (int t = 1; t <= 3; t++) {
-		double a = ocb_stream_sum_avx2(x, n, 3, t), r = ocb_stream_sum_ref(x, n, 3, t);
+		double a = sum(x, n, 3, t), r = ocb_stream_sum_ref(x, n, 3, t);
 		cr_assert(fabs(r - exact) <= 1e-9 * exact, "ref %.17g exact %.17g", r, exact);
-		cr_assert(fabs(a - exact) <= 1e-5 * exact, "avx2 %.17g exact %.17g", a, exact);
+		cr_assert(fabs(a - exact) <= 1e-5 * exact, "%s %.17g exact %.17g", name, a, exact);
 	}
+	for (size_t m = 1; m <= 128; m += 127)
+		cr_assert(fabs(sum(x, m, 1, 1) - ocb_stream_sum_ref(x, m, 1, 1)) <=
+			  1e-5 * ocb_stream_sum_ref(x, m, 1, 1), "%s, %zu floats", name, m);
 	ocb_free(x);
+}
+
+Test(ceilings, stream_sum_avx2_matches_ref_and_exact)
+{
+	need_avx2();
+	check_sum_variant("avx2", ocb_stream_sum_avx2);
 }
 
 Test(ceilings, stream_sum_avx512_matches_ref_and_exact)
 {
 	need_avx512f();
-	const size_t n = 100003; /* not a multiple of 128: both tails run */
-	float *x = ocb_alloc(n * sizeof(float));
-	cr_assert_not_null(x);
-	ocb_stream_fill(x, n, 0.5f, 0.25f, 2);
-	double exact = 0.0;
-	for (size_t i = 0; i < n; i++)
-		exact += 0.5 + 0.25 * (double)(i % 1024);
-	for (int t = 1; t <= 3; t++) {
-		double z = ocb_stream_sum_avx512(x, n, 3, t), r = ocb_stream_sum_ref(x, n, 3, t);
-		cr_assert(fabs(r - exact) <= 1e-9 * exact, "ref %.17g exact %.17g", r, exact);
-		cr_assert(fabs(z - exact) <= 1e-5 * exact, "avx512 %.17g exact %.17g", z, exact);
-	}
-	/* shorter than one 16-float vector, and exactly one 128-float step */
-	for (size_t m = 1; m <= 128; m += 127)
-		cr_assert(fabs(ocb_stream_sum_avx512(x, m, 1, 1) - ocb_stream_sum_ref(x, m, 1, 1)) <=
-			  1e-5 * ocb_stream_sum_ref(x, m, 1, 1));
-	ocb_free(x);
+	check_sum_variant("avx512", ocb_stream_sum_avx512);
 }
 
 Test(ceilings, stream_triad_and_copy_avx2_equal_ref)

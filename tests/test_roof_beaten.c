@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "../collect/ceilings_store.h"
-#include "../collect/host.h"
 #include "../collect/roof_beaten.h"
 #include "../common/ocb_error.h"
 #include "../common/ocb_roofline.h"
@@ -35,6 +34,20 @@ static struct ocb_result res(const char *bound, int threads, double ops, double 
 	snprintf(r.status, sizeof r.status, "ok");
 	r.threads = threads, r.flops = ops, r.bytes = bytes, r.bound_frac = frac;
 	return r;
+}
+
+/* Stores a machine of that fingerprint and its ceilings st[0..n) in s; its id. */
+static int64_t machine_with_ceilings(struct ocb_store *s, const char *fingerprint,
+				     const struct ocb_ceiling *st, size_t n)
+{
+	struct ocb_machine m;
+	memset(&m, 0, sizeof m);
+	snprintf(m.fingerprint, sizeof m.fingerprint, "%s", fingerprint);
+	m.threads = 2;
+	int64_t mid = 0;
+	cr_assert_eq(ocb_store_machine(s, &m, &mid), OCB_OK);
+	cr_assert_eq(ocb_ceilings_store(s, mid, 0, st, n, 0), OCB_OK, "%s", ocb_lasterr());
+	return mid;
 }
 
 Test(roof_beaten, binding_ceiling_of_a_roofline)
@@ -66,17 +79,11 @@ Test(roof_beaten, tally_and_flagged_copy)
 	snprintf(path, sizeof path, "%s/b.db", dir);
 	struct ocb_store *s = NULL;
 	cr_assert_eq(ocb_store_open(path, OCB_STORE_WRITE, &s), OCB_OK, "%s", ocb_lasterr());
-	struct ocb_machine m;
-	memset(&m, 0, sizeof m);
-	snprintf(m.fingerprint, sizeof m.fingerprint, "beaten01");
-	m.threads = 2;
-	int64_t mid = 0;
-	cr_assert_eq(ocb_store_machine(s, &m, &mid), OCB_OK);
 	struct ocb_ceiling st[] = {
 		ceil_of("bw_dram", 1, 30, "GB/s"), ceil_of("bw_dram", 2, 40, "GB/s"),
 		ceil_of("ops_int8", 2, 1000, "GOP/s"),
 	};
-	cr_assert_eq(ocb_ceilings_store(s, mid, 0, st, 3, 0), OCB_OK, "%s", ocb_lasterr());
+	int64_t mid = machine_with_ceilings(s, "beaten01", st, 3);
 	struct ocb_ceiling *cur = NULL;
 	size_t ncur = 0;
 	cr_assert_eq(ocb_store_ceilings_get(s, mid, &cur, &ncur), OCB_OK);
@@ -144,15 +151,10 @@ Test(roof_beaten, show_lists_the_newer_flagged_value)
 	cr_assert_eq(cli_run(&o, json, NULL), 0);
 	cJSON *j = cJSON_Parse(o.out);
 	cr_assert(j && cJSON_IsString(cJSON_GetObjectItem(j, "fingerprint")), "%s %s", o.out, o.err);
-	struct ocb_machine m;
-	ocb_host_probe(&m);
-	snprintf(m.fingerprint, sizeof m.fingerprint, "%s",
-		 cJSON_GetObjectItem(j, "fingerprint")->valuestring);
-	cJSON_Delete(j);
-	int64_t mid = 0;
-	cr_assert_eq(ocb_store_machine(s, &m, &mid), OCB_OK);
 	struct ocb_ceiling st[] = {ceil_of("bw_dram", 1, 30, "GB/s"), ceil_of("bw_dram", 2, 40, "GB/s")};
-	cr_assert_eq(ocb_ceilings_store(s, mid, 0, st, 2, 0), OCB_OK, "%s", ocb_lasterr());
+	int64_t mid = machine_with_ceilings(s, cJSON_GetObjectItem(j, "fingerprint")->valuestring,
+					    st, 2);
+	cJSON_Delete(j);
 	struct ocb_ceiling *cur = NULL;
 	size_t ncur = 0;
 	cr_assert_eq(ocb_store_ceilings_get(s, mid, &cur, &ncur), OCB_OK);

@@ -3,12 +3,12 @@
  * For every format (or the comma-separated list given) at n x n (default 16384: weights
  * 57-285 MB, more than a core's share of the last-level cache), measures the GEMV rate in
  * GB/s of weight bytes (scales included) and, in the same run with the same threads, a
- * plain read loop over a buffer of the same size allocated the same way (zmm loads where
- * the CPU has AVX-512F, else ymm: the read ceiling's rule, kernels/stream.c). Prints the
- * fraction GEMV/read per format against its target (85% for Q8_0, Q4_0, TQ2_0; 70% for the
- * others), the kernel variant this CPU chose (kernels/quant_repack.h: "avx2-r8" runs on the
- * interleaved layout, whose one-off repacking time is printed apart and not counted in the
- * GEMV time) and the speed ratios TQ2_0/Q4_0 and Q4_0/Q8_0 (byte ratios 2.18 and 1.89).
+ * plain read loop over a buffer of the same size allocated the same way (the read
+ * ceiling's kernel, ocb_stream_sum: zmm loads where the CPU has AVX-512F, else ymm).
+ * Prints the fraction GEMV/read per format against its target (85% for Q8_0, Q4_0,
+ * TQ2_0; 70% for the others), the kernel variant this CPU chose (kernels/quant_repack.h:
+ * the r8 and r16 ones run on an interleaved layout, whose one-off repacking time is
+ * printed apart and not counted in the GEMV time) and the speed ratios TQ2_0/Q4_0 and Q4_0/Q8_0 (byte ratios 2.18 and 1.89).
  * Best of REPS timings; `paired` is the median over the repetitions of read time / GEMV
  * time of each repetition's two adjacent timings, the fraction within one moment of a host
  * whose speed drifts in phases of seconds (a shared VM). Interleaved with them, a short
@@ -24,7 +24,6 @@
  *
  * usage: quant_gemv_bw [n (16384)] [reps (10)] [threads (cores)] [evict (1)] [formats (all)]
  * exit 0 (fractions are printed, not judged), 2 bad usage, 3 out of memory. */
-#include <immintrin.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,70 +39,14 @@
 #include "../../kernels/peak_int8.h"
 #include "../../kernels/quant_gemv.h"
 #include "../../kernels/quant_repack.h"
+#include "../../kernels/stream.h"
 
-/* Sum of all 32-bit words of buf (so the loads cannot be dropped), threads split it in
- * contiguous halves; 4 independent accumulators. */
-__attribute__((target("avx2"))) static uint32_t read_avx2(const void *buf, size_t bytes, int threads)
+/* One pass of the read ceiling's own kernel over buf (kernels/stream.h ocb_stream_sum: zmm
+ * loads where the CPU has AVX-512F, else ymm; threads on contiguous slices). The bytes
+ * are memset to 1 or 2, so as floats they are small normal numbers, never denormals. */
+static double read_mem(const void *buf, size_t bytes, int threads)
 {
-	const __m256i *p = buf;
-	const int64_t nv = (int64_t)(bytes / 32);
-	uint32_t total = 0;
-#pragma omp parallel num_threads(threads) reduction(+ : total)
-	{
-		int t = omp_get_thread_num(), nt = omp_get_num_threads();
-		int64_t lo = nv * t / nt, hi = nv * (t + 1) / nt;
-		__m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;
-		int64_t i = lo;
-		for (; i + 4 <= hi; i += 4) {
-			a0 = _mm256_add_epi32(a0, _mm256_load_si256(p + i));
-			a1 = _mm256_add_epi32(a1, _mm256_load_si256(p + i + 1));
-			a2 = _mm256_add_epi32(a2, _mm256_load_si256(p + i + 2));
-			a3 = _mm256_add_epi32(a3, _mm256_load_si256(p + i + 3));
-		}
-		for (; i < hi; i++)
-			a0 = _mm256_add_epi32(a0, _mm256_load_si256(p + i));
-		__m256i s = _mm256_add_epi32(_mm256_add_epi32(a0, a1), _mm256_add_epi32(a2, a3));
-		uint32_t v[8];
-		_mm256_storeu_si256((__m256i *)v, s);
-		for (int j = 0; j < 8; j++)
-			total += v[j];
-	}
-	return total;
-}
-
-/* read_avx2's loop on zmm: the read ceiling's width on AVX-512 CPUs (kernels/stream.c),
- * faster from DRAM than ymm on the AVX-512 VMs measured here. */
-__attribute__((target("avx512f"))) static uint32_t read_avx512(const void *buf, size_t bytes,
-							       int threads)
-{
-	const __m512i *p = buf;
-	const int64_t nv = (int64_t)(bytes / 64);
-	uint32_t total = 0;
-#pragma omp parallel num_threads(threads) reduction(+ : total)
-	{
-		int t = omp_get_thread_num(), nt = omp_get_num_threads();
-		int64_t lo = nv * t / nt, hi = nv * (t + 1) / nt;
-		__m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
-		int64_t i = lo;
-		for (; i + 4 <= hi; i += 4) {
-			a0 = _mm512_add_epi32(a0, _mm512_load_si512(p + i));
-			a1 = _mm512_add_epi32(a1, _mm512_load_si512(p + i + 1));
-			a2 = _mm512_add_epi32(a2, _mm512_load_si512(p + i + 2));
-			a3 = _mm512_add_epi32(a3, _mm512_load_si512(p + i + 3));
-		}
-		for (; i < hi; i++)
-			a0 = _mm512_add_epi32(a0, _mm512_load_si512(p + i));
-		a0 = _mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3));
-		total += (uint32_t)_mm512_reduce_add_epi32(a0);
-	}
-	return total;
-}
-
-/* The widest read loop the CPU has (the read ceiling's rule). */
-static uint32_t read_mem(const void *buf, size_t bytes, int threads)
-{
-	return ocb_cpu_avx512f() ? read_avx512(buf, bytes, threads)
-				 : read_avx2(buf, bytes, threads);
+	return ocb_stream_sum(buf, bytes / sizeof(float), 1, threads);
 }
 
 /* bytes of one memset per thread over its contiguous share (first touch by the workers) */
@@ -224,7 +167,7 @@ static int measure(const struct qformat *f, int64_t n, int reps, int threads, vo
 		x[i] = (float)(i % 97) / 97.0f - 0.5f;
 	qformat_quantize_act(f, x, xq, 1, n);
 	struct timing tg = { 1e30, 1e30, 0, 0 }, tr = { 1e30, 1e30, 0, 0 };
-	uint32_t sink = 0;
+	double sink = 0;
 	uint64_t psink = 0;
 	/* core: the probe per repetition; pair: read time / GEMV time of the repetition's two
 	 * adjacent timings (the fraction within one moment of the host) */
@@ -263,7 +206,7 @@ static int measure(const struct qformat *f, int64_t n, int reps, int threads, vo
 	const double frac = 100.0 * res->gbs / res->readbw, target = strict ? 85.0 : 70.0;
 	printf("%-6s %-10s %6.1f MB  gemv %7.3f ms %6.2f GB/s  read %6.2f GB/s  fraction %5.1f%% "
 	       "(target %2.0f%% %s)  paired %5.1f%%  unpreempted %d+%d of %d  core %5.0f GOP/s  "
-	       "repack %7.1f ms  (y0=%g, sink %u %llu)\n",
+	       "repack %7.1f ms  (y0=%g, sink %g %llu)\n",
 	       f->name, qgemv_kind_name(kind), wbytes / 1e6, best * 1e3, res->gbs, res->readbw, frac,
 	       target, frac >= target ? "ok" : "LOW", pair_med, tg.nclean, tr.nclean, reps,
 	       core_med, res->repack_s * 1e3, y[0], sink, (unsigned long long)psink);
@@ -315,10 +258,10 @@ int main(int argc, char **argv)
 	printf("quant_gemv_bw: CPU %s (%s family 0x%x model 0x%x), L3 %ld MiB\n",
 	       cpu->brand[0] ? cpu->brand : "unknown", cpu->vendor, cpu->family, cpu->model,
 	       l3 > 0 ? l3 >> 20 : -1);
-	printf("quant_gemv_bw: %lld x %lld, %d threads, best of %d, %s, read loop on %s\n",
+	printf("quant_gemv_bw: %lld x %lld, %d threads, best of %d, %s, read loop %s\n",
 	       (long long)n, (long long)n, threads, reps,
 	       evict ? "cold (L3 evicted before each timing)" : "hot",
-	       ocb_cpu_avx512f() ? "zmm" : "ymm");
+	       ocb_stream_isa(1));
 	struct fmt_result res[QF_COUNT] = { 0 };
 	double t_of[QF_COUNT] = { 0 };
 	for (int i = 0; i < nf; i++) {
