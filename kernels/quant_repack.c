@@ -142,6 +142,67 @@ static size_t grp_unit_off(const struct qr_layout *l, int R, int64_t nb, int64_t
 	       ((size_t)(b - p0) * U + (size_t)u) * 4 * (size_t)R + 4 * (size_t)r;
 }
 
+/* Q3_G on r16: the 32 3-bit codes c_e of one row's block in three 4-byte units A, B, C
+ * (12 bytes, as in the plain block). Byte i of each unit serves the elements 4s + i of
+ * the 8 slots s, so one 4-byte activation broadcast serves a slot:
+ *   slots 0, 1: A bits 0-2, 3-5;  slots 2, 3: B bits 0-2, 3-5;  slots 4, 5: C bits 0-2, 3-5;
+ *   slot 6: its low 2 bits at A 6-7, its high bit at C 6;  slot 7: B 6-7 and C 7.
+ * Why: the zmm kernel takes six slots whole with one and each and the last two in two
+ * parts, 10 ands and 10 vpdpbusd per block of 16 rows, against 16 and 16 with r8's split
+ * planes (quant_repack_avx512.c q3_isum16). plain: qs[8] then qh[4] (quant_formats.h);
+ * decode = 1: the inverse. */
+static void q3_r16_codes(uint8_t *dst, const uint8_t *src, int decode)
+{
+	uint8_t out[12] = { 0 };
+	for (int e = 0; e < 32; e++) {
+		const int s = e / 4, i = e % 4;
+		if (decode) {
+			const int c = s < 6 ? (src[4 * (s / 2) + i] >> (3 * (s % 2))) & 7
+					    : ((src[4 * (s - 6) + i] >> 6) & 3) | ((src[8 + i] >> s) & 1) << 2;
+			out[e % 8] |= (uint8_t)((c & 3) << (2 * (e / 8))); /* qs: lo2 */
+			out[8 + e / 8] |= (uint8_t)((c >> 2) << (e % 8));  /* qh: bit e */
+		} else {
+			const int c = ((src[e % 8] >> (2 * (e / 8))) & 3) | ((src[8 + e / 8] >> (e % 8)) & 1) << 2;
+			if (s < 6) {
+				out[4 * (s / 2) + i] |= (uint8_t)(c << (3 * (s % 2)));
+			} else {
+				out[4 * (s - 6) + i] |= (uint8_t)((c & 3) << 6);
+				out[8 + i] |= (uint8_t)((c >> 2) << s);
+			}
+		}
+	}
+	memcpy(dst, out, sizeof out);
+}
+
+/* One block's payload p (plain) <-> its units at g (unit u of row r at
+ * grp_unit_off(.., u, r)). */
+static void pack_payload(const struct qr_layout *l, const struct qformat *f, int R, int64_t nb,
+			 int64_t b, int r, char *p, char *g, int unpack)
+{
+	if (R == 16 && f->type == QF_Q3_G) { /* the three units encoded together */
+		uint8_t u12[12];
+		if (!unpack) {
+			q3_r16_codes(u12, (const uint8_t *)p, 0);
+			for (int u = 0; u < 3; u++)
+				memcpy(g + grp_unit_off(l, R, nb, b, u, r), u12 + 4 * u, 4);
+			return;
+		}
+		for (int u = 0; u < 3; u++)
+			memcpy(u12 + 4 * u, g + grp_unit_off(l, R, nb, b, u, r), 4);
+		q3_r16_codes((uint8_t *)p, u12, 1);
+		return;
+	}
+	for (int u = 0; u < l->units; u++) {
+		char *v = g + grp_unit_off(l, R, nb, b, u, r), *pu = p + 4 * u;
+		if (u == l->hbit_unit)
+			q3_hbits((uint8_t *)(unpack ? pu : v), (const uint8_t *)(unpack ? v : pu), unpack);
+		else if (unpack)
+			memcpy(pu, v, 4);
+		else
+			memcpy(v, pu, 4);
+	}
+}
+
 /* One group of R plain rows (row stride rb) <-> its r8 / r16 bytes at g. */
 static void pack_group(const struct qr_layout *l, const struct qformat *f, int R, int64_t nb,
 		       const char *rows, size_t rb, char *g, int unpack)
@@ -150,17 +211,7 @@ static void pack_group(const struct qr_layout *l, const struct qformat *f, int R
 	for (int64_t b = 0; b < nb; b++)
 		for (int r = 0; r < R; r++) {
 			char *blk = (char *)rows + (size_t)r * rb + (size_t)b * bb;
-			for (int u = 0; u < l->units; u++) {
-				char *v = g + grp_unit_off(l, R, nb, b, u, r);
-				char *p = blk + l->payload_off + 4 * u;
-				if (u == l->hbit_unit)
-					q3_hbits((uint8_t *)(unpack ? p : v), (const uint8_t *)(unpack ? v : p),
-						 unpack);
-				else if (unpack)
-					memcpy(p, v, 4);
-				else
-					memcpy(v, p, 4);
-			}
+			pack_payload(l, f, R, nb, b, r, blk + l->payload_off, g, unpack);
 			for (int s = 0; s < l->nscales; s++) {
 				char *h = g + grp_scale_off(l, R, b, s, r);
 				if (unpack)
@@ -582,8 +633,12 @@ struct qk_pf qk_prefetch_r16(enum qformat_type type)
  * 31-40 GB/s per core, that is the difference between 60-77% and 78-96% of it
  * (tests/perf/README.md); with r16's pairs and panels (quant_repack.h), 84-112% for
  * Q8_0, Q4_0, TQ2_0 (five runs at 1 and 2 threads). Q3_G and Q2_G ran on r8 at 54-56%
- * (1 and 2 threads); their zmm kernels (hot 62 / 86 GB/s) at 66-78% / 73-83%. Zen 4 executes zmm as two 256-bit
- * halves: there the r16 kernels do the r8 ones' work in half the instructions (not
+ * (1 and 2 threads); their zmm kernels (hot 62 / 86 GB/s) at 66-78% / 73-83%. Against
+ * the zmm read loop Q3_G then got 62% at 1 thread: its r8 planes cost 16 ands and 16
+ * vpdpbusd per block of 16 rows, and hot at 4096^2 it ran at 22 GB/s, below one core's
+ * DRAM read (30-34). r16 now has its own Q3_G encoding (q3_r16_codes: 10 and 10): hot
+ * 34.5 GB/s, cold 79-88% at 1 thread and 89-90% at 2 (2 Dec 2026, 18:05-18:15 UTC). Zen 4
+ * executes zmm as two 256-bit halves: there the r16 kernels do the r8 ones' work in half the instructions (not
  * measured here). Intel's AVX-512 VNNI cores run them too: on a Xeon model 0xcf VM
  * (2 Dec 2026, cold 16384^2, 1 and 2 threads, against the zmm read loop), r16 with its
  * prefetches (qk_prefetch_r16) gave Q8_0 98-100%, Q4_0 97-101%, Q4_1 97-100%, Q3_G 78-82%,

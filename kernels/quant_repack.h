@@ -52,7 +52,8 @@
  * except TQ1_0, whose groups are transcoded to TQ2_0 codes (66 instead of 54 bytes per
  * 256 weights: decoding base-3 trits costs more arithmetic than a core has at DRAM
  * speed). Formats with an r8 layout (qrepack_supported): all of them: Q8_0, Q4_0, Q4_1,
- * Q3_G (its high-bit plane re-encoded), Q2_G, TQ2_0, TQ1_0 (as TQ2_0).
+ * Q3_G (its codes re-encoded: r8 moves the high-bit plane, r16 has its own bit order,
+ * quant_repack.c q3_r16_codes), Q2_G, TQ2_0, TQ1_0 (as TQ2_0).
  *
  * Ownership: every function writes caller buffers; nothing is retained. */
 #ifndef OCB_QUANT_REPACK_H

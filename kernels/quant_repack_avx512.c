@@ -92,7 +92,7 @@ static INL ZMM __m512i q8_isum16(const uint8_t *q, const int8_t *aq)
 	return add4(s[0], s[1], s[2], s[3]);
 }
 
-/* Q2_G/Q3_G low bits: 2 vectors; byte 4u + i of a row holds elements 4u + i + 8n at bits
+/* Q2_G: 2 vectors of low bits; byte 4u + i of a row holds elements 4u + i + 8n at bits
  * 2n..2n+1 (n = 0..3). Each 2-bit field is taken in place (mask 3 << 2n: 4^n times the
  * code) into its own sum t_n; S = sum over n of t_n / 4^n, exact (t_n is a multiple of
  * 4^n, and >> is an exact division of one). */
@@ -112,25 +112,32 @@ static INL ZMM __m512i low2_isum16(const uint8_t *q, const int8_t *aq)
 		    _mm512_srai_epi32(t[3], 6));
 }
 
-/* Q3_G: Q2_G's low bits plus the high-bit plane (the third vector, re-encoded at packing
- * time, quant_repack.c q3_hbits: bit n + 4u of byte i is the high bit, worth 4, of
- * element 8n + 4u + i). The plane shifted right by 4 brings u = 1's bits to u = 0's
- * places, so mask 1 << n takes both at 2^n into one sum h_n; S += 4 sum over n of
- * h_n / 2^n. */
-static INL ZMM __m512i low3_isum16(const uint8_t *q, const int8_t *aq)
+/* Q3_G: three vectors A, B, C in r16's own encoding (quant_repack.c q3_r16_codes): slot s
+ * holds elements 4s .. 4s + 3 (byte i of a row's unit: element 4s + i). Slots 0-5 are
+ * whole 3-bit fields at bits 0-2 (mask 7) and 3-5 (mask 0x38: 8 times the code) of A, B,
+ * C; slots 6 and 7 have their low 2 bits at bits 6-7 of A and B (64 times) and their
+ * high bit, worth 4, at bit 6 (64 times the bit, so 16 times its worth) and bit 7 (32
+ * times) of C. Each weight class sums apart and is divided back exactly (every term of
+ * a sum is a multiple of its weight): S = t1 + t8 / 8 + t64 / 64 + t16 / 16 + t32 / 32.
+ * 10 ands and 10 vpdpbusd per block of 16 rows. */
+static INL ZMM __m512i q3_isum16(const uint8_t *q, const int8_t *aq)
 {
-	const __m512i z = _mm512_setzero_si512();
-	const __m512i hp[2] = { ldz(q + 128), _mm512_srli_epi16(ldz(q + 128), 4) };
-	__m512i h[4] = { z, z, z, z };
-#pragma GCC unroll 2
-	for (int u = 0; u < 2; u++)
-#pragma GCC unroll 4
-		for (int n = 0; n < 4; n++)
-			h[n] = dpz(h[n], _mm512_and_si512(hp[u], _mm512_set1_epi8((char)(1 << n))),
-				   aq + 8 * n + 4 * u);
-	const __m512i hs = add4(_mm512_slli_epi32(h[0], 2), _mm512_slli_epi32(h[1], 1), h[2],
-				_mm512_srai_epi32(h[3], 1));
-	return _mm512_add_epi32(low2_isum16(q, aq), hs);
+	const __m512i m7 = _mm512_set1_epi8(0x07), m38 = _mm512_set1_epi8(0x38);
+	const __m512i mc0 = _mm512_set1_epi8((char)0xc0), z = _mm512_setzero_si512();
+	const __m512i A = ldz(q), B = ldz(q + 64), C = ldz(q + 128);
+	__m512i t1 = dpz(z, _mm512_and_si512(A, m7), aq);
+	__m512i t8 = dpz(z, _mm512_and_si512(A, m38), aq + 4);
+	t1 = dpz(t1, _mm512_and_si512(B, m7), aq + 8);
+	t8 = dpz(t8, _mm512_and_si512(B, m38), aq + 12);
+	t1 = dpz(t1, _mm512_and_si512(C, m7), aq + 16);
+	t8 = dpz(t8, _mm512_and_si512(C, m38), aq + 20);
+	__m512i t64 = dpz(z, _mm512_and_si512(A, mc0), aq + 24);
+	t64 = dpz(t64, _mm512_and_si512(B, mc0), aq + 28);
+	const __m512i t16 = dpz(z, _mm512_and_si512(C, _mm512_set1_epi8(0x40)), aq + 24);
+	const __m512i t32 = dpz(z, _mm512_and_si512(C, _mm512_set1_epi8((char)0x80)), aq + 28);
+	return _mm512_add_epi32(add4(t1, _mm512_srai_epi32(t8, 3), _mm512_srai_epi32(t64, 6),
+				     _mm512_srai_epi32(t16, 4)),
+				_mm512_srai_epi32(t32, 5));
 }
 
 enum z32_kind { Z32_Q8_0, Z32_Q4_0, Z32_Q4_1, Z32_Q3_G, Z32_Q2_G };
@@ -143,7 +150,7 @@ enum z32_kind { Z32_Q8_0, Z32_Q4_0, Z32_Q4_1, Z32_Q3_G, Z32_Q2_G };
 		const __m512 wo = S == 2 ? _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)((sb) + 16))) \
 					 : wd;                                              \
 		const __m512i is = kind == Z32_Q8_0   ? q8_isum16(qb, a[bb].qs)             \
-				   : kind == Z32_Q3_G ? low3_isum16(qb, a[bb].qs)           \
+				   : kind == Z32_Q3_G ? q3_isum16(qb, a[bb].qs)             \
 				   : kind == Z32_Q2_G ? low2_isum16(qb, a[bb].qs)           \
 						      : nib_isum16(qb, a[bb].qs);           \
 		acc = _mm512_fmadd_ps(_mm512_mul_ps(wd, _mm512_set1_ps(a[bb].d)),           \
