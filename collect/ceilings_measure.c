@@ -262,6 +262,7 @@ static int peak_round(struct meas *x, int int8)
 
 struct sweep_arg {
 	int kind;      /* 0 read (sum), 1 triad */
+	int variant;   /* read: ocb_stream_sum_variant's loop (0 zmm where there is one, 1 ymm) */
 	float *buf;
 	size_t ws;     /* working set, bytes, all threads */
 	long reps;
@@ -293,7 +294,7 @@ static double sweep_body(int t, int nt, void *arg)
 	size_t lo, hi;
 	if (a->kind == 0) {
 		ocb_stream_slice(a->ws / sizeof(float), nt, t, &lo, &hi);
-		ocb_stream_sum(a->buf + lo, hi - lo, a->reps, 1);
+		ocb_stream_sum_variant(a->variant, a->buf + lo, hi - lo, a->reps, 1);
 		return (double)(hi - lo) * sizeof(float) * (double)a->reps;
 	}
 	size_t n = triad_n(a->ws);
@@ -345,19 +346,22 @@ static void llc_add(struct meas *x, const double *val, size_t n, int clean)
 }
 
 /* The best of `timings` timings of one sweep point: thread count tl[ti], read (kind 0)
- * or triad, size ws[ti][i]; its repetitions are calibrated on first use and kept. */
+ * or triad, size ws[ti][i]; its repetitions are calibrated on first use and kept. A
+ * read point runs its timings once per read loop of this CPU (ocb_stream_sum_variants:
+ * zmm and ymm on AVX-512, in turn), and keeps the best of all. */
 static int sweep_point(struct meas *x, int ti, int kind, size_t i, int timings,
 		       struct tstat *best)
 {
-	const int nt = x->tl[ti];
-	struct sweep_arg a = {kind, x->buf, x->ws[ti][i], x->reps[ti][kind][i]};
+	const int nt = x->tl[ti], nv = kind == 0 ? ocb_stream_sum_variants() : 1;
+	struct sweep_arg a = {kind, 0, x->buf, x->ws[ti][i], x->reps[ti][kind][i]};
 	struct tstat ts;
 	int rc;
 	if (a.reps == 0 && (rc = calibrate_reps(nt, &a, x->quick ? 0.002 : 0.004)))
 		return rc;
 	x->reps[ti][kind][i] = a.reps;
 	best->v = 0;
-	for (int k = 0; k < timings; k++) {
+	for (int k = 0; k < timings * nv; k++) {
+		a.variant = k % nv;
 		if ((rc = team_trial(nt, sweep_body, &a, 1e-9, &ts)))
 			return rc;
 		if (ts.v > best->v)
@@ -400,7 +404,7 @@ static int sweep_round(struct meas *x, int ti)
 static int xchk_round(struct meas *x)
 {
 	for (int i = 0; i < x->ntl; i++) {
-		struct sweep_arg a = {1, x->sbuf, 3 * x->sn * sizeof(float), 1};
+		struct sweep_arg a = {1, 0, x->sbuf, 3 * x->sn * sizeof(float), 1};
 		struct tstat ts;
 		int rc = team_trial(x->tl[i], sweep_body, &a, 1e-9, &ts);
 		if (rc)

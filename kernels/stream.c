@@ -108,11 +108,15 @@ double ocb_stream_sum_avx2(const float *x, size_t n, long reps, int threads)
 	return sum_team(x, n, reps, threads, sum_slice_avx2);
 }
 
-/* The same loop on zmm: one load per 64-byte line instead of two. On both AVX-512 VMs
- * measured here a core's DRAM read rate is higher with it (Xeon model 0xcf, 1 GiB cold,
- * best of 8: 15.1-15.5 against 12.8-13.8 GB/s at 1 thread, 28.4-30.0 against 23.0-26.3
- * at 2), and the zmm GEMV kernels stream at that rate: a read ceiling measured on ymm
- * alone sat below them. */
+/* The same loop on zmm: one load per 64-byte line instead of two. On a Xeon (model 0xcf
+ * VM) a core's DRAM read rate is higher with it (1 GiB cold, best of 8: 15.1-15.5 against
+ * 12.8-13.8 GB/s at 1 thread, 28.4-30.0 against 23.0-26.3 at 2), and the zmm GEMV kernels
+ * stream at that rate: a read ceiling measured on ymm alone sat below them. On the Zen 5
+ * VM it is the other way at 2 threads: 151 MB cold, both timed in turn 120 times, zmm
+ * 30.0 against ymm 35.1 GB/s in the host's slow phases and 44.1 against 47.6 in its fast
+ * ones (equal at 1 thread), while zmm GEMV kernels, with work between their loads, read
+ * at the ymm rate. So a read ceiling takes the better of the two
+ * (ocb_stream_sum_variants). */
 __attribute__((target("avx512f"))) static double sum_slice_avx512(const float *x, size_t n)
 {
 	__m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0, s6 = s0,
@@ -155,11 +159,22 @@ double ocb_stream_sum(const float *x, size_t n, long reps, int threads)
 			      : ocb_stream_sum_ref(x, n, reps, threads);
 }
 
+int ocb_stream_sum_variants(void)
+{
+	return ocb_cpu_avx512f() ? 2 : 1;
+}
+
+double ocb_stream_sum_variant(int v, const float *x, size_t n, long reps, int threads)
+{
+	return v == 1 && ocb_cpu_avx2() ? ocb_stream_sum_avx2(x, n, reps, threads)
+					: ocb_stream_sum(x, n, reps, threads);
+}
+
 const char *ocb_stream_isa(int sum)
 {
 	if (!ocb_cpu_avx2())
 		return "C";
-	return sum && ocb_cpu_avx512f() ? "AVX-512F" : "AVX2";
+	return sum && ocb_cpu_avx512f() ? "AVX-512F or AVX2, the better" : "AVX2";
 }
 
 /* ---- triad ---- */

@@ -29,8 +29,14 @@ void ocb_stream_fill(float *x, size_t n, float v0, float dv, int threads);
 
 /* Sum of x[0..n) (computed reps times; the last pass's value is returned). */
 double ocb_stream_sum(const float *x, size_t n, long reps, int threads);
-/* The loads the dispatching kernels use on this CPU, for method texts: the sum's (sum != 0)
- * or the triad's and copy's: "AVX-512F", "AVX2" or "C". */
+/* The read loops a read ceiling takes the better of on this CPU: 2 where it has AVX-512F
+ * (variant 0 on zmm, 1 on ymm: neither width reads DRAM fastest on every core, stream.c),
+ * else 1. ocb_stream_sum_variant(v, ..) runs variant v (0: ocb_stream_sum). */
+int ocb_stream_sum_variants(void);
+double ocb_stream_sum_variant(int v, const float *x, size_t n, long reps, int threads);
+/* The loads the dispatching kernels use on this CPU, for method texts: the read
+ * ceiling's (sum != 0: "AVX-512F or AVX2, the better" where it has two variants) or the
+ * triad's and copy's: "AVX-512F", "AVX2" or "C". */
 const char *ocb_stream_isa(int sum);
 double ocb_stream_sum_ref(const float *x, size_t n, long reps, int threads);
 double ocb_stream_sum_avx2(const float *x, size_t n, long reps, int threads);

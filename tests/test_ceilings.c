@@ -208,6 +208,29 @@ Test(ceilings, stream_sum_avx512_matches_ref_and_exact)
 	check_sum_variant("avx512", ocb_stream_sum_avx512);
 }
 
+static double sum_variant0(const float *x, size_t n, long reps, int threads)
+{
+	return ocb_stream_sum_variant(0, x, n, reps, threads);
+}
+
+static double sum_variant1(const float *x, size_t n, long reps, int threads)
+{
+	return ocb_stream_sum_variant(1, x, n, reps, threads);
+}
+
+/* The read ceiling's loops: two (zmm, ymm) exactly where the CPU has AVX-512F, and each
+ * sums right. */
+Test(ceilings, stream_sum_variants_per_cpu)
+{
+	need_avx2();
+	cr_assert_eq(ocb_stream_sum_variants(), ocb_cpu_avx512f() ? 2 : 1);
+	check_sum_variant("variant 0", sum_variant0);
+	if (ocb_stream_sum_variants() == 2)
+		check_sum_variant("variant 1", sum_variant1);
+	cr_assert(strstr(ocb_stream_isa(1), ocb_cpu_avx512f() ? "or AVX2" : "AVX2"), "%s",
+		  ocb_stream_isa(1));
+}
+
 Test(ceilings, stream_triad_and_copy_avx2_equal_ref)
 {
 	need_avx2();
