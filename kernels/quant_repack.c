@@ -637,7 +637,8 @@ struct qk_pf qk_prefetch_r16(enum qformat_type type)
  * the zmm read loop Q3_G then got 62% at 1 thread: its r8 planes cost 16 ands and 16
  * vpdpbusd per block of 16 rows, and hot at 4096^2 it ran at 22 GB/s, below one core's
  * DRAM read (30-34). r16 now has its own Q3_G encoding (q3_r16_codes: 10 and 10): hot
- * 34.5 GB/s, cold 79-88% at 1 thread and 89-90% at 2 (2 Dec 2026, 18:05-18:15 UTC). Zen 4
+ * 34.5 GB/s, cold 76-89% at 1 thread and 78-101% at 2 against the better of a zmm and a
+ * ymm read (five rounds, 2 Dec 2026, 18:33-18:59 UTC; tests/perf/README.md). Zen 4
  * executes zmm as two 256-bit halves: there the r16 kernels do the r8 ones' work in half the instructions (not
  * measured here). Intel's AVX-512 VNNI cores run them too: on a Xeon model 0xcf VM
  * (2 Dec 2026, cold 16384^2, 1 and 2 threads, against the zmm read loop), r16 with its
