@@ -639,8 +639,8 @@ struct qk_pf qk_prefetch_r16(enum qformat_type type)
  * DRAM read (30-34). r16 now has its own Q3_G encoding (q3_r16_codes: 10 and 10): hot
  * 34.5 GB/s, cold 76-89% at 1 thread and 78-101% at 2 against the better of a zmm and a
  * ymm read (five rounds, 2 Dec 2026, 18:33-18:59 UTC; tests/perf/README.md). Zen 4
- * executes zmm as two 256-bit halves: there the r16 kernels do the r8 ones' work in half the instructions (not
- * measured here). Intel's AVX-512 VNNI cores run them too: on a Xeon model 0xcf VM
+ * executes zmm as two 256-bit halves: there the r16 kernels do the r8 ones' work in half
+ * the instructions (not measured here). Intel's AVX-512 VNNI cores run them too: on a Xeon model 0xcf VM
  * (2 Dec 2026, cold 16384^2, 1 and 2 threads, against the zmm read loop), r16 with its
  * prefetches (qk_prefetch_r16) gave Q8_0 98-100%, Q4_0 97-101%, Q4_1 97-100%, Q3_G 78-82%,
  * Q2_G 90-93%, TQ2_0 83-89%, TQ1_0 69-72% in four rounds, where the r8 EVEX-ymm kernels

@@ -488,3 +488,42 @@ Test(qrepack, layout_offsets_as_documented)
 	}
 	unsetenv("OCB_QGEMV");
 }
+
+/* Q3_G's r16 code order (quant_repack.c q3_r16_codes), read back from the packed bytes of
+ * 16 rows x one pair of blocks: slot s = e / 4 holds element e in byte i = e % 4 of units
+ * A, B, C; slots 0-5 at bits 0-2 / 3-5 of A, B, C; slots 6, 7 at A / B bits 6-7 with their
+ * high bit at C bit 6 / 7. Codes differ per element, row and block. */
+Test(qrepack, q3_g_r16_code_order_as_documented)
+{
+	if (!ocb_cpu_avx512vnni())
+		cr_skip_test("no AVX-512 VNNI: no r16 layout here");
+	setenv("OCB_QGEMV", "r16", 1);
+	const struct qformat *f = qformat_find("q3_g");
+	enum { R = 16, NB = 2, BB = 16, U = 3 }; /* Q3_G block: d, m (fp16), qs[8], qh[4] */
+	unsigned char w[R * NB * BB] = { 0 }, wr[R * NB * BB];
+#define CODE(r, b, e) (((e) * 5 + (r) + 3 * (b)) % 8)
+	for (int r = 0; r < R; r++)
+		for (int b = 0; b < NB; b++) {
+			unsigned char *blk = w + (r * NB + b) * BB;
+			blk[1] = blk[3] = 0x3c; /* d = m = 1 */
+			for (int e = 0; e < 32; e++) {
+				blk[4 + e % 8] |= (unsigned char)((CODE(r, b, e) & 3) << (2 * (e / 8)));
+				blk[12 + e / 8] |= (unsigned char)((CODE(r, b, e) >> 2) << (e % 8));
+			}
+		}
+	cr_assert_eq(qrepack_rows(f), R);
+	cr_assert_eq(qrepack_pack(f, w, R, 32 * NB, wr, 1), OCB_OK);
+	for (int r = 0; r < R; r++)
+		for (int b = 0; b < NB; b++)
+			for (int e = 0; e < 32; e++) {
+				const int s = e / 4, i = e % 4;
+				/* a pair: 2 blocks x 2 scales x 16 rows of fp16, then the units */
+				const unsigned char *unit = wr + NB * 2 * R * 2 + (b * U) * 4 * R + 4 * r + i;
+				const int A = unit[0], B = unit[4 * R], C = unit[8 * R];
+				const int got = s < 6 ? ((s < 2 ? A : s < 4 ? B : C) >> (3 * (s % 2))) & 7
+						      : (((s == 6 ? A : B) >> 6) & 3) | ((C >> s) & 1) << 2;
+				cr_assert_eq(got, CODE(r, b, e), "row %d block %d element %d", r, b, e);
+			}
+#undef CODE
+	unsetenv("OCB_QGEMV");
+}
