@@ -70,6 +70,11 @@ static inline int qi_tq_code(float v)
 	return (int)(uint32_t)((uint64_t)l + 1u);
 }
 
+/* Q3_G's plain bit layout (quant_formats.h; quant_qg.c): the 3-bit code of element i
+ * (0..31) of a block's qs[8] and qh[4], and the 32 codes q (0..7) written into them. */
+int q3_g_code(const uint8_t *qs, const uint8_t *qh, int i);
+void q3_g_pack_codes(const uint8_t *q, uint8_t *qs, uint8_t *qh);
+
 #define QI_DECLARE(fmt)                                                                   \
 	void fmt##_quantize_row_ref(const float *x, void *y, int64_t k);                  \
 	void fmt##_dequantize_row(const void *x, float *y, int64_t k);                    \

@@ -27,17 +27,27 @@ void q3_g_quantize_row_ref(const float *x, void *vy, int64_t k)
 	uint8_t q[QK3_G];
 	for (int64_t b = 0; b < k / QK3_G; b++, x += QK3_G) {
 		qi_quantize_minmax(x, QK3_G, 7, &y[b].d, &y[b].m, q);
-		pack2(q, y[b].qs);
-		for (int j = 0; j < 4; j++) {
-			uint8_t h = 0;
-			for (int t = 0; t < 8; t++)
-				h |= (uint8_t)(((q[8 * j + t] >> 2) & 1) << t);
-			y[b].qh[j] = h;
-		}
+		q3_g_pack_codes(q, y[b].qs, y[b].qh);
 	}
 }
 
-static inline int q3(const block_q3_g *b, int i) { return lo2(b->qs, i) | hi1(b->qh, i) << 2; }
+void q3_g_pack_codes(const uint8_t *q, uint8_t *qs, uint8_t *qh)
+{
+	pack2(q, qs);
+	for (int j = 0; j < 4; j++) {
+		uint8_t h = 0;
+		for (int t = 0; t < 8; t++)
+			h |= (uint8_t)(((q[8 * j + t] >> 2) & 1) << t);
+		qh[j] = h;
+	}
+}
+
+int q3_g_code(const uint8_t *qs, const uint8_t *qh, int i)
+{
+	return lo2(qs, i) | hi1(qh, i) << 2;
+}
+
+static inline int q3(const block_q3_g *b, int i) { return q3_g_code(b->qs, b->qh, i); }
 
 void q3_g_dequantize_row(const void *vx, float *y, int64_t k)
 {

@@ -10,6 +10,7 @@
 #include "../common/ocb_cpu.h"
 #include "../common/ocb_error.h"
 #include "quant_gemv.h"
+#include "quant_impl.h"
 #include "quant_repack_impl.h"
 
 /* Where the fp16 scales and the codes sit inside one plain block (quant_formats.h). */
@@ -149,28 +150,30 @@ static size_t grp_unit_off(const struct qr_layout *l, int R, int64_t nb, int64_t
  *   slot 6: its low 2 bits at A 6-7, its high bit at C 6;  slot 7: B 6-7 and C 7.
  * Why: the zmm kernel takes six slots whole with one and each and the last two in two
  * parts, 10 ands and 10 vpdpbusd per block of 16 rows, against 16 and 16 with r8's split
- * planes (quant_repack_avx512.c q3_isum16). plain: qs[8] then qh[4] (quant_formats.h);
+ * planes (quant_repack_avx512.c q3_isum16). plain: qs[8] then qh[4], read and written
+ * through q3_g_code / q3_g_pack_codes (quant_impl.h);
  * decode = 1: the inverse. */
 static void q3_r16_codes(uint8_t *dst, const uint8_t *src, int decode)
 {
-	uint8_t out[12] = { 0 };
+	uint8_t c[32], out[12] = { 0 };
 	for (int e = 0; e < 32; e++) {
 		const int s = e / 4, i = e % 4;
 		if (decode) {
-			const int c = s < 6 ? (src[4 * (s / 2) + i] >> (3 * (s % 2))) & 7
-					    : ((src[4 * (s - 6) + i] >> 6) & 3) | ((src[8 + i] >> s) & 1) << 2;
-			out[e % 8] |= (uint8_t)((c & 3) << (2 * (e / 8))); /* qs: lo2 */
-			out[8 + e / 8] |= (uint8_t)((c >> 2) << (e % 8));  /* qh: bit e */
+			c[e] = (uint8_t)(s < 6 ? (src[4 * (s / 2) + i] >> (3 * (s % 2))) & 7
+					       : ((src[4 * (s - 6) + i] >> 6) & 3) |
+							 ((src[8 + i] >> s) & 1) << 2);
+			continue;
+		}
+		const int code = q3_g_code(src, src + 8, e);
+		if (s < 6) {
+			out[4 * (s / 2) + i] |= (uint8_t)(code << (3 * (s % 2)));
 		} else {
-			const int c = ((src[e % 8] >> (2 * (e / 8))) & 3) | ((src[8 + e / 8] >> (e % 8)) & 1) << 2;
-			if (s < 6) {
-				out[4 * (s / 2) + i] |= (uint8_t)(c << (3 * (s % 2)));
-			} else {
-				out[4 * (s - 6) + i] |= (uint8_t)((c & 3) << 6);
-				out[8 + i] |= (uint8_t)((c >> 2) << s);
-			}
+			out[4 * (s - 6) + i] |= (uint8_t)((code & 3) << 6);
+			out[8 + i] |= (uint8_t)((code >> 2) << s);
 		}
 	}
+	if (decode)
+		q3_g_pack_codes(c, out, out + 8);
 	memcpy(dst, out, sizeof out);
 }
 
