@@ -409,6 +409,56 @@ static enum qgemv_kind zmm_kind_of(const struct qformat *f, enum qr_isa isa)
 								      : r8_kind_of(isa);
 }
 
+static int r16_streams(enum qformat_type type);
+
+/* One thread's share of one panel: groups of R rows at base + g * gstride, k columns of
+ * activations at xq; add: add to y (a later panel) rather than set it. */
+struct qr_share {
+	const char *base;
+	size_t gstride;
+	int64_t k;
+	const char *xq;
+	int R, add;
+};
+
+static void share_out(const struct qr_share *sh, int64_t g, const float *t, float *y)
+{
+	for (int i = 0; i < sh->R; i++)
+		y[g * sh->R + i] = sh->add ? y[g * sh->R + i] + t[i] : t[i];
+}
+
+/* groups g0 .. g1 - 1 in order: one forward stream */
+static void share_one_stream(qr_group_fn kern, const struct qr_share *sh, int64_t g0,
+			     int64_t g1, float *y)
+{
+	for (int64_t g = g0; g < g1; g++) {
+		float t[16]; /* R <= 16 outputs */
+		kern(sh->k, sh->base + (size_t)g * sh->gstride, sh->xq, t);
+		share_out(sh, g, t, y);
+	}
+}
+
+/* groups g0 .. g1 - 1 as ns forward streams, from ns equal parts side by side (the last
+ * (g1 - g0) % ns groups alone) */
+static void share_streams(qr_group_fn kern, qr_groups_fn kernn, int ns, const struct qr_share *sh,
+			  int64_t g0, int64_t g1, float *y)
+{
+	const int64_t part = (g1 - g0) / ns;
+	for (int64_t i = 0; i < part; i++) {
+		float t[4][16];
+		const void *gs[4];
+		float *ys[4];
+		for (int s = 0; s < ns; s++) {
+			gs[s] = sh->base + (size_t)(g0 + s * part + i) * sh->gstride;
+			ys[s] = t[s];
+		}
+		kernn(sh->k, gs, sh->xq, ys);
+		for (int s = 0; s < ns; s++)
+			share_out(sh, g0 + s * part + i, t[s], y);
+	}
+	share_one_stream(kern, sh, g0 + ns * part, g1, y);
+}
+
 int qgemv_r8(const struct qformat *f, const void *wr, int64_t m, int64_t k, const void *xq,
 	     float *y, int threads)
 {
@@ -433,18 +483,24 @@ int qgemv_r8(const struct qformat *f, const void *wr, int64_t m, int64_t k, cons
 	const int64_t pb = panel_blocks(fr, R, nb), np = (nb + pb - 1) / pb;
 	const size_t ab = qformat_act_bytes(f, 1, f->act_block); /* one activation block */
 	const char *w = wr;
-	/* panel by panel; a thread keeps the same groups in every panel (static schedules of
-	 * equal loops), so its partial sums in y are its own */
+	const int ns = r16_streams(r8_fmt(f)->type);
+	const qr_groups_fn kernn = kind == QGEMV_VNNI512_R16 ? qr_zmm_kernels(r8_fmt(f)->type, ns)
+							     : NULL;
+	/* panel by panel; a thread keeps the same groups in every panel (its share is a
+	 * function of its number alone), so its partial sums in y are its own */
 #pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
-	for (int64_t p = 0; p < np; p++) {
-		const struct qr_panel pn = panel_at(fr, R, nb, ng, p);
-		const char *xp = (const char *)xq + (size_t)(pn.b0 * fr->block / f->act_block) * ab;
-#pragma omp for schedule(static) nowait
-		for (int64_t g = 0; g < ng; g++) {
-			float t[16]; /* R <= 16 outputs */
-			kern(pn.nb * fr->block, w + pn.off + (size_t)g * pn.gstride, xp, t);
-			for (int i = 0; i < R; i++)
-				y[g * R + i] = p ? y[g * R + i] + t[i] : t[i];
+	{
+		const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+		const int64_t g0 = ng * t / nt, g1 = ng * (t + 1) / nt;
+		for (int64_t p = 0; p < np; p++) {
+			const struct qr_panel pn = panel_at(fr, R, nb, ng, p);
+			const size_t xo = (size_t)(pn.b0 * fr->block / f->act_block) * ab;
+			const struct qr_share sh = {w + pn.off, pn.gstride, pn.nb * fr->block,
+						    (const char *)xq + xo, R, p > 0};
+			if (kernn)
+				share_streams(kern, kernn, ns, &sh, g0, g1, y);
+			else
+				share_one_stream(kern, &sh, g0, g1, y);
 		}
 	}
 	for (int64_t r = ng * R; r < m; r++)
@@ -565,6 +621,38 @@ struct qk_pf qr_default_prefetch(enum qformat_type type, const struct ocb_cpu_id
 	const int intel = strcmp(cpu->vendor, "GenuineIntel") == 0;
 	return (struct qk_pf){.l1 = type == QF_TQ2_0 ? (intel ? 1024 : 8192) : (intel ? 2048 : 0),
 			      .l2 = intel ? 8192 : 0};
+}
+
+/* Streams per thread of the r16 GEMV (quant_repack_impl.h). On AMD: 4 for Q8_0 and Q4_0,
+ * 2 for the other 32-block formats, 1 for TQ2_0; one elsewhere. Measured on the Zen 5 VM
+ * (3 Dec 2026, cold 16384^2, fraction of the best read loop at the same moment, which
+ * tries 1, 2 and 4 streams itself: kernels/stream.c; three rounds at 1 thread and two at
+ * 2, streams 1 / 2 / 4): Q8_0 74-81 / 77-80 / 79-88% (1 thread), 74-79 / 66-73 / 78-81%
+ * (2); Q4_0 66-71 / 78-83 / 79-85%, 64-70 / 68-76 / 71-76%; Q4_1 61-64 / 64-74 /
+ * 65-74%, 62-64 / 69-73 / 68-71%; Q3_G 60-62 / 61-65 / 54-55%, 59 / 67 / 52-56%; Q2_G
+ * 58 / 70-71 / 69-70%, 56-58 / 68-70 / 67-72%; TQ2_0 74-84 / 68-72 / 57-62% (its 8 KiB
+ * prefetch ahead into L1, qr_default_prefetch, times 4 streams fills L1; without it 40%).
+ * Why: a core's DRAM share is bound by its misses in flight, not by its arithmetic (Q4_0
+ * with its dot products removed ran no faster on one stream), and each stream the
+ * hardware prefetchers follow keeps its own distance ahead. Groups read side by side
+ * from next to each other (18 KiB apart) did worse than one stream (65-67% of the
+ * one-stream read loop), so the parts are far apart. The Xeon was measured with one
+ * stream (qr_default_prefetch's numbers) and keeps it. */
+int qr_default_streams(enum qformat_type type, const struct ocb_cpu_id *cpu)
+{
+	if (strcmp(cpu->vendor, "AuthenticAMD") != 0 || type == QF_TQ2_0)
+		return 1;
+	return type == QF_Q8_0 || type == QF_Q4_0 ? 4 : 2;
+}
+
+/* The streams in force for a format's r16 kernels: OCB_QGEMV_STREAMS (1, 2 or 4; read on
+ * every call, as OCB_QGEMV is) or the CPU's default. */
+static int r16_streams(enum qformat_type type)
+{
+	const char *env = getenv("OCB_QGEMV_STREAMS");
+	if (env && (strcmp(env, "1") == 0 || strcmp(env, "2") == 0 || strcmp(env, "4") == 0))
+		return env[0] - '0';
+	return qr_default_streams(type, ocb_cpu_id());
 }
 
 struct qk_pf qk_prefetch_r16(enum qformat_type type)

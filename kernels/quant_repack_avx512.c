@@ -81,7 +81,7 @@ static INL ZMM __m512i nib_isum16(const uint8_t *q, const int8_t *aq)
  * as an unsigned byte, one xor per vector (the sign-transfer form, |w| times the activation
  * negated where w < 0, took three and ran 1.35x slower hot). Returns S + 128 sum(a); the
  * block's 128 sum(a) is taken off in fp32 through the activation block's ds = d_a sum(a),
- * as Q4_0's 8 sum(a) is (z32_r16). */
+ * as Q4_0's 8 sum(a) is (z32_r16n). */
 static INL ZMM __m512i q8_isum16(const uint8_t *q, const int8_t *aq)
 {
 	const __m512i bias = _mm512_set1_epi8((char)0x80), z = _mm512_setzero_si512();
@@ -158,61 +158,73 @@ enum z32_kind { Z32_Q8_0, Z32_Q4_0, Z32_Q4_1, Z32_Q3_G, Z32_Q2_G };
 		cacc = _mm512_fmadd_ps(wo, _mm512_set1_ps(a[bb].ds), cacc);                 \
 	} while (0)
 
-/* One group of 16 rows of a 32-block format whose blocks carry P payload bytes, in pairs of
- * blocks (a pair's 2 x 16 S scales, then its 2 x 16 P bytes of codes) */
-static INL ZMM void z32_r16(enum z32_kind kind, int P, int64_t k, const void *grp,
-			    const void *xq, float *y)
+/* ns (1, 2 or 4) groups of 16 rows of a 32-block format whose blocks carry P payload
+ * bytes, walked side by side: grp[s] -> y[s][0..16). A group is in pairs of blocks (a pair's
+ * 2 x 16 S scales, then its 2 x 16 P bytes of codes). Why two groups at once: each is
+ * its own forward stream, and streams far apart keep more DRAM requests in flight than
+ * one (qr_default_streams, quant_repack.c). */
+static INL ZMM void z32_r16n(enum z32_kind kind, int P, int ns, int64_t k,
+			     const void *const *grp, const void *xq, float *const *y)
 {
 	const int S = kind == Z32_Q8_0 || kind == Z32_Q4_0 ? 1 : 2; /* fp16 scales: d (, m) */
 	const int64_t nb = k / 32;
 	const size_t bb16 = (size_t)16 * (size_t)(2 * S + P); /* one block of the 16 rows */
 	const struct qk_pf pf = qk_prefetch_r16(kind == Z32_Q8_0 ? QF_Q8_0 : QF_Q4_0);
 	const block_qa32 *a = xq;
-	__m512 acc0 = _mm512_setzero_ps(), acc1 = acc0, c0 = acc0, c1 = acc0;
+	const __m512 z = _mm512_setzero_ps();
+	__m512 acc0[4] = { z, z, z, z }, acc1[4] = { z, z, z, z }, c0[4] = { z, z, z, z },
+	       c1[4] = { z, z, z, z };
 	int64_t b = 0;
 	for (; b + 1 < nb; b += 2) {
-		const char *pr = (const char *)grp + (size_t)b * bb16;
-		prefetch_ahead(pr, pf, 2 * (int)bb16);
-		const uint16_t *sc = (const uint16_t *)(const void *)pr;
-		const uint8_t *q = (const uint8_t *)pr + 64 * S;
-		Z32_BLOCK(sc, q, b, acc0, c0);
-		Z32_BLOCK(sc + 16 * S, q + 16 * P, b + 1, acc1, c1);
+#pragma GCC unroll 4
+		for (int s = 0; s < ns; s++) {
+			const char *pr = (const char *)grp[s] + (size_t)b * bb16;
+			prefetch_ahead(pr, pf, 2 * (int)bb16);
+			const uint16_t *sc = (const uint16_t *)(const void *)pr;
+			const uint8_t *q = (const uint8_t *)pr + 64 * S;
+			Z32_BLOCK(sc, q, b, acc0[s], c0[s]);
+			Z32_BLOCK(sc + 16 * S, q + 16 * P, b + 1, acc1[s], c1[s]);
+		}
 	}
-	if (b < nb) { /* an odd last block: its scales, then its codes */
-		const char *pr = (const char *)grp + (size_t)b * bb16;
-		Z32_BLOCK((const uint16_t *)(const void *)pr, (const uint8_t *)pr + 32 * S, b, acc0, c0);
+#pragma GCC unroll 4
+	for (int s = 0; s < ns; s++) {
+		if (b < nb) { /* an odd last block: its scales, then its codes */
+			const char *pr = (const char *)grp[s] + (size_t)b * bb16;
+			Z32_BLOCK((const uint16_t *)(const void *)pr, (const uint8_t *)pr + 32 * S, b,
+				  acc0[s], c0[s]);
+		}
+		/* the offsets: Q8_0's bias of 128 and Q4_0's 8 off the codes, the others' min
+		 * added */
+		const __m512 acc = _mm512_add_ps(acc0[s], acc1[s]), c = _mm512_add_ps(c0[s], c1[s]);
+		_mm512_storeu_ps(y[s], S == 2 ? _mm512_add_ps(acc, c)
+				       : _mm512_fnmadd_ps(_mm512_set1_ps(kind == Z32_Q8_0 ? 128.0f : 8.0f),
+							  c, acc));
 	}
-	/* the offsets: Q8_0's bias of 128 and Q4_0's 8 off the codes, the others' min added */
-	const __m512 acc = _mm512_add_ps(acc0, acc1), c = _mm512_add_ps(c0, c1);
-	_mm512_storeu_ps(y, S == 2 ? _mm512_add_ps(acc, c)
-			    : _mm512_fnmadd_ps(_mm512_set1_ps(kind == Z32_Q8_0 ? 128.0f : 8.0f), c, acc));
 }
 #undef Z32_BLOCK
 
-static ZMM void q8_0_r16(int64_t k, const void *g, const void *xq, float *y)
-{
-	z32_r16(Z32_Q8_0, 32, k, g, xq, y);
-}
-
-static ZMM void q4_0_r16(int64_t k, const void *g, const void *xq, float *y)
-{
-	z32_r16(Z32_Q4_0, 16, k, g, xq, y);
-}
-
-static ZMM void q4_1_r16(int64_t k, const void *g, const void *xq, float *y)
-{
-	z32_r16(Z32_Q4_1, 16, k, g, xq, y);
-}
-
-static ZMM void q3_g_r16(int64_t k, const void *g, const void *xq, float *y)
-{
-	z32_r16(Z32_Q3_G, 12, k, g, xq, y);
-}
-
-static ZMM void q2_g_r16(int64_t k, const void *g, const void *xq, float *y)
-{
-	z32_r16(Z32_Q2_G, 8, k, g, xq, y);
-}
+/* One group (qr_group_fn), and two or four side by side (qr_groups_fn), of each format */
+#define Z32_KERNELS(name, kind, P)                                                          \
+	static ZMM void name##_r16(int64_t k, const void *g, const void *xq, float *y)      \
+	{                                                                                   \
+		z32_r16n(kind, P, 1, k, &g, xq, &y);                                        \
+	}                                                                                   \
+	static ZMM void name##_r16x2(int64_t k, const void *const *g, const void *xq,       \
+				     float *const *y)                                       \
+	{                                                                                   \
+		z32_r16n(kind, P, 2, k, g, xq, y);                                          \
+	}                                                                                   \
+	static ZMM void name##_r16x4(int64_t k, const void *const *g, const void *xq,       \
+				     float *const *y)                                       \
+	{                                                                                   \
+		z32_r16n(kind, P, 4, k, g, xq, y);                                          \
+	}
+Z32_KERNELS(q8_0, Z32_Q8_0, 32)
+Z32_KERNELS(q4_0, Z32_Q4_0, 16)
+Z32_KERNELS(q4_1, Z32_Q4_1, 16)
+Z32_KERNELS(q3_g, Z32_Q3_G, 12)
+Z32_KERNELS(q2_g, Z32_Q2_G, 8)
+#undef Z32_KERNELS
 
 /* ---- TQ2_0 (TQ1_0 packed as TQ2_0) ----
  * 16 vectors per block; unit j = bytes 4j..4j+3 of plane h = j / 8, and code n of byte
@@ -251,30 +263,55 @@ static INL ZMM __m512i tq2_isum16(const uint8_t *q, const int8_t *aq)
 				      _mm512_cvtepi32_ps(is), acc);                         \
 	} while (0)
 
-/* One group of 16 rows in pairs of blocks: 2 x 32 bytes of scales, then 2 x 1024 of codes */
-static ZMM void tq2_0_r16(int64_t k, const void *grp, const void *xq, float *y)
+/* ns (1, 2 or 4) groups of 16 rows side by side (as z32_r16n), each in pairs of blocks: 2 x
+ * 32 bytes of scales, then 2 x 1024 of codes */
+static INL ZMM void tq2_0_r16n(int ns, int64_t k, const void *const *grp, const void *xq,
+			       float *const *y)
 {
 	const int64_t nb = k / QK_TQ;
 	const size_t bb16 = 16 * sizeof(block_tq2_0); /* one block of the 16 rows */
 	const struct qk_pf pf = qk_prefetch_r16(QF_TQ2_0);
 	const block_qa256 *a = xq;
-	__m512 acc0 = _mm512_setzero_ps(), acc1 = acc0;
+	const __m512 z = _mm512_setzero_ps();
+	__m512 acc0[4] = { z, z, z, z }, acc1[4] = { z, z, z, z };
 	int64_t b = 0;
 	for (; b + 1 < nb; b += 2) {
-		const char *pr = (const char *)grp + (size_t)b * bb16;
-		prefetch_ahead(pr, pf, 2 * (int)bb16);
-		const uint16_t *sc = (const uint16_t *)(const void *)pr;
-		const uint8_t *q = (const uint8_t *)pr + 64;
-		TQ2_BLOCK(sc, q, b, acc0);
-		TQ2_BLOCK(sc + 16, q + 1024, b + 1, acc1);
+#pragma GCC unroll 4
+		for (int s = 0; s < ns; s++) {
+			const char *pr = (const char *)grp[s] + (size_t)b * bb16;
+			prefetch_ahead(pr, pf, 2 * (int)bb16);
+			const uint16_t *sc = (const uint16_t *)(const void *)pr;
+			const uint8_t *q = (const uint8_t *)pr + 64;
+			TQ2_BLOCK(sc, q, b, acc0[s]);
+			TQ2_BLOCK(sc + 16, q + 1024, b + 1, acc1[s]);
+		}
 	}
-	if (b < nb) { /* an odd last block */
-		const char *pr = (const char *)grp + (size_t)b * bb16;
-		TQ2_BLOCK((const uint16_t *)(const void *)pr, (const uint8_t *)pr + 32, b, acc0);
+#pragma GCC unroll 4
+	for (int s = 0; s < ns; s++) {
+		if (b < nb) { /* an odd last block */
+			const char *pr = (const char *)grp[s] + (size_t)b * bb16;
+			TQ2_BLOCK((const uint16_t *)(const void *)pr, (const uint8_t *)pr + 32, b,
+				  acc0[s]);
+		}
+		_mm512_storeu_ps(y[s], _mm512_add_ps(acc0[s], acc1[s]));
 	}
-	_mm512_storeu_ps(y, _mm512_add_ps(acc0, acc1));
 }
 #undef TQ2_BLOCK
+
+static ZMM void tq2_0_r16(int64_t k, const void *g, const void *xq, float *y)
+{
+	tq2_0_r16n(1, k, &g, xq, &y);
+}
+
+static ZMM void tq2_0_r16x2(int64_t k, const void *const *g, const void *xq, float *const *y)
+{
+	tq2_0_r16n(2, k, g, xq, y);
+}
+
+static ZMM void tq2_0_r16x4(int64_t k, const void *const *g, const void *xq, float *const *y)
+{
+	tq2_0_r16n(4, k, g, xq, y);
+}
 
 qr_group_fn qr_zmm_kernel(enum qformat_type type)
 {
@@ -294,4 +331,26 @@ qr_group_fn qr_zmm_kernel(enum qformat_type type)
 	default:
 		return NULL;
 	}
+}
+
+qr_groups_fn qr_zmm_kernels(enum qformat_type type, int ns)
+{
+#define PICK(name) return ns == 2 ? name##_r16x2 : ns == 4 ? name##_r16x4 : NULL
+	switch (type) {
+	case QF_Q8_0:
+		PICK(q8_0);
+	case QF_Q4_0:
+		PICK(q4_0);
+	case QF_Q4_1:
+		PICK(q4_1);
+	case QF_Q3_G:
+		PICK(q3_g);
+	case QF_Q2_G:
+		PICK(q2_g);
+	case QF_TQ2_0:
+		PICK(tq2_0);
+	default:
+		return NULL;
+	}
+#undef PICK
 }

@@ -57,6 +57,20 @@ qr_group_fn qr_avx2_kernel(enum qformat_type type, enum qr_isa isa);
  * ocb_cpu_avx512vnni(). */
 qr_group_fn qr_zmm_kernel(enum qformat_type type);
 
+/* y[s][0..16) = groups[s] times xq for s < ns, the ns groups read side by side as ns
+ * streams (r16). */
+typedef void (*qr_groups_fn)(int64_t k, const void *const *groups, const void *xq,
+			     float *const *y);
+
+/* The zmm kernel of a format on the r16 layout for ns = 2 or 4 groups side by side, or
+ * NULL (other ns, or as qr_zmm_kernel). */
+qr_groups_fn qr_zmm_kernels(enum qformat_type type, int ns);
+
+/* Streams per thread of the r16 GEMV for a format (1, 2 or 4: groups read side by side,
+ * one from each of that many equal parts of the thread's share), the CPU's default
+ * (pure, for tests); OCB_QGEMV_STREAMS overrides it (quant_repack.c). */
+int qr_default_streams(enum qformat_type type, const struct ocb_cpu_id *cpu);
+
 /* The default GEMV kind for f on a CPU with AVX2 and the given identification, whose best
  * VNNI is `vnni` (QR_AVX2: none) (quant_repack.c). Pure: tests feed it CPUs we do not
  * have. */

@@ -29,14 +29,17 @@ void ocb_stream_fill(float *x, size_t n, float v0, float dv, int threads);
 
 /* Sum of x[0..n) (computed reps times; the last pass's value is returned). */
 double ocb_stream_sum(const float *x, size_t n, long reps, int threads);
-/* The read loops a read ceiling takes the better of on this CPU: 2 where it has AVX-512F
- * (variant 0 on zmm, 1 on ymm: neither width reads DRAM fastest on every core, stream.c),
- * else 1. ocb_stream_sum_variant(v, ..) runs variant v (0: ocb_stream_sum). */
+/* The read loops a read ceiling takes the best of on this CPU (stream.c says why):
+ * variant 0 the dispatching one-stream loop (zmm where the CPU has AVX-512F, else ymm);
+ * where it has AVX-512F, 1 the one-stream ymm loop; then the widest loop on 2 and on 4
+ * streams per thread (each thread's slice cut in 2 or 4 parts read side by side): 4
+ * variants with AVX-512F, 3 with AVX2, 1 without. ocb_stream_sum_variant(v, ..) runs
+ * variant v (0, or any v out of range: ocb_stream_sum). */
 int ocb_stream_sum_variants(void);
 double ocb_stream_sum_variant(int v, const float *x, size_t n, long reps, int threads);
 /* The loads the dispatching kernels use on this CPU, for method texts: the read
- * ceiling's (sum != 0: "AVX-512F or AVX2, the better" where it has two variants) or the
- * triad's and copy's: "AVX-512F", "AVX2" or "C". */
+ * ceiling's (sum != 0: "AVX-512F or AVX2 on 1, 2 or 4 streams per thread, the best", or
+ * its AVX2 form) or the triad's and copy's ("AVX2"); "C" without AVX2. */
 const char *ocb_stream_isa(int sum);
 double ocb_stream_sum_ref(const float *x, size_t n, long reps, int threads);
 double ocb_stream_sum_avx2(const float *x, size_t n, long reps, int threads);

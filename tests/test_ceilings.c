@@ -208,27 +208,28 @@ Test(ceilings, stream_sum_avx512_matches_ref_and_exact)
 	check_sum_variant("avx512", ocb_stream_sum_avx512);
 }
 
-static double sum_variant0(const float *x, size_t n, long reps, int threads)
+static int sum_variant_v; /* the variant sum_variant runs */
+
+static double sum_variant(const float *x, size_t n, long reps, int threads)
 {
-	return ocb_stream_sum_variant(0, x, n, reps, threads);
+	return ocb_stream_sum_variant(sum_variant_v, x, n, reps, threads);
 }
 
-static double sum_variant1(const float *x, size_t n, long reps, int threads)
-{
-	return ocb_stream_sum_variant(1, x, n, reps, threads);
-}
-
-/* The read ceiling's loops: two (zmm, ymm) exactly where the CPU has AVX-512F, and each
- * sums right. */
+/* The read ceiling's loops: one stream on zmm and ymm exactly where the CPU has AVX-512F,
+ * then 2 and 4 streams; each sums right, on sizes that do not split evenly into the
+ * streams' parts as well (check_sum_variant's 1 and 128 floats, and 100003). */
 Test(ceilings, stream_sum_variants_per_cpu)
 {
 	need_avx2();
-	cr_assert_eq(ocb_stream_sum_variants(), ocb_cpu_avx512f() ? 2 : 1);
-	check_sum_variant("variant 0", sum_variant0);
-	if (ocb_stream_sum_variants() == 2)
-		check_sum_variant("variant 1", sum_variant1);
+	cr_assert_eq(ocb_stream_sum_variants(), ocb_cpu_avx512f() ? 4 : 3);
+	for (sum_variant_v = 0; sum_variant_v < ocb_stream_sum_variants(); sum_variant_v++) {
+		char name[32];
+		snprintf(name, sizeof name, "variant %d", sum_variant_v);
+		check_sum_variant(name, sum_variant);
+	}
 	cr_assert_str_eq(ocb_stream_isa(1),
-			 ocb_cpu_avx512f() ? "AVX-512F or AVX2, the better" : "AVX2");
+			 ocb_cpu_avx512f() ? "AVX-512F or AVX2 on 1, 2 or 4 streams per thread, the best"
+					   : "AVX2 on 1, 2 or 4 streams per thread, the best");
 }
 
 Test(ceilings, stream_triad_and_copy_avx2_equal_ref)

@@ -259,6 +259,46 @@ Test(qrepack, vnni512_r16_kernels)
 	unsetenv("OCB_QGEMV");
 }
 
+/* The r16 kernels on 1, 2 and 4 streams per thread (OCB_QGEMV_STREAMS): 9 or 11 groups
+ * over 1-3 threads, so that shares do not split evenly into the streams' parts and the
+ * groups left over run alone; each group lands in its own rows (a group placed in the
+ * wrong part would break the bound). Every format that has a zmm kernel, panels too. */
+Test(qrepack, vnni512_r16_streams)
+{
+	if (!ocb_cpu_avx512vnni())
+		cr_skip_test("no AVX-512 VNNI on this CPU (or OCB_FORCE_SCALAR / OCB_FORCE_AVX2 set)");
+	setenv("OCB_QGEMV", "r16", 1);
+	const char *fmts[] = { "q8_0", "q4_0", "q4_1", "q3_g", "q2_g", "tq2_0", "tq1_0" };
+	for (int ns = 1; ns <= 4; ns *= 2) {
+		char e[2] = { (char)('0' + ns), 0 };
+		setenv("OCB_QGEMV_STREAMS", e, 1);
+		for (size_t i = 0; i < sizeof fmts / sizeof *fmts; i++) {
+			const struct qformat *f = qformat_find(fmts[i]);
+			const int64_t k = f->block == 32 ? 32 * 67 : 512; /* 2 panels; 2 TQ blocks */
+			for (int t = 1; t <= 3; t++) {
+				check_r8(f, 16 * 9 + 3, k, t);
+				check_r8(f, 16 * 11, k, t);
+			}
+		}
+	}
+	unsetenv("OCB_QGEMV_STREAMS");
+	unsetenv("OCB_QGEMV");
+}
+
+/* Streams per thread of the r16 GEMV per CPU and format (quant_repack.c's measurements):
+ * on AMD 4 for Q8_0 and Q4_0, 2 for the other 32-block formats, 1 for TQ2_0; 1 on Intel */
+Test(qrepack, default_streams_per_cpu)
+{
+	const struct ocb_cpu_id zen5 = { .vendor = "AuthenticAMD", .family = 0x1a, .model = 0x02 };
+	const struct ocb_cpu_id emr = { .vendor = "GenuineIntel", .family = 6, .model = 0xcf };
+	const enum qformat_type types[] = { QF_Q8_0, QF_Q4_0, QF_Q4_1, QF_Q3_G, QF_Q2_G, QF_TQ2_0 };
+	const int amd[] = { 4, 4, 2, 2, 2, 1 };
+	for (size_t i = 0; i < sizeof types / sizeof *types; i++) {
+		cr_assert_eq(qr_default_streams(types[i], &emr), 1, "type %d", (int)types[i]);
+		cr_assert_eq(qr_default_streams(types[i], &zen5), amd[i], "type %d", (int)types[i]);
+	}
+}
+
 /* TQ2_0 codes are 0..2 from any quantizer, but a byte may hold 3 (ggml decodes it as +2):
  * every kernel must still agree with the reference (the VNNI form takes a code as 64t,
  * the AVX2 form as 4t through int16 sums: both within their bounds for t = 3). */
