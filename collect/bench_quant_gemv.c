@@ -23,7 +23,7 @@
 static int qbench_repack(struct qbench *q, const struct ocb_ctx *ctx)
 {
 	enum qgemv_kind kind = qgemv_choose(q->f);
-	q->variant = qgemv_kind_name(kind);
+	q->variant = qgemv_variant(q->f);
 	if (!qgemv_kind_r8(kind))
 		return OCB_OK;
 	q->wrstride = ocb_round_up(qrepack_bytes(q->f, q->m, q->k), 64);

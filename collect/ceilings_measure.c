@@ -262,7 +262,7 @@ static int peak_round(struct meas *x, int int8)
 
 struct sweep_arg {
 	int kind;      /* 0 read (sum), 1 triad */
-	int variant;   /* read: ocb_stream_sum_variant's loop (0 zmm where there is one, 1 ymm) */
+	int variant;   /* read: ocb_stream_sum_variant's loop (kernels/stream.h) */
 	float *buf;
 	size_t ws;     /* working set, bytes, all threads */
 	long reps;
@@ -348,7 +348,8 @@ static void llc_add(struct meas *x, const double *val, size_t n, int clean)
 /* The best of `timings` timings of one sweep point: thread count tl[ti], read (kind 0)
  * or triad, size ws[ti][i]; its repetitions are calibrated on first use and kept. A
  * read point runs its timings once per read loop of this CPU (ocb_stream_sum_variants:
- * zmm and ymm on AVX-512, in turn), and keeps the best of all. */
+ * one stream on zmm and ymm on AVX-512, then 2 and 4 streams, in turn), and keeps the
+ * best of all. */
 static int sweep_point(struct meas *x, int ti, int kind, size_t i, int timings,
 		       struct tstat *best)
 {

@@ -645,6 +645,24 @@ int qr_default_streams(enum qformat_type type, const struct ocb_cpu_id *cpu)
 	return type == QF_Q8_0 || type == QF_Q4_0 ? 4 : 2;
 }
 
+int qgemv_streams(const struct qformat *f)
+{
+	return f && qgemv_choose(f) == QGEMV_VNNI512_R16 && qrepack_supported(f)
+		       ? r16_streams(r8_fmt(f)->type)
+		       : 1;
+}
+
+const char *qgemv_variant(const struct qformat *f)
+{
+	const enum qgemv_kind kind = qgemv_choose(f);
+	if (kind == QGEMV_VNNI512_R16) {
+		const int ns = qgemv_streams(f);
+		if (ns > 1)
+			return ns == 2 ? "avx512vnni-r16x2" : "avx512vnni-r16x4";
+	}
+	return qgemv_kind_name(kind);
+}
+
 /* The streams in force for a format's r16 kernels: OCB_QGEMV_STREAMS (1, 2 or 4; read on
  * every call, as OCB_QGEMV is) or the CPU's default. */
 static int r16_streams(enum qformat_type type)

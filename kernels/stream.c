@@ -116,8 +116,8 @@ double ocb_stream_sum_avx2(const float *x, size_t n, long reps, int threads)
  * VM it is the other way at 2 threads: 151 MB cold, both timed in turn 120 times, zmm
  * 30.0 against ymm 35.1 GB/s in the host's slow phases and 44.1 against 47.6 in its fast
  * ones (equal at 1 thread), while zmm GEMV kernels, with work between their loads, read
- * at the ymm rate. So a read ceiling takes the better of the two
- * (ocb_stream_sum_variants). */
+ * at the ymm rate. So a read ceiling takes the better of the two, and of the loops on
+ * several streams below (ocb_stream_sum_variants). */
 __attribute__((target("avx512f"))) static double sum_slice_avx512(const float *x, size_t n)
 {
 	__m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0, s6 = s0,

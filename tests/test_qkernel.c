@@ -321,10 +321,11 @@ Test(qkernel, suite_quick_cases)
 			cr_assert_str_eq(w.compute, f ? "ops_int8" : !strcmp(b->name, "quant_gemm")
 									 ? "flops_sgemm"
 									 : "flops_fp32");
-			/* GEMV: the kernel quant_repack chose for this CPU (e.g. "avx2-r8") */
+			/* GEMV: the kernel quant_repack chose for this CPU, with its streams
+			 * (e.g. "avx2-r8", "avx512vnni-r16x4") */
 			const char *want = !f ? "openblas"
 				: strcmp(b->name, "quant_gemv") ? qkernel_variant()
-				: qgemv_kind_name(qgemv_choose(f));
+				: qgemv_variant(f);
 			cr_assert_str_eq(b->variant(st), want);
 			b->teardown(st);
 			cJSON_Delete(c);

@@ -272,6 +272,9 @@ Test(qrepack, vnni512_r16_streams)
 	for (int ns = 1; ns <= 4; ns *= 2) {
 		char e[2] = { (char)('0' + ns), 0 };
 		setenv("OCB_QGEMV_STREAMS", e, 1);
+		cr_assert_eq(qgemv_streams(qformat_find("q4_0")), ns);
+		cr_assert_str_eq(qgemv_variant(qformat_find("q4_0")),
+				 ns == 1 ? "avx512vnni-r16" : ns == 2 ? "avx512vnni-r16x2" : "avx512vnni-r16x4");
 		for (size_t i = 0; i < sizeof fmts / sizeof *fmts; i++) {
 			const struct qformat *f = qformat_find(fmts[i]);
 			const int64_t k = f->block == 32 ? 32 * 67 : 512; /* 2 panels; 2 TQ blocks */

@@ -338,7 +338,8 @@ double decode_pass_static_bytes(const struct ocb_model_spec *s, const struct qfo
 
 const char *decode_pass_variant(const struct decode_pass *p)
 {
-	return qgemv_kind_name((enum qgemv_kind)p->kind);
+	return qgemv_kind_r8((enum qgemv_kind)p->kind) ? qgemv_variant(p->f)
+						       : qgemv_kind_name((enum qgemv_kind)p->kind);
 }
 
 void decode_pass_release(struct decode_pass *p)

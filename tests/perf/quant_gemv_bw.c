@@ -4,10 +4,12 @@
  * 57-285 MB, more than a core's share of the last-level cache), measures the GEMV rate in
  * GB/s of weight bytes (scales included) and, in the same run with the same threads, a
  * plain read loop over a buffer of the same size allocated the same way (the read
- * ceiling's loops, ocb_stream_sum_variant: where the CPU has AVX-512F, the better of a
- * zmm and a ymm loop, each timed after the GEMV in every repetition; else ymm).
+ * ceiling's loops, ocb_stream_sum_variant, the best of them, each timed after the GEMV in
+ * every repetition: one stream on zmm and on ymm where the CPU has AVX-512F, else ymm,
+ * and 2 and 4 streams per thread).
  * Prints the fraction GEMV/read per format against its target (85% for Q8_0, Q4_0,
- * TQ2_0; 70% for the others), the kernel variant this CPU chose (kernels/quant_repack.h:
+ * TQ2_0; 70% for the others), the kernel variant this CPU chose and its streams per
+ * thread (`x4`: groups read side by side, qgemv_streams; kernels/quant_repack.h:
  * the r8 and r16 ones run on an interleaved layout, whose one-off repacking time is
  * printed apart and not counted in the GEMV time) and the speed ratios TQ2_0/Q4_0 and Q4_0/Q8_0 (byte ratios 2.18 and 1.89).
  * Best of REPS timings; `paired` is the median over the repetitions of read time / GEMV
@@ -42,8 +44,8 @@
 #include "../../kernels/quant_repack.h"
 #include "../../kernels/stream.h"
 
-/* One pass of the read ceiling's loop v over buf (kernels/stream.h ocb_stream_sum_variant:
- * 0 zmm where the CPU has AVX-512F, 1 ymm; threads on contiguous slices). The bytes are
+/* One pass of the read ceiling's loop v over buf (kernels/stream.h ocb_stream_sum_variant;
+ * threads on contiguous slices). The bytes are
  * memset to 1 or 2, so as floats they are small normal numbers, never denormals. */
 static double read_mem(int v, const void *buf, size_t bytes, int threads)
 {
@@ -189,7 +191,7 @@ static int measure(const struct qformat *f, int64_t n, int reps, int threads, vo
 		if (ebuf)
 			sink += read_mem(0, ebuf, ebytes, threads);
 		TIMED(&tg, GEMV());
-		double rd = 1e30; /* the better read loop of this repetition (s) */
+		double rd = 1e30; /* the best read loop of this repetition (s) */
 		for (int v = 0; v < nv; v++) {
 			if (ebuf)
 				sink += read_mem(0, ebuf, ebytes, threads);
@@ -210,10 +212,10 @@ static int measure(const struct qformat *f, int64_t n, int reps, int threads, vo
 	res->readbw = (double)wbytes / bestr / 1e9;
 	const int strict = f->type == QF_Q8_0 || f->type == QF_Q4_0 || f->type == QF_TQ2_0;
 	const double frac = 100.0 * res->gbs / res->readbw, target = strict ? 85.0 : 70.0;
-	printf("%-6s %-10s %6.1f MB  gemv %7.3f ms %6.2f GB/s  read %6.2f GB/s  fraction %5.1f%% "
+	printf("%-6s %-14s x%d %6.1f MB  gemv %7.3f ms %6.2f GB/s  read %6.2f GB/s  fraction %5.1f%% "
 	       "(target %2.0f%% %s)  paired %5.1f%%  unpreempted %d of %d + %d of %d  core %5.0f GOP/s  "
 	       "repack %7.1f ms  (y0=%g, sink %g %llu)\n",
-	       f->name, qgemv_kind_name(kind), wbytes / 1e6, best * 1e3, res->gbs, res->readbw, frac,
+	       f->name, qgemv_kind_name(kind), qgemv_streams(f), wbytes / 1e6, best * 1e3, res->gbs, res->readbw, frac,
 	       target, frac >= target ? "ok" : "LOW", pair_med, tg.nclean, reps, tr.nclean, nv * reps,
 	       core_med, res->repack_s * 1e3, y[0], sink, (unsigned long long)psink);
 	qrepack_free(w), qrepack_free(buf);
