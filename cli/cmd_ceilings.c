@@ -48,7 +48,7 @@ static void usage(FILE *f)
 		"N threads >= 0.95x 1 thread for the compute roofs, L1 and L2; flops_sgemm\n"
 		"between 0.5x and 1.02x flops_fp32; L1 >= L2 >= L3\n"
 		">= DRAM (within 5%%); bw_dram_triad within [0.85, 1.15] and bw_dram within\n"
-		"[0.7, 1.5] of an independent STREAM triad (arrays >= 4x the per-core L3 share,\n"
+		"[0.7, 1.7] of an independent STREAM triad (arrays >= 4x the per-core L3 share,\n"
 		">= 64 MiB), both cross-checks printed. A family that fails is re-measured (up\n"
 		"to %d times); what still fails is stored flagged suspect with the reason and a\n"
 		"warning. Readers use the newest value that is not suspect, if there is one.\n\n"

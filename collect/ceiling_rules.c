@@ -12,7 +12,7 @@ void ocb_ceiling_rules_default(struct ocb_ceiling_rules *r)
 		.scale_min = 0.95,
 		.sgemm_peak_max = 1.02, .sgemm_peak_min = 0.5,
 		.order_tol = 1.05, .triad_lo = 0.85, .triad_hi = 1.15, .read_lo = 0.7,
-		.read_hi = 1.5,
+		.read_hi = 1.7,
 	};
 }
 

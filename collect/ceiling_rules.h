@@ -45,11 +45,16 @@ struct ocb_ceiling_rules {
 	double sgemm_peak_min;  /* 0.5 */
 	double order_tol;       /* 1.05 */
 	double triad_lo, triad_hi; /* 0.85, 1.15 */
-	double read_lo, read_hi;   /* 0.7, 1.5: a different kernel. A read moves no write
-				    * traffic, so it may beat the triad; a single read stream
-				    * per core may also trail it (0.82-0.87x at 1 and 2 threads
-				    * on the Xeon VM, where per-core bandwidth is bounded by
-				    * outstanding misses and the triad keeps 3 streams going) */
+	double read_lo, read_hi;   /* 0.7, 1.7: a different kernel. A read moves no write
+				    * traffic, and STREAM does not count the triad's
+				    * write-allocate reads (its true traffic is 4/3 of what it
+				    * counts), so the read may beat it by 1.33x at equal bytes
+				    * moved, and more where the read runs more streams than the
+				    * triad's 3 (kernels/stream.c: 1.44-1.51x at 1 thread,
+				    * 1.30-1.34x at 2 on the Zen 5 VM with 4 read streams per
+				    * core). A single read stream per core may also trail it
+				    * (0.82-0.87x at 1 and 2 threads on the Xeon VM, where
+				    * per-core bandwidth is bounded by outstanding misses) */
 };
 
 /* The defaults above. */

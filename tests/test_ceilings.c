@@ -567,6 +567,8 @@ static const struct rule_case rule_cases[] = {
 	{"triad vs STREAM", "bw_dram_triad", 1, 19, 0.04, 0, 5, " bw_dram_triad/1 ", "STREAM",
 	 14.0},
 	{"read vs STREAM", "bw_dram", 1, 20, 0.04, 0, 5, " bw_dram/1 ", "STREAM", 30.0},
+	/* 1.75x: past what write-allocate (4/3) and more read streams explain */
+	{"read far above STREAM", "bw_dram", 1, 35, 0.04, 0, 5, " bw_dram/1 ", "STREAM", 20.0},
 };
 
 Test(ceilings, rules_detect_each_violation)
