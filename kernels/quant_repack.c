@@ -623,26 +623,24 @@ struct qk_pf qr_default_prefetch(enum qformat_type type, const struct ocb_cpu_id
 			      .l2 = intel ? 8192 : 0};
 }
 
-/* Streams per thread of the r16 GEMV (quant_repack_impl.h). On AMD: 4 for Q8_0 and Q4_0,
- * 2 for the other 32-block formats, 1 for TQ2_0; one elsewhere. Measured on the Zen 5 VM
- * (3 Dec 2026, cold 16384^2, fraction of the best read loop at the same moment, which
- * tries 1, 2 and 4 streams itself: kernels/stream.c; three rounds at 1 thread and two at
- * 2, streams 1 / 2 / 4): Q8_0 74-81 / 77-80 / 79-88% (1 thread), 74-79 / 66-73 / 78-81%
- * (2); Q4_0 66-71 / 78-83 / 79-85%, 64-70 / 68-76 / 71-76%; Q4_1 61-64 / 64-74 /
- * 65-74%, 62-64 / 69-73 / 68-71%; Q3_G 60-62 / 61-65 / 54-55%, 59 / 67 / 52-56%; Q2_G
- * 58 / 70-71 / 69-70%, 56-58 / 68-70 / 67-72%; TQ2_0 74-84 / 68-72 / 57-62% (its 8 KiB
- * prefetch ahead into L1, qr_default_prefetch, times 4 streams fills L1; without it 40%).
- * Why: a core's DRAM share is bound by its misses in flight, not by its arithmetic (Q4_0
- * with its dot products removed ran no faster on one stream), and each stream the
- * hardware prefetchers follow keeps its own distance ahead. Groups read side by side
- * from next to each other (18 KiB apart) did worse than one stream (65-67% of the
- * one-stream read loop), so the parts are far apart. The Xeon was measured with one
- * stream (qr_default_prefetch's numbers) and keeps it. */
+/* Streams per thread of the r16 GEMV (quant_repack_impl.h). On AMD: 2 for the 32-block
+ * formats, 1 for TQ2_0; one elsewhere. Measured on the Zen 5 VM (3 Dec 2026, cold
+ * 16384^2, fraction of the best read loop at the same moment, which tries 1, 2 and 4
+ * streams itself: kernels/stream.c), four rounds at 1 and at 2 threads, streams 1 / 2 /
+ * 4 (1: one round): Q8_0 78 / 82-90 / 76-84% (1 thread), 68 / 85-96 / 76-84% (2); Q4_0
+ * 65 / 76-86 / 72-85%, 58 / 72-83 / 74-83%; Q4_1 64 / 70-79 / 70-81%, 60 / 69-78 /
+ * 70-76%; Q3_G 64 / 74-81 / 66-73%, 58 / 70-76 / 63-73%; Q2_G 62 / 75-81 / 73-77%, 56 /
+ * 65-78 / 72-74%; TQ2_0 80 / 69 / 54%, 70 / 67 / 57% (its 8 KiB prefetch ahead into L1,
+ * qr_default_prefetch, times the streams crowds L1; without it 40-50%). Why: a core's
+ * DRAM share is bound by its misses in flight, not by its arithmetic (Q4_0 with its dot
+ * products removed ran no faster on one stream), and each stream the hardware
+ * prefetchers follow keeps its own distance ahead. Groups read side by side from next to
+ * each other (18 KiB apart) did worse than one stream (65-67% of the one-stream read
+ * loop), so the parts are far apart. The Xeon was measured with one stream
+ * (qr_default_prefetch's numbers) and keeps it. */
 int qr_default_streams(enum qformat_type type, const struct ocb_cpu_id *cpu)
 {
-	if (strcmp(cpu->vendor, "AuthenticAMD") != 0 || type == QF_TQ2_0)
-		return 1;
-	return type == QF_Q8_0 || type == QF_Q4_0 ? 4 : 2;
+	return strcmp(cpu->vendor, "AuthenticAMD") != 0 || type == QF_TQ2_0 ? 1 : 2;
 }
 
 int qgemv_streams(const struct qformat *f)

@@ -31,6 +31,11 @@ static INL ZMM __m512i dpz(__m512i s, __m512i u, const int8_t *p)
 	return s;
 }
 
+/* p, as a value the compiler cannot see through: every address a block's kernel forms
+ * is then p + a constant (one register), instead of one induction variable per distinct
+ * offset, which on the multi-stream kernels ran out of registers and spilled pointers */
+#define OPAQUE(p) __asm__("" : "+r"(p))
+
 static INL ZMM __m512i add4(__m512i a, __m512i b, __m512i c, __m512i d)
 {
 	return _mm512_add_epi32(_mm512_add_epi32(a, b), _mm512_add_epi32(c, d));
@@ -41,14 +46,18 @@ static INL ZMM __m512i add4(__m512i a, __m512i b, __m512i c, __m512i d)
 static INL void prefetch_ahead(const char *p, struct qk_pf pf, int bytes)
 {
 	if (pf.l2) {
+		const char *b = p + pf.l2;
+		OPAQUE(b);
 #pragma GCC unroll 33
 		for (int l = 0; l < bytes; l += 64)
-			_mm_prefetch(p + pf.l2 + l, _MM_HINT_T1);
+			_mm_prefetch(b + l, _MM_HINT_T1);
 	}
 	if (pf.l1) {
+		const char *b = p + pf.l1;
+		OPAQUE(b);
 #pragma GCC unroll 33
 		for (int l = 0; l < bytes; l += 64)
-			_mm_prefetch(p + pf.l1 + l, _MM_HINT_T0);
+			_mm_prefetch(b + l, _MM_HINT_T0);
 	}
 }
 
@@ -62,6 +71,8 @@ static INL void prefetch_ahead(const char *p, struct qk_pf pf, int bytes)
  * product, 16 products per lane and sum). */
 static INL ZMM __m512i nib_isum16(const uint8_t *q, const int8_t *aq)
 {
+	OPAQUE(q);
+	OPAQUE(aq);
 	const __m512i m4 = _mm512_set1_epi8(0x0f), mh = _mm512_set1_epi8((char)0xf0);
 	const __m512i z = _mm512_setzero_si512();
 	__m512i lo0 = z, lo1 = z, hi0 = z, hi1 = z;
@@ -84,6 +95,8 @@ static INL ZMM __m512i nib_isum16(const uint8_t *q, const int8_t *aq)
  * as Q4_0's 8 sum(a) is (z32_r16n). */
 static INL ZMM __m512i q8_isum16(const uint8_t *q, const int8_t *aq)
 {
+	OPAQUE(q);
+	OPAQUE(aq);
 	const __m512i bias = _mm512_set1_epi8((char)0x80), z = _mm512_setzero_si512();
 	__m512i s[4] = { z, z, z, z };
 #pragma GCC unroll 8
@@ -98,6 +111,8 @@ static INL ZMM __m512i q8_isum16(const uint8_t *q, const int8_t *aq)
  * 4^n, and >> is an exact division of one). */
 static INL ZMM __m512i low2_isum16(const uint8_t *q, const int8_t *aq)
 {
+	OPAQUE(q);
+	OPAQUE(aq);
 	const __m512i z = _mm512_setzero_si512();
 	__m512i t[4] = { z, z, z, z };
 #pragma GCC unroll 2
@@ -122,6 +137,8 @@ static INL ZMM __m512i low2_isum16(const uint8_t *q, const int8_t *aq)
  * 10 ands and 10 vpdpbusd per block of 16 rows. */
 static INL ZMM __m512i q3_isum16(const uint8_t *q, const int8_t *aq)
 {
+	OPAQUE(q);
+	OPAQUE(aq);
 	const __m512i m7 = _mm512_set1_epi8(0x07), m38 = _mm512_set1_epi8(0x38);
 	const __m512i mc0 = _mm512_set1_epi8((char)0xc0), z = _mm512_setzero_si512();
 	const __m512i A = ldz(q), B = ldz(q + 64), C = ldz(q + 128);
@@ -183,7 +200,11 @@ static INL ZMM void z32_r16n(enum z32_kind kind, int P, int ns, int64_t k,
 			const uint16_t *sc = (const uint16_t *)(const void *)pr;
 			const uint8_t *q = (const uint8_t *)pr + 64 * S;
 			Z32_BLOCK(sc, q, b, acc0[s], c0[s]);
-			Z32_BLOCK(sc + 16 * S, q + 16 * P, b + 1, acc1[s], c1[s]);
+			if (ns == 1) {
+				Z32_BLOCK(sc + 16 * S, q + 16 * P, b + 1, acc1[s], c1[s]);
+			} else { /* the streams are the independent chains: fewer zmm live */
+				Z32_BLOCK(sc + 16 * S, q + 16 * P, b + 1, acc0[s], c0[s]);
+			}
 		}
 	}
 #pragma GCC unroll 4
@@ -234,6 +255,8 @@ Z32_KERNELS(q2_g, Z32_Q2_G, 8)
  * 256 products: < 2^23). */
 static INL ZMM __m512i tq2_isum16(const uint8_t *q, const int8_t *aq)
 {
+	OPAQUE(q);
+	OPAQUE(aq);
 	const __m512i z = _mm512_setzero_si512();
 	__m512i s[8] = { z, z, z, z, z, z, z, z };
 #pragma GCC unroll 16
@@ -283,7 +306,11 @@ static INL ZMM void tq2_0_r16n(int ns, int64_t k, const void *const *grp, const 
 			const uint16_t *sc = (const uint16_t *)(const void *)pr;
 			const uint8_t *q = (const uint8_t *)pr + 64;
 			TQ2_BLOCK(sc, q, b, acc0[s]);
-			TQ2_BLOCK(sc + 16, q + 1024, b + 1, acc1[s]);
+			if (ns == 1) {
+				TQ2_BLOCK(sc + 16, q + 1024, b + 1, acc1[s]);
+			} else { /* as in z32_r16n */
+				TQ2_BLOCK(sc + 16, q + 1024, b + 1, acc0[s]);
+			}
 		}
 	}
 #pragma GCC unroll 4
