@@ -177,7 +177,7 @@ enum z32_kind { Z32_Q8_0, Z32_Q4_0, Z32_Q4_1, Z32_Q3_G, Z32_Q2_G };
 
 /* ns (1, 2 or 4) groups of 16 rows of a 32-block format whose blocks carry P payload
  * bytes, walked side by side: grp[s] -> y[s][0..16). A group is in pairs of blocks (a pair's
- * 2 x 16 S scales, then its 2 x 16 P bytes of codes). Why two groups at once: each is
+ * 2 x 16 S scales, then its 2 x 16 P bytes of codes). Why several groups at once: each is
  * its own forward stream, and streams far apart keep more DRAM requests in flight than
  * one (qr_default_streams, quant_repack.c). */
 static INL ZMM void z32_r16n(enum z32_kind kind, int P, int ns, int64_t k,
