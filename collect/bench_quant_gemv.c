@@ -229,10 +229,12 @@ int qbench_work(const cJSON *params, int gemm, struct ocb_work *w)
 }
 
 /* DRAM-level cases (by the roofline module's level rule, on the same working set as the
- * bound) rotate over enough copies of W that their total exceeds ROTATE_LLC_MULT times
- * this machine's last-level cache, so that no call finds W in the cache; at most a
- * quarter of memory and MAX_COPIES. Other cases: one copy (warm in their level). */
-#define ROTATE_LLC_MULT 2.0
+ * bound) rotate over enough copies of W that their total exceeds ocb_roof_dram_cycle,
+ * the working sets the DRAM ceiling itself is measured on, so that no call finds W in
+ * the cache; at most a quarter of memory and MAX_COPIES. With twice the last level, on
+ * the Zen 5 VM (victim L3, 43 MiB measured), Q8_0 4096 x 11008 (48 MB, 2 copies) streamed
+ * at 109% (1 thread) and 133% (2) of the DRAM roof, and the 16384^2 GEMVs at 2 threads
+ * (one copy) at 104-110% (3 Dec 2026). Other cases: one copy (warm in their level). */
 #define MAX_COPIES 64
 int qbench_copies(const cJSON *params, const struct ocb_ctx *ctx, int gemm, double wbytes,
 		  int *ncopies)
@@ -247,8 +249,7 @@ int qbench_copies(const cJSON *params, const struct ocb_ctx *ctx, int gemm, doub
 	int threads = ctx && ctx->threads > 0 ? ctx->threads : 1;
 	if (ocb_roof_level(&mc, w.bytes, threads) != OCB_LEVEL_DRAM || !(wbytes > 0))
 		return OCB_OK;
-	double llc = ocb_roof_llc(&mc); /* measured where known, else the reported L3 */
-	double c = floor(ROTATE_LLC_MULT * llc / wbytes) + 1; /* c x wbytes > 2 LLC */
+	double c = floor(ocb_roof_dram_cycle(&mc, threads) / wbytes) + 1; /* c W > the cycle */
 	double mem = ctx && ctx->machine && ctx->machine->mem_bytes > 0
 			     ? (double)ctx->machine->mem_bytes / 4 : INFINITY;
 	if (c * wbytes > mem)

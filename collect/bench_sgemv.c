@@ -21,14 +21,15 @@ struct sgemv_state {
 	float *buf;
 	uint64_t seed;
 	/* A DRAM-level case rotates over `ncopies` copies of A (`astride` floats apart),
-	 * enough to exceed twice the last-level cache: no call finds A in the cache. */
+	 * enough to exceed ocb_roof_dram_cycle: no call finds A in the cache. */
 	int ncopies, next;
 	size_t astride;
 };
 
 /* Copies of A for this machine: 1 unless 4 m n + 4 (m + n) bytes are at the DRAM level
  * by the roofline module's rule (the same working set as sgemv_work's bound); then
- * floor(2 LLC / A) + 1 (their total exceeds 2 LLC), at most a quarter of memory and 64. */
+ * floor(cycle / A) + 1 (their total exceeds ocb_roof_dram_cycle, the DRAM ceiling's
+ * working sets), at most a quarter of memory and 64. */
 static int sgemv_copies(const struct ocb_ctx *ctx, int m, int n)
 {
 	struct ocb_roof_caches mc;
@@ -36,8 +37,7 @@ static int sgemv_copies(const struct ocb_ctx *ctx, int m, int n)
 	ocb_machine_caches(ctx->machine, &mc);
 	if (ocb_roof_level(&mc, ws, ocb_baseline_threads(ctx)) != OCB_LEVEL_DRAM)
 		return 1;
-	double llc = ocb_roof_llc(&mc); /* measured where known, else the reported L3 */
-	double c = floor(2.0 * llc / a) + 1;
+	double c = floor(ocb_roof_dram_cycle(&mc, ocb_baseline_threads(ctx)) / a) + 1;
 	if (ctx->machine && ctx->machine->mem_bytes > 0 && c * a > ctx->machine->mem_bytes / 4.0)
 		c = floor(ctx->machine->mem_bytes / 4.0 / a);
 	return c < 1 ? 1 : c > 64 ? 64 : (int)c;

@@ -39,6 +39,11 @@ double ocb_roof_llc(const struct ocb_roof_caches *m)
 	return m->llc > 0 ? m->llc : m->l3 > 0 ? m->l3 : m->l2 > 0 ? m->l2 : 0.0;
 }
 
+double ocb_roof_dram_cycle(const struct ocb_roof_caches *m, int threads)
+{
+	return fmin(4.0 * ocb_roof_llc(m), 1024.0 * 1024 * 1024) * (threads > 0 ? threads : 1);
+}
+
 enum ocb_level ocb_roof_level(const struct ocb_roof_caches *m, double ws, int threads)
 {
 	double l1 = m && m->l1d > 0 ? m->l1d : 32.0 * 1024;

@@ -44,6 +44,13 @@ struct ocb_roof_caches {
  * else l3, else l2 (no L3 known), else 0. */
 double ocb_roof_llc(const struct ocb_roof_caches *m);
 
+/* Bytes a DRAM-level case must cycle through at `threads` threads so that no call finds
+ * its data in the last level: the working sets the DRAM ceiling is measured on
+ * (collect/ceilings.c ocb_ceilings_bands), 4 x ocb_roof_llc per thread, at most 1 GiB per
+ * thread. Twice the last level was not enough on a victim L3 (AMD Zen 5 VM, 43 MiB
+ * measured: a Q8_0 GEMV over 2 copies of 48 MB streamed at 133% of the DRAM roof). */
+double ocb_roof_dram_cycle(const struct ocb_roof_caches *m, int threads);
+
 enum ocb_level { OCB_LEVEL_L1 = 0, OCB_LEVEL_L2, OCB_LEVEL_L3, OCB_LEVEL_DRAM, OCB_NLEVELS };
 
 /* "bw_l1", "bw_l2", "bw_l3", "bw_dram" */

@@ -385,13 +385,13 @@ Test(qkernel, suite_work_bounds_and_bad_params)
 	int nc = 0;
 	struct ocb_ctx zc = {.threads = 1, .machine = &zen3};
 	cr_assert_eq(qbench_copies(p, &zc, 0, wb, &nc), OCB_OK);
-	cr_expect_eq(nc, 2, "floor(2 x 32 MiB / 56.6 MB) + 1");
-	cr_expect_gt(nc * wb, 2.0 * (32 << 20));
+	cr_expect_eq(nc, 3, "floor(4 x 32 MiB / 56.6 MB) + 1");
+	cr_expect_gt(nc * wb, 4.0 * (32 << 20));
 	struct ocb_ctx xc = {.threads = 2, .machine = &xeon};
 	cr_assert_eq(qbench_copies(p, &xc, 0, wb, &nc), OCB_OK);
 	cr_expect_eq(nc, 1);
 	cJSON_Delete(p);
-	/* f32 16384^2 (1 GiB) on the 32 MiB machine: one copy already exceeds 2 LLC */
+	/* f32 16384^2 (1 GiB) on the 32 MiB machine: one copy already exceeds 4 LLC */
 	p = filled_text(gemv, "{\"format\":\"f32\",\"m\":16384,\"k\":16384}");
 	cr_assert_eq(qbench_copies(p, &zc, 0, 16384.0 * 16384 * 4, &nc), OCB_OK);
 	cr_expect_eq(nc, 1);

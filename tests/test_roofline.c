@@ -43,6 +43,19 @@ Test(roofline, thread_rule_exact_then_next_up_then_largest_below)
 /* Working sets just below / above each level's capacity (L1d; L1d + L2 per core; L3 plus
  * the private caches of the cores in use), 1 and 2 threads, on a Zen 3 VM (32 KiB L1d,
  * 512 KiB L2, 32 MiB L3) and on this Xeon VM (48 KiB, 2 MiB, 480 MiB). */
+/* The bytes a DRAM-level case cycles through: 4 x the last level per thread (measured
+ * where known, else the reported L3), at most 1 GiB per thread */
+Test(roofline, dram_cycle_four_last_levels_per_thread)
+{
+	const struct ocb_roof_caches zen5 = {48 * KIB, 1 * MIB, 508 * MIB, 2, 2, 43 * MIB};
+	struct ocb_roof_caches rep = zen5;
+	rep.llc = 0; /* only the reported 508 MiB */
+	cr_expect_float_eq(ocb_roof_dram_cycle(&zen5, 1), 172.0 * MIB, 1);
+	cr_expect_float_eq(ocb_roof_dram_cycle(&zen5, 2), 344.0 * MIB, 1);
+	cr_expect_float_eq(ocb_roof_dram_cycle(&rep, 2), 2048.0 * MIB, 1);
+	cr_expect_float_eq(ocb_roof_dram_cycle(&zen5, 0), 172.0 * MIB, 1);
+}
+
 Test(roofline, level_from_the_working_set_and_the_caches)
 {
 	const struct ocb_roof_caches zen3 = {32 * KIB, 512 * KIB, 32 * MIB, 2, 2, 0};
