@@ -40,6 +40,8 @@ void ocb_ceilings_bands(const struct ocb_machine *m, int quick, struct ocb_bands
 	 * of it, and on a victim L3 (AMD) 2-4x its size still hits in part (AMD EPYC Zen 5
 	 * VM, 27 MiB measured: with the band from 64 MiB, 1-thread bw_dram_triad read 1.15-1.20x
 	 * an independent STREAM triad over 1 GiB arrays) */
+	/* (the same rule as ocb_roof_dram_cycle, which sizes the DRAM cases' copies to
+	 * these working sets: keep the two together) */
 	if (!quick && 4 * l3 > dram)
 		dram = fmin(4 * l3, 1024.0 * MIB); /* a VM may report the host's L3 (480 MiB) */
 	b->lo[0] = 0;

@@ -961,8 +961,9 @@ static int bands_from_llc(struct meas *x, const struct ocb_machine *m)
  * (measured where it could be, bands_from_llc), else the reported one: the Zen 5 VM
  * reports the host's 508 MiB, which made 3 arrays of 1016 MiB, on which the 1-thread
  * triad ran at 30-31 GB/s against 37-39 in the sweep's own DRAM band (152 MiB-1 GiB per
- * thread), flagging bw_dram_triad in 5 of 5 runs (3 Dec 2026). Their pages are the sweep's (huge pages
- * asked for; OCB_NO_THP=1: none), so the cross-check compares two kernels over the same
+ * thread), flagging bw_dram_triad in 5 of 5 runs (3 Dec 2026; with the measured 38 MiB
+ * the gap narrowed but stayed, README). Their pages are the sweep's (huge pages asked
+ * for; OCB_NO_THP=1: none), so the cross-check compares two kernels over the same
  * kind of memory: with 4 KiB pages, on the AMD EPYC (Zen 5) VM, the 1-thread triad came
  * out at 8-20 GB/s inside this process against 30-36 with huge pages (2 threads: 40-59
  * either way), which flagged every 1-thread DRAM ceiling. */
