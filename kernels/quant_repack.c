@@ -445,9 +445,9 @@ static void share_streams(qr_group_fn kern, qr_groups_fn kernn, int ns, const st
 {
 	const int64_t part = (g1 - g0) / ns;
 	for (int64_t i = 0; i < part; i++) {
-		float t[4][16];
-		const void *gs[4];
-		float *ys[4];
+		float t[8][16];
+		const void *gs[8];
+		float *ys[8];
 		for (int s = 0; s < ns; s++) {
 			gs[s] = sh->base + (size_t)(g0 + s * part + i) * sh->gstride;
 			ys[s] = t[s];
@@ -560,8 +560,10 @@ enum qgemv_kind qgemv_choose(const struct qformat *f)
  * quant_gemv_bw without rebuilding. */
 int qk_prefetch = 2048;
 /* qk_prefetch_r16's answers, settled once per process (its kernels ask once per group,
- * inside the timed GEMV): the 32-block formats', TQ2_0's */
-static struct qk_pf r16_pf_blocks, r16_pf_tq2;
+ * inside the timed GEMV): [format class: the 32-block formats', TQ2_0's][streams: 1, 2,
+ * 4, 8], and the environment's overrides (-1: none) */
+static struct qk_pf r16_pf[2][4];
+static int pf_l1_env = -1, pf_l2_env = -1;
 
 /* bytes in 0..65536 from environment variable name, or -1: unset or not such a number
  * (then the default stays, silently: a warning from this constructor would print twice
@@ -576,24 +578,39 @@ static int pf_env(const char *name)
 	return end && *end == 0 && v >= 0 && v <= 65536 ? (int)v : -1;
 }
 
-/* The per-CPU default of format type, with the environment's overrides */
-static struct qk_pf r16_pf_of(enum qformat_type type, int l1_env, int l2_env)
+/* index of ns (1, 2, 4, 8) in r16_pf */
+static int ns_index(int ns)
 {
-	struct qk_pf pf = qr_default_prefetch(type, ocb_cpu_id());
-	if (l1_env >= 0)
-		pf.l1 = l1_env;
-	if (l2_env >= 0)
-		pf.l2 = l2_env;
-	return pf;
+	return ns >= 8 ? 3 : ns >= 4 ? 2 : ns >= 2 ? 1 : 0;
+}
+
+/* r16_pf from the per-CPU defaults and the overrides l1, l2 (-1: none) */
+static void r16_pf_settle(int l1, int l2)
+{
+	const enum qformat_type cls[2] = { QF_Q4_0, QF_TQ2_0 };
+	for (int c = 0; c < 2; c++)
+		for (int i = 0; i < 4; i++) {
+			struct qk_pf pf = qr_default_prefetch(cls[c], ocb_cpu_id(), 1 << i);
+			if (l1 >= 0)
+				pf.l1 = l1;
+			if (l2 >= 0)
+				pf.l2 = l2;
+			r16_pf[c][i] = pf;
+		}
 }
 
 __attribute__((constructor)) static void qk_prefetch_init(void)
 {
-	const int l1 = pf_env("OCB_QGEMV_PF"), l2 = pf_env("OCB_QGEMV_PF_L2");
-	if (l1 >= 0)
-		qk_prefetch = l1;
-	r16_pf_blocks = r16_pf_of(QF_Q4_0, l1, l2);
-	r16_pf_tq2 = r16_pf_of(QF_TQ2_0, l1, l2);
+	pf_l1_env = pf_env("OCB_QGEMV_PF");
+	pf_l2_env = pf_env("OCB_QGEMV_PF_L2");
+	if (pf_l1_env >= 0)
+		qk_prefetch = pf_l1_env;
+	r16_pf_settle(pf_l1_env, pf_l2_env);
+}
+
+void qk_prefetch_r16_set(int l1, int l2)
+{
+	r16_pf_settle(l1 >= 0 ? l1 : pf_l1_env, l2 >= 0 ? l2 : pf_l2_env);
 }
 
 /* The zmm r16 kernels' prefetches. Intel: 8 KiB ahead into L2 (prefetcht1) and 2 KiB
@@ -615,32 +632,68 @@ __attribute__((constructor)) static void qk_prefetch_init(void)
  * 32-block formats now use (quant_repack.h), two alternating rounds at 1 and 2 threads:
  * none 89-102%, 2 KiB 73-84%, 8 KiB 72-80%. A stream the hardware prefetchers follow
  * on their own is only disturbed by the extra requests, unless the loop eats its bytes as
- * slowly as TQ2_0 (4 codes per byte). Q4_1 takes Q4_0's. */
-struct qk_pf qr_default_prefetch(enum qformat_type type, const struct ocb_cpu_id *cpu)
+ * slowly as TQ2_0 (4 codes per byte). Q4_1 takes Q4_0's. That held on 1 and 2 streams
+ * per thread; on 4 and 8 (qr_default_streams), 1 KiB ahead into L1 is better: each
+ * stream is eaten 4-8x more slowly, so 1 KiB is as far ahead in time as 4-8 KiB on
+ * one. Measured with every setting timed in turn within one process (quant_gemv_bw's
+ * configs; 3 Dec 2026, the Zen 5 VM, cold 16384^2, 1 thread, two to three runs): Q8_0 on
+ * 4 streams none 78-81%, 1 KiB 81-84%; Q4_0 on 8 none 70-72%, 1 KiB 77-86%; Q3_G on 8
+ * none 63-65%, 1 KiB 79-80%; Q2_G on 8 none 61-63%, 1 KiB 77-78%. Every other line
+ * only (every 128 or 256 bytes) did worse than none (Q4_0 on 4 and 8: 45-57%). */
+struct qk_pf qr_default_prefetch(enum qformat_type type, const struct ocb_cpu_id *cpu, int ns)
 {
 	const int intel = strcmp(cpu->vendor, "GenuineIntel") == 0;
-	return (struct qk_pf){.l1 = type == QF_TQ2_0 ? (intel ? 1024 : 8192) : (intel ? 2048 : 0),
-			      .l2 = intel ? 8192 : 0};
+	if (intel)
+		return (struct qk_pf){.l1 = type == QF_TQ2_0 ? 1024 : 2048, .l2 = 8192};
+	return (struct qk_pf){.l1 = type == QF_TQ2_0 ? 8192 : ns >= 4 ? 1024 : 0, .l2 = 0};
 }
 
-/* Streams per thread of the r16 GEMV (quant_repack_impl.h). On AMD: 2 for the 32-block
- * formats, 1 for TQ2_0; one elsewhere. Measured on the Zen 5 VM (3 Dec 2026, cold
- * 16384^2, fraction of the best read loop at the same moment, which tries 1, 2 and 4
- * streams itself: kernels/stream.c), four rounds at 1 and at 2 threads, streams 1 / 2 /
- * 4 (1: one round): Q8_0 78 / 82-90 / 76-84% (1 thread), 68 / 85-96 / 76-84% (2); Q4_0
- * 65 / 76-86 / 72-85%, 58 / 72-83 / 74-83%; Q4_1 64 / 70-79 / 70-81%, 60 / 69-78 /
- * 70-76%; Q3_G 64 / 74-81 / 66-73%, 58 / 70-76 / 63-73%; Q2_G 62 / 75-81 / 73-77%, 56 /
- * 65-78 / 72-74%; TQ2_0 80 / 69 / 54%, 70 / 67 / 57% (its 8 KiB prefetch ahead into L1,
- * qr_default_prefetch, times the streams crowds L1; without it 40-50%). Why: a core's
- * DRAM share is bound by its misses in flight, not by its arithmetic (Q4_0 with its dot
- * products removed ran no faster on one stream), and each stream the hardware
- * prefetchers follow keeps its own distance ahead. Groups read side by side from next to
- * each other (18 KiB apart) did worse than one stream (65-67% of the one-stream read
- * loop), so the parts are far apart. The Xeon was measured with one stream
- * (qr_default_prefetch's numbers) and keeps it. */
+/* Streams per thread of the r16 GEMV (quant_repack_impl.h). On AMD: as many as the
+ * kernels have for the 32-block formats (8; Q8_0 4: qr_max_streams), 1 for TQ2_0; one
+ * elsewhere. Why several: a core's DRAM share is bound by its misses in flight, not by
+ * its arithmetic: Q4_0 with its dot products taken out (an xor in place of each vpdpbusd)
+ * ran no faster, 66-81% of the read loop on 1-8 streams, where Q8_0 so reduced reached
+ * 86-90% on 4; each stream the hardware prefetchers follow keeps its own distance ahead, and
+ * Q4_0's loop has twice Q8_0's instructions per byte, so fewer of its lines fit in the
+ * core's window. Groups read side by side from next to each other (18 KiB apart) did
+ * worse than one stream, so the parts are far apart.
+ * Measured on the Zen 5 VM (3 Dec 2026, cold 16384^2, fraction of the best read loop at
+ * the same moment, which tries 1, 2 and 4 streams itself: kernels/stream.c), every
+ * setting timed in turn within one process (quant_gemv_bw's configs: settings compared
+ * across separate runs were swamped by the host's drift), streams 2 / 4 / 8 each with
+ * its best prefetch (qr_default_prefetch), four runs at 1 thread and three at 2 in
+ * phases where 2 threads read 78-91 GB/s (Q8_0: two and one, TQ2_0: two and two):
+ * Q8_0 (2 / 4) 74-75 / 81-84% (1 thread), 78 / 84% (2); Q4_0 73-75 / 75-81 / 77-86%,
+ * 77-78 / 78-80 / 76-78%; Q4_1 64-75 / 73-76 / 76-80%, 68-76 / 75-79 / 75-84%; Q3_G
+ * 70-73 / 65-68 / 77-80%, 71-75 / 70-71 / 76-84%; Q2_G 68-72 / 71-73 / 76-79%, 69-72 /
+ * 72-74 / 81-83%; TQ2_0 (1 / 2 / 4, 8 KiB / 2 KiB / 2 KiB into L1) 79-87 / 78-83 /
+ * 61-67%, 74-82 / 69-80 / 57-63% (its 8 KiB ahead, times the streams, crowds L1;
+ * without it 40-50%). Q4_0 at 2 threads is as fast on 4 as on 8; one rule is kept.
+ * The Xeon was measured with one stream (qr_default_prefetch's numbers) and keeps it. */
 int qr_default_streams(enum qformat_type type, const struct ocb_cpu_id *cpu)
 {
-	return strcmp(cpu->vendor, "AuthenticAMD") != 0 || type == QF_TQ2_0 ? 1 : 2;
+	return strcmp(cpu->vendor, "AuthenticAMD") != 0 || type == QF_TQ2_0 ? 1 : qr_max_streams(type);
+}
+
+/* Streams a format's zmm kernels exist for, at most: 8 for the 32-block formats, but 4
+ * for Q8_0 and TQ2_0, whose kernels on 8 run out of zmm registers (their per-block sums
+ * take 4 and 8 accumulators of their own) */
+int qr_max_streams(enum qformat_type type)
+{
+	return type == QF_Q8_0 || type == QF_TQ2_0 ? 4 : 8;
+}
+
+/* The streams per thread in force for a format's r16 kernels: OCB_QGEMV_STREAMS (1, 2, 4
+ * or 8, capped at qr_max_streams; read on every call, as OCB_QGEMV is) or the CPU's
+ * default. */
+static int r16_streams(enum qformat_type type)
+{
+	const char *env = getenv("OCB_QGEMV_STREAMS");
+	const int ns = env && (strcmp(env, "1") == 0 || strcmp(env, "2") == 0 ||
+			       strcmp(env, "4") == 0 || strcmp(env, "8") == 0)
+			       ? env[0] - '0'
+			       : qr_default_streams(type, ocb_cpu_id());
+	return ns < qr_max_streams(type) ? ns : qr_max_streams(type);
 }
 
 int qgemv_streams(const struct qformat *f)
@@ -654,26 +707,23 @@ const char *qgemv_variant(const struct qformat *f)
 {
 	const enum qgemv_kind kind = qgemv_choose(f);
 	if (kind == QGEMV_VNNI512_R16) {
-		const int ns = qgemv_streams(f);
-		if (ns > 1)
-			return ns == 2 ? "avx512vnni-r16x2" : "avx512vnni-r16x4";
+		switch (qgemv_streams(f)) {
+		case 2:
+			return "avx512vnni-r16x2";
+		case 4:
+			return "avx512vnni-r16x4";
+		case 8:
+			return "avx512vnni-r16x8";
+		default:
+			break;
+		}
 	}
 	return qgemv_kind_name(kind);
 }
 
-/* The streams in force for a format's r16 kernels: OCB_QGEMV_STREAMS (1, 2 or 4; read on
- * every call, as OCB_QGEMV is) or the CPU's default. */
-static int r16_streams(enum qformat_type type)
+struct qk_pf qk_prefetch_r16(enum qformat_type type, int ns)
 {
-	const char *env = getenv("OCB_QGEMV_STREAMS");
-	if (env && (strcmp(env, "1") == 0 || strcmp(env, "2") == 0 || strcmp(env, "4") == 0))
-		return env[0] - '0';
-	return qr_default_streams(type, ocb_cpu_id());
-}
-
-struct qk_pf qk_prefetch_r16(enum qformat_type type)
-{
-	return type == QF_TQ2_0 ? r16_pf_tq2 : r16_pf_blocks;
+	return r16_pf[type == QF_TQ2_0][ns_index(ns)];
 }
 
 /* The default GEMV per format and CPU. The Xeon is measured here; Zen 3 is not available,

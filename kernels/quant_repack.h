@@ -133,17 +133,18 @@ static inline int qgemv_kind_r8(enum qgemv_kind kind)
  * where supported; OCB_FORCE_SCALAR=1 still means ref, OCB_FORCE_AVX2=1 no VNNI.
  * OCB_QGEMV_PF=<bytes> sets the software prefetch distance into L1 of every GEMV kernel,
  * OCB_QGEMV_PF_L2=<bytes> the r16 kernels' distance into L2 only (0: none; defaults per
- * CPU and format, see quant_repack.c). OCB_QGEMV_STREAMS=1|2|4 sets how many groups each
- * thread of the r16 kernels reads side by side (default per CPU and format). */
+ * CPU, format and streams, see quant_repack.c). OCB_QGEMV_STREAMS=1|2|4|8 sets how many
+ * groups each thread of the r16 kernels reads side by side (default per CPU and format;
+ * Q8_0 and TQ2_0 at most 4). */
 enum qgemv_kind qgemv_choose(const struct qformat *f);
-/* Streams per thread qgemv_r8 reads f's weights on: 1, 2 or 4 for the r16 kernels (their
- * groups side by side, quant_repack.c), 1 for every other kind. */
+/* Streams per thread qgemv_r8 reads f's weights on: 1, 2, 4 or 8 for the r16 kernels
+ * (their groups side by side, quant_repack.c), 1 for every other kind. */
 int qgemv_streams(const struct qformat *f);
 /* "ref", "avx2", "avx2-r8", "avxvnni-r8", "avx512vnni-r8", "avx512vnni-r16": the name
  * stored as a result's variant. */
 const char *qgemv_kind_name(enum qgemv_kind kind);
 /* The name of the GEMV qgemv_r8 / qgemv run for f, as stored as a result's variant: the
- * kind's name, with the streams where there are several ("avx512vnni-r16x4"). */
+ * kind's name, with the streams where there are several ("avx512vnni-r16x8"). */
 const char *qgemv_variant(const struct qformat *f);
 
 #endif

@@ -175,7 +175,7 @@ enum z32_kind { Z32_Q8_0, Z32_Q4_0, Z32_Q4_1, Z32_Q3_G, Z32_Q2_G };
 		cacc = _mm512_fmadd_ps(wo, _mm512_set1_ps(a[bb].ds), cacc);                 \
 	} while (0)
 
-/* ns (1, 2 or 4) groups of 16 rows of a 32-block format whose blocks carry P payload
+/* ns (1, 2, 4 or 8) groups of 16 rows of a 32-block format whose blocks carry P payload
  * bytes, walked side by side: grp[s] -> y[s][0..16). A group is in pairs of blocks (a pair's
  * 2 x 16 S scales, then its 2 x 16 P bytes of codes). Why several groups at once: each is
  * its own forward stream, and streams far apart keep more DRAM requests in flight than
@@ -186,14 +186,16 @@ static INL ZMM void z32_r16n(enum z32_kind kind, int P, int ns, int64_t k,
 	const int S = kind == Z32_Q8_0 || kind == Z32_Q4_0 ? 1 : 2; /* fp16 scales: d (, m) */
 	const int64_t nb = k / 32;
 	const size_t bb16 = (size_t)16 * (size_t)(2 * S + P); /* one block of the 16 rows */
-	const struct qk_pf pf = qk_prefetch_r16(kind == Z32_Q8_0 ? QF_Q8_0 : QF_Q4_0);
+	const struct qk_pf pf = qk_prefetch_r16(kind == Z32_Q8_0 ? QF_Q8_0 : QF_Q4_0, ns);
 	const block_qa32 *a = xq;
 	const __m512 z = _mm512_setzero_ps();
-	__m512 acc0[4] = { z, z, z, z }, acc1[4] = { z, z, z, z }, c0[4] = { z, z, z, z },
-	       c1[4] = { z, z, z, z };
+	/* per stream; acc1, c1 used at ns == 1 only (initialised whole: a loop instead moved
+	 * them to the stack in part) */
+	__m512 acc0[8] = { z, z, z, z, z, z, z, z }, acc1[8] = { z, z, z, z, z, z, z, z };
+	__m512 c0[8] = { z, z, z, z, z, z, z, z }, c1[8] = { z, z, z, z, z, z, z, z };
 	int64_t b = 0;
 	for (; b + 1 < nb; b += 2) {
-#pragma GCC unroll 4
+#pragma GCC unroll 8
 		for (int s = 0; s < ns; s++) {
 			const char *pr = (const char *)grp[s] + (size_t)b * bb16;
 			prefetch_ahead(pr, pf, 2 * (int)bb16);
@@ -207,7 +209,7 @@ static INL ZMM void z32_r16n(enum z32_kind kind, int P, int ns, int64_t k,
 			}
 		}
 	}
-#pragma GCC unroll 4
+#pragma GCC unroll 8
 	for (int s = 0; s < ns; s++) {
 		if (b < nb) { /* an odd last block: its scales, then its codes */
 			const char *pr = (const char *)grp[s] + (size_t)b * bb16;
@@ -240,12 +242,24 @@ static INL ZMM void z32_r16n(enum z32_kind kind, int P, int ns, int64_t k,
 	{                                                                                   \
 		z32_r16n(kind, P, 4, k, g, xq, y);                                          \
 	}
+/* eight side by side: not for Q8_0, whose kernel on 8 spills (qr_max_streams) */
+#define Z32_KERNEL8(name, kind, P)                                                          \
+	static ZMM void name##_r16x8(int64_t k, const void *const *g, const void *xq,       \
+				     float *const *y)                                       \
+	{                                                                                   \
+		z32_r16n(kind, P, 8, k, g, xq, y);                                          \
+	}
 Z32_KERNELS(q8_0, Z32_Q8_0, 32)
 Z32_KERNELS(q4_0, Z32_Q4_0, 16)
 Z32_KERNELS(q4_1, Z32_Q4_1, 16)
 Z32_KERNELS(q3_g, Z32_Q3_G, 12)
 Z32_KERNELS(q2_g, Z32_Q2_G, 8)
+Z32_KERNEL8(q4_0, Z32_Q4_0, 16)
+Z32_KERNEL8(q4_1, Z32_Q4_1, 16)
+Z32_KERNEL8(q3_g, Z32_Q3_G, 12)
+Z32_KERNEL8(q2_g, Z32_Q2_G, 8)
 #undef Z32_KERNELS
+#undef Z32_KERNEL8
 
 /* ---- TQ2_0 (TQ1_0 packed as TQ2_0) ----
  * 16 vectors per block; unit j = bytes 4j..4j+3 of plane h = j / 8, and code n of byte
@@ -293,7 +307,7 @@ static INL ZMM void tq2_0_r16n(int ns, int64_t k, const void *const *grp, const 
 {
 	const int64_t nb = k / QK_TQ;
 	const size_t bb16 = 16 * sizeof(block_tq2_0); /* one block of the 16 rows */
-	const struct qk_pf pf = qk_prefetch_r16(QF_TQ2_0);
+	const struct qk_pf pf = qk_prefetch_r16(QF_TQ2_0, ns);
 	const block_qa256 *a = xq;
 	const __m512 z = _mm512_setzero_ps();
 	__m512 acc0[4] = { z, z, z, z }, acc1[4] = { z, z, z, z };
@@ -362,10 +376,11 @@ qr_group_fn qr_zmm_kernel(enum qformat_type type)
 
 qr_groups_fn qr_zmm_kernels(enum qformat_type type, int ns)
 {
-#define PICK(name) return ns == 2 ? name##_r16x2 : ns == 4 ? name##_r16x4 : NULL
+#define PICK(name)                                                                          \
+	return ns == 2 ? name##_r16x2 : ns == 4 ? name##_r16x4 : ns == 8 ? name##_r16x8 : NULL
 	switch (type) {
 	case QF_Q8_0:
-		PICK(q8_0);
+		return ns == 2 ? q8_0_r16x2 : ns == 4 ? q8_0_r16x4 : NULL;
 	case QF_Q4_0:
 		PICK(q4_0);
 	case QF_Q4_1:
@@ -375,7 +390,7 @@ qr_groups_fn qr_zmm_kernels(enum qformat_type type, int ns)
 	case QF_Q2_G:
 		PICK(q2_g);
 	case QF_TQ2_0:
-		PICK(tq2_0);
+		return ns == 2 ? tq2_0_r16x2 : ns == 4 ? tq2_0_r16x4 : NULL;
 	default:
 		return NULL;
 	}

@@ -14,15 +14,20 @@
 extern int qk_prefetch;
 
 /* The zmm r16 kernels' software prefetch, per format (type: QF_Q8_0; QF_Q4_0 for the
- * other 32-block formats; QF_TQ2_0) and CPU vendor: bytes of the group's stream ahead
- * into L1 (prefetcht0) and into L2 only (prefetcht1); 0: none. OCB_QGEMV_PF overrides l1,
- * OCB_QGEMV_PF_L2 l2, for every format (quant_repack.c). */
+ * other 32-block formats; QF_TQ2_0), streams per thread ns (1, 2, 4, 8) and CPU vendor:
+ * bytes of each group's stream ahead into L1 (prefetcht0) and into L2 only (prefetcht1);
+ * 0: none. OCB_QGEMV_PF overrides l1, OCB_QGEMV_PF_L2 l2, for every format and ns
+ * (quant_repack.c). */
 struct qk_pf {
 	int l1, l2;
 };
-struct qk_pf qk_prefetch_r16(enum qformat_type type);
+struct qk_pf qk_prefetch_r16(enum qformat_type type, int ns);
 /* The per-CPU default of qk_prefetch_r16, before the environment (pure: for tests). */
-struct qk_pf qr_default_prefetch(enum qformat_type type, const struct ocb_cpu_id *cpu);
+struct qk_pf qr_default_prefetch(enum qformat_type type, const struct ocb_cpu_id *cpu, int ns);
+/* For measuring tools (tests/perf/quant_gemv_bw): from now on, qk_prefetch_r16 answers l1
+ * and l2 (each -1: back to the environment's or the CPU's default) for every format and
+ * ns. Not while a GEMV runs. */
+void qk_prefetch_r16_set(int l1, int l2);
 
 struct qr_layout {
 	int nscales;      /* fp16 scales per block (d, or d and m) */
@@ -62,14 +67,16 @@ qr_group_fn qr_zmm_kernel(enum qformat_type type);
 typedef void (*qr_groups_fn)(int64_t k, const void *const *groups, const void *xq,
 			     float *const *y);
 
-/* The zmm kernel of a format on the r16 layout for ns = 2 or 4 groups side by side, or
- * NULL (other ns, or as qr_zmm_kernel). */
+/* The zmm kernel of a format on the r16 layout for ns = 2, 4 or 8 (up to qr_max_streams)
+ * groups side by side, or NULL (other ns, or as qr_zmm_kernel). */
 qr_groups_fn qr_zmm_kernels(enum qformat_type type, int ns);
 
-/* Streams per thread of the r16 GEMV for a format (1, 2 or 4: groups read side by side,
- * one from each of that many equal parts of the thread's share), the CPU's default
- * (pure, for tests); OCB_QGEMV_STREAMS overrides it (quant_repack.c). */
+/* Streams per thread of the r16 GEMV for a format (1, 2, 4 or 8: groups read side by
+ * side, one from each of that many equal parts of the thread's share), the CPU's default
+ * (pure, for tests); OCB_QGEMV_STREAMS overrides it (quant_repack.c). At most
+ * qr_max_streams(type). */
 int qr_default_streams(enum qformat_type type, const struct ocb_cpu_id *cpu);
+int qr_max_streams(enum qformat_type type);
 
 /* The default GEMV kind for f on a CPU with AVX2 and the given identification, whose best
  * VNNI is `vnni` (QR_AVX2: none) (quant_repack.c). Pure: tests feed it CPUs we do not

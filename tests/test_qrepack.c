@@ -259,47 +259,61 @@ Test(qrepack, vnni512_r16_kernels)
 	unsetenv("OCB_QGEMV");
 }
 
-/* The r16 kernels on 1, 2 and 4 streams per thread (OCB_QGEMV_STREAMS): 9 or 11 groups
- * over 1-3 threads, so that shares do not split evenly into the streams' parts and the
- * groups left over run alone; each group lands in its own rows (a group placed in the
- * wrong part would break the bound). Every format that has a zmm kernel, panels too. */
+/* The r16 kernels on 1, 2, 4 and 8 streams per thread (OCB_QGEMV_STREAMS; Q8_0 and TQ2_0
+ * capped at 4): 9 or 11 groups over 1-3 threads, so that shares do not split evenly into
+ * the streams' parts and the groups left over run alone; each group lands in its own rows
+ * (a group placed in the wrong part would break the bound). Every format that has a zmm
+ * kernel, panels too. */
 Test(qrepack, vnni512_r16_streams)
 {
 	if (!ocb_cpu_avx512vnni())
 		cr_skip_test("no AVX-512 VNNI on this CPU (or OCB_FORCE_SCALAR / OCB_FORCE_AVX2 set)");
 	setenv("OCB_QGEMV", "r16", 1);
 	const char *fmts[] = { "q8_0", "q4_0", "q4_1", "q3_g", "q2_g", "tq2_0", "tq1_0" };
-	for (int ns = 1; ns <= 4; ns *= 2) {
+	const char *names[] = { "avx512vnni-r16", "avx512vnni-r16x2", "", "avx512vnni-r16x4",
+				"", "", "", "avx512vnni-r16x8" };
+	for (int ns = 1; ns <= 8; ns *= 2) {
 		char e[2] = { (char)('0' + ns), 0 };
 		setenv("OCB_QGEMV_STREAMS", e, 1);
 		cr_assert_eq(qgemv_streams(qformat_find("q4_0")), ns);
-		cr_assert_str_eq(qgemv_variant(qformat_find("q4_0")),
-				 ns == 1 ? "avx512vnni-r16" : ns == 2 ? "avx512vnni-r16x2" : "avx512vnni-r16x4");
+		cr_assert_str_eq(qgemv_variant(qformat_find("q4_0")), names[ns - 1]);
+		cr_assert_eq(qgemv_streams(qformat_find("q8_0")), ns < 4 ? ns : 4);
+		cr_assert_eq(qgemv_streams(qformat_find("tq1_0")), ns < 4 ? ns : 4);
 		for (size_t i = 0; i < sizeof fmts / sizeof *fmts; i++) {
 			const struct qformat *f = qformat_find(fmts[i]);
 			const int64_t k = f->block == 32 ? 32 * 67 : 512; /* 2 panels; 2 TQ blocks */
 			for (int t = 1; t <= 3; t++) {
 				check_r8(f, 16 * 9 + 3, k, t);
 				check_r8(f, 16 * 11, k, t);
+				check_r8(f, 16 * 17, k, t); /* 8 streams over one thread's share */
 			}
 		}
 	}
+	setenv("OCB_QGEMV_STREAMS", "3", 1); /* not a choice: the CPU's default stays */
+	cr_assert_eq(qgemv_streams(qformat_find("q4_0")), qr_default_streams(QF_Q4_0, ocb_cpu_id()));
 	unsetenv("OCB_QGEMV_STREAMS");
 	unsetenv("OCB_QGEMV");
 }
 
 /* Streams per thread of the r16 GEMV per CPU and format (quant_repack.c's measurements):
- * on AMD 2 for the 32-block formats, 1 for TQ2_0; 1 on Intel */
+ * on AMD as many as the format's kernels have (8; Q8_0 4) for the 32-block formats, 1 for
+ * TQ2_0; 1 on Intel. Each default has its kernel. */
 Test(qrepack, default_streams_per_cpu)
 {
 	const struct ocb_cpu_id zen5 = { .vendor = "AuthenticAMD", .family = 0x1a, .model = 0x02 };
 	const struct ocb_cpu_id emr = { .vendor = "GenuineIntel", .family = 6, .model = 0xcf };
 	const enum qformat_type types[] = { QF_Q8_0, QF_Q4_0, QF_Q4_1, QF_Q3_G, QF_Q2_G, QF_TQ2_0 };
-	const int amd[] = { 2, 2, 2, 2, 2, 1 };
+	const int amd[] = { 4, 8, 8, 8, 8, 1 };
 	for (size_t i = 0; i < sizeof types / sizeof *types; i++) {
+		const int ns = qr_default_streams(types[i], &zen5);
 		cr_assert_eq(qr_default_streams(types[i], &emr), 1, "type %d", (int)types[i]);
-		cr_assert_eq(qr_default_streams(types[i], &zen5), amd[i], "type %d", (int)types[i]);
+		cr_assert_eq(ns, amd[i], "type %d", (int)types[i]);
+		cr_assert_leq(ns, qr_max_streams(types[i]));
+		cr_assert(ns == 1 ? qr_zmm_kernel(types[i]) != NULL : qr_zmm_kernels(types[i], ns) != NULL,
+			  "type %d: no kernel for its default streams", (int)types[i]);
 	}
+	cr_assert_null(qr_zmm_kernels(QF_Q8_0, 8)); /* capped: it would spill */
+	cr_assert_null(qr_zmm_kernels(QF_TQ2_0, 8));
 }
 
 /* TQ2_0 codes are 0..2 from any quantizer, but a byte may hold 3 (ggml decodes it as +2):
@@ -351,21 +365,23 @@ Test(qrepack, default_kind_per_cpu)
 	}
 }
 
-/* The r16 kernels' prefetch per vendor (quant_repack.c's measurements): Intel into L2 8 KiB
- * ahead and into L1 near (TQ2_0 1 KiB, the 32-block formats 2 KiB); AMD into L1 only, and
- * only for TQ2_0 */
+/* The r16 kernels' prefetch per vendor and streams (quant_repack.c's measurements): Intel
+ * into L2 8 KiB ahead and into L1 near (TQ2_0 1 KiB, the 32-block formats 2 KiB); AMD into
+ * L1 only: TQ2_0 8 KiB, the 32-block formats 1 KiB from 4 streams on, none below */
 Test(qrepack, default_prefetch_per_cpu)
 {
 	const struct ocb_cpu_id zen5 = { .vendor = "AuthenticAMD", .family = 0x1a, .model = 0x02 };
 	const struct ocb_cpu_id emr = { .vendor = "GenuineIntel", .family = 6, .model = 0xcf };
-	struct qk_pf p = qr_default_prefetch(QF_Q4_0, &emr);
-	cr_assert(p.l1 == 2048 && p.l2 == 8192, "%d %d", p.l1, p.l2);
-	p = qr_default_prefetch(QF_TQ2_0, &emr);
-	cr_assert(p.l1 == 1024 && p.l2 == 8192, "%d %d", p.l1, p.l2);
-	p = qr_default_prefetch(QF_Q8_0, &zen5);
-	cr_assert(p.l1 == 0 && p.l2 == 0, "%d %d", p.l1, p.l2);
-	p = qr_default_prefetch(QF_TQ2_0, &zen5);
-	cr_assert(p.l1 == 8192 && p.l2 == 0, "%d %d", p.l1, p.l2);
+	for (int ns = 1; ns <= 8; ns *= 2) {
+		struct qk_pf p = qr_default_prefetch(QF_Q4_0, &emr, ns);
+		cr_assert(p.l1 == 2048 && p.l2 == 8192, "%d %d", p.l1, p.l2);
+		p = qr_default_prefetch(QF_TQ2_0, &emr, ns);
+		cr_assert(p.l1 == 1024 && p.l2 == 8192, "%d %d", p.l1, p.l2);
+		p = qr_default_prefetch(QF_Q8_0, &zen5, ns);
+		cr_assert(p.l1 == (ns >= 4 ? 1024 : 0) && p.l2 == 0, "ns %d: %d %d", ns, p.l1, p.l2);
+		p = qr_default_prefetch(QF_TQ2_0, &zen5, ns);
+		cr_assert(p.l1 == 8192 && p.l2 == 0, "%d %d", p.l1, p.l2);
+	}
 }
 
 /* A wrong answer must not pass the bound: swap two rows of one group in the packed bytes

@@ -25,7 +25,15 @@
  * the read buffer come from qrepack_alloc (2 MiB aligned, transparent huge pages asked
  * for; OCB_NO_THP=1 asks for none) and are first touched by the measuring threads.
  *
+ * configs (optional, r16 kernels): a comma-separated list of STREAMS:L1[:L2] (streams per
+ * thread, prefetch bytes into L1 and into L2, as OCB_QGEMV_STREAMS, OCB_QGEMV_PF and
+ * OCB_QGEMV_PF_L2), e.g. 2:0,4:1024,8:1024: each repetition then times the GEMV once under
+ * each, in an order that rotates from one repetition to the next, so that all see the same
+ * phases of the host; one line per configuration. A/B choices made across separate runs
+ * were swamped by the host's drift (the same setting 70% in one run, 84% in the next).
+ *
  * usage: quant_gemv_bw [n (16384)] [reps (10)] [threads (cores)] [evict (1)] [formats (all)]
+ *                      [configs]
  * exit 0 (fractions are printed, not judged), 2 bad usage, 3 out of memory. */
 #include <omp.h>
 #include <stdio.h>
@@ -42,6 +50,7 @@
 #include "../../kernels/peak_int8.h"
 #include "../../kernels/quant_gemv.h"
 #include "../../kernels/quant_repack.h"
+#include "../../kernels/quant_repack_impl.h" /* qk_prefetch_r16_set */
 #include "../../kernels/stream.h"
 
 /* One pass of the read ceiling's loop v over buf (kernels/stream.h ocb_stream_sum_variant;
@@ -134,6 +143,23 @@ struct fmt_result {
 	double gemv_s, gbs, readbw, repack_s;
 };
 
+/* One GEMV configuration timed (the configs argument); ns 0: the defaults */
+struct gconf {
+	int ns, l1, l2; /* streams per thread, prefetch bytes (-1: the default) */
+};
+#define MAXCONF 16
+
+/* Put configuration c in force for the next GEMV calls */
+static void conf_apply(const struct gconf *c)
+{
+	if (c->ns > 0) {
+		char e[12];
+		snprintf(e, sizeof e, "%d", c->ns);
+		setenv("OCB_QGEMV_STREAMS", e, 1);
+	}
+	qk_prefetch_r16_set(c->l1, c->l2);
+}
+
 /* GOP/s of about 2 ms of the int8 peak loop on `threads` threads */
 static double core_probe(int threads, uint64_t *sink)
 {
@@ -145,7 +171,7 @@ static double core_probe(int threads, uint64_t *sink)
 
 /* Time GEMV and read loop for one format; 0 or 3 (out of memory). */
 static int measure(const struct qformat *f, int64_t n, int reps, int threads, void *ebuf,
-		   size_t ebytes, struct fmt_result *res)
+		   size_t ebytes, const struct gconf *conf, int nconf, struct fmt_result *res)
 {
 	size_t wbytes = 0;
 	enum qgemv_kind kind = qgemv_choose(f);
@@ -169,13 +195,15 @@ static int measure(const struct qformat *f, int64_t n, int reps, int threads, vo
 	for (int64_t i = 0; i < n; i++)
 		x[i] = (float)(i % 97) / 97.0f - 0.5f;
 	qformat_quantize_act(f, x, xq, 1, n);
-	struct timing tg = { 1e30, 1e30, 0, 0 }, tr = { 1e30, 1e30, 0, 0 };
+	struct timing tg[MAXCONF], tr = { 1e30, 1e30, 0, 0 };
+	for (int c = 0; c < nconf; c++)
+		tg[c] = tr;
 	double sink = 0;
 	uint64_t psink = 0;
-	/* core: the probe per repetition; pair: read time / GEMV time of the repetition's two
-	 * adjacent timings (the fraction within one moment of the host) */
+	/* core: the probe per repetition; pair: read time / GEMV time of the repetition's
+	 * timings (the fraction within one moment of the host), per configuration */
 	double *core = malloc(sizeof(double) * (size_t)reps);
-	double *pair = malloc(sizeof(double) * (size_t)reps);
+	double *pair = malloc(sizeof(double) * (size_t)(reps * nconf));
 	if (!core || !pair) {
 		free(core);
 		free(pair);
@@ -183,14 +211,21 @@ static int measure(const struct qformat *f, int64_t n, int reps, int threads, vo
 	}
 #define GEMV() (qgemv_kind_r8(kind) ? qgemv_r8(f, w, n, n, xq, y, threads) \
 				       : qgemv(f, w, n, n, xq, y, threads))
-	GEMV(); /* warm-up */
+	for (int c = 0; c < nconf; c++) { /* warm-up */
+		conf_apply(&conf[c]);
+		GEMV();
+	}
 	const int nv = ocb_stream_sum_variants();
 	sink += read_mem(0, buf, wbytes, threads);
-	/* interleave GEMV and reads so all see the same machine load */
+	/* interleave GEMVs and reads so all see the same machine load */
 	for (int r = 0; r < reps; r++) {
-		if (ebuf)
-			sink += read_mem(0, ebuf, ebytes, threads);
-		TIMED(&tg, GEMV());
+		for (int i = 0; i < nconf; i++) {
+			const int c = (r + i) % nconf;
+			conf_apply(&conf[c]);
+			if (ebuf)
+				sink += read_mem(0, ebuf, ebytes, threads);
+			TIMED(&tg[c], GEMV());
+		}
 		double rd = 1e30; /* the best read loop of this repetition (s) */
 		for (int v = 0; v < nv; v++) {
 			if (ebuf)
@@ -198,26 +233,36 @@ static int measure(const struct qformat *f, int64_t n, int reps, int threads, vo
 			TIMED(&tr, sink += read_mem(v, buf, wbytes, threads));
 			rd = tr.last < rd ? tr.last : rd;
 		}
-		pair[r] = rd / tg.last;
+		for (int c = 0; c < nconf; c++)
+			pair[c * reps + r] = rd / tg[c].last;
 		core[r] = core_probe(threads, &psink);
 	}
 	const double core_med = ocb_median(core, (size_t)reps);
-	const double pair_med = 100.0 * ocb_median(pair, (size_t)reps);
-	free(core);
-	free(pair);
 #undef GEMV
-	const double best = timing_best(&tg), bestr = timing_best(&tr);
-	res->gemv_s = best;
-	res->gbs = (double)wbytes / best / 1e9;
+	const double bestr = timing_best(&tr);
 	res->readbw = (double)wbytes / bestr / 1e9;
 	const int strict = f->type == QF_Q8_0 || f->type == QF_Q4_0 || f->type == QF_TQ2_0;
-	const double frac = 100.0 * res->gbs / res->readbw, target = strict ? 85.0 : 70.0;
-	printf("%-6s %-14s x%d %6.1f MB  gemv %7.3f ms %6.2f GB/s  read %6.2f GB/s  fraction %5.1f%% "
-	       "(target %2.0f%% %s)  paired %5.1f%%  unpreempted %d of %d + %d of %d  core %5.0f GOP/s  "
-	       "repack %7.1f ms  (y0=%g, sink %g %llu)\n",
-	       f->name, qgemv_kind_name(kind), qgemv_streams(f), wbytes / 1e6, best * 1e3, res->gbs, res->readbw, frac,
-	       target, frac >= target ? "ok" : "LOW", pair_med, tg.nclean, reps, tr.nclean, nv * reps,
-	       core_med, res->repack_s * 1e3, y[0], sink, (unsigned long long)psink);
+	const double target = strict ? 85.0 : 70.0;
+	for (int c = 0; c < nconf; c++) {
+		conf_apply(&conf[c]); /* for the streams printed */
+		const double best = timing_best(&tg[c]), gbs = (double)wbytes / best / 1e9;
+		const double frac = 100.0 * gbs / res->readbw;
+		const double pair_med = 100.0 * ocb_median(pair + c * reps, (size_t)reps);
+		if (c == 0)
+			res->gemv_s = best, res->gbs = gbs;
+		char pf[32] = "";
+		if (conf[c].ns > 0 || conf[c].l1 >= 0 || conf[c].l2 >= 0)
+			snprintf(pf, sizeof pf, " pf %d/%d", conf[c].l1, conf[c].l2);
+		printf("%-6s %-14s x%d%s %6.1f MB  gemv %7.3f ms %6.2f GB/s  read %6.2f GB/s  fraction %5.1f%% "
+		       "(target %2.0f%% %s)  paired %5.1f%%  unpreempted %d of %d + %d of %d  core %5.0f GOP/s  "
+		       "repack %7.1f ms  (y0=%g, sink %g %llu)\n",
+		       f->name, qgemv_kind_name(kind), qgemv_streams(f), pf, wbytes / 1e6, best * 1e3,
+		       gbs, res->readbw, frac, target, frac >= target ? "ok" : "LOW", pair_med, tg[c].nclean,
+		       reps, tr.nclean, nv * reps, core_med, res->repack_s * 1e3, y[0], sink,
+		       (unsigned long long)psink);
+	}
+	free(core);
+	free(pair);
 	qrepack_free(w), qrepack_free(buf);
 	free(x), free(y), free(xq);
 	return 0;
@@ -229,6 +274,30 @@ oom:
 	return 3;
 }
 
+/* The configs argument into conf[]: their count, or -1 (the error printed) */
+static int parse_confs(const char *arg, struct gconf *conf)
+{
+	int nc = 0;
+	for (const char *p = arg; *p;) {
+		struct gconf c = { 0, -1, -1 };
+		char *end;
+		c.ns = (int)strtol(p, &end, 10);
+		if (*end == ':')
+			c.l1 = (int)strtol(end + 1, &end, 10);
+		if (*end == ':')
+			c.l2 = (int)strtol(end + 1, &end, 10);
+		if (nc == MAXCONF || (c.ns != 1 && c.ns != 2 && c.ns != 4 && c.ns != 8) || c.l1 > 65536 ||
+		    c.l2 > 65536 || c.l1 < -1 || c.l2 < -1 || (*end && *end != ',')) {
+			fprintf(stderr, "ocbench: quant_gemv_bw: bad configuration list \"%s\" (at most %d of "
+				"STREAMS:L1[:L2], streams 1, 2, 4 or 8, bytes 0..65536)\n", arg, MAXCONF);
+			return -1;
+		}
+		conf[nc++] = c;
+		p = end + (*end == ',');
+	}
+	return nc ? nc : (fprintf(stderr, "ocbench: quant_gemv_bw: empty configuration list\n"), -1);
+}
+
 int main(int argc, char **argv)
 {
 	int64_t n = argc > 1 ? atoll(argv[1]) : 16384;
@@ -236,9 +305,14 @@ int main(int argc, char **argv)
 	int threads = argc > 3 ? atoi(argv[3]) : ocb_cpu_cores();
 	int evict = argc > 4 ? atoi(argv[4]) : 1;
 	const char *list = argc > 5 ? argv[5] : "q8_0,q4_0,q4_1,q3_g,q2_g,tq2_0,tq1_0";
-	if (argc > 6 || n <= 0 || n % 256 || reps <= 0 || threads <= 0) {
+	struct gconf conf[MAXCONF] = { { 0, -1, -1 } };
+	int nconf = 1;
+	if (argc > 6 && (nconf = parse_confs(argv[6], conf)) < 0)
+		return 2;
+	if (argc > 7 || n <= 0 || n % 256 || reps <= 0 || threads <= 0) {
 		fprintf(stderr, "ocbench: quant_gemv_bw: usage: quant_gemv_bw [n, a multiple of 256] "
-			"[reps] [threads] [evict 0|1] [formats, comma-separated]\n");
+			"[reps] [threads] [evict 0|1] [formats, comma-separated] "
+			"[configs: STREAMS:L1[:L2],...]\n");
 		return 2;
 	}
 	const struct qformat *fmts[QF_COUNT];
@@ -273,7 +347,7 @@ int main(int argc, char **argv)
 	struct fmt_result res[QF_COUNT] = { 0 };
 	double t_of[QF_COUNT] = { 0 };
 	for (int i = 0; i < nf; i++) {
-		int rc = measure(fmts[i], n, reps, threads, ebuf, ebytes, &res[i]);
+		int rc = measure(fmts[i], n, reps, threads, ebuf, ebytes, conf, nconf, &res[i]);
 		if (rc) {
 			qrepack_free(ebuf);
 			return rc;
