@@ -404,10 +404,20 @@ static int sweep_round(struct meas *x, int ti)
 
 /* ---- STREAM triad (cross-check) and sgemm ----------------------------------------- */
 
+/* Passes of one STREAM cross-check timing, back to back (STREAM's own NTIMES loop). One
+ * pass alone, after the other families' measurements, starts from caches holding other
+ * data; the sweep's DRAM points run pass after pass, and on the Zen 5 VM the rate of
+ * pass after pass depends on the working set far past the measured last level: a
+ * 1-thread read ran 49 GB/s over 160 MiB, 45 over 320, 41-43 over 640, 38 over 1280 and
+ * 36 over 2560 MiB (huge pages throughout, sizes in either order; a triad over 80-160
+ * MiB 1.24-1.25x faster pass after pass than in single passes after an eviction, over
+ * 640 MiB alike: 3 Dec 2026). So both take passes back to back. */
+#define XCHK_PASSES 4
+
 static int xchk_round(struct meas *x)
 {
 	for (int i = 0; i < x->ntl; i++) {
-		struct sweep_arg a = {1, 0, x->sbuf, 3 * x->sn * sizeof(float), 1};
+		struct sweep_arg a = {1, 0, x->sbuf, 3 * x->sn * sizeof(float), XCHK_PASSES};
 		struct tstat ts;
 		int rc = team_trial(x->tl[i], sweep_body, &a, 1e-9, &ts);
 		if (rc)
