@@ -669,6 +669,12 @@ struct qk_pf qr_default_prefetch(enum qformat_type type, const struct ocb_cpu_id
  * 72-74 / 81-83%; TQ2_0 (1 / 2 / 4, 8 KiB / 2 KiB / 2 KiB into L1) 79-87 / 78-83 /
  * 61-67%, 74-82 / 69-80 / 57-63% (its 8 KiB ahead, times the streams, crowds L1;
  * without it 40-50%). Q4_0 at 2 threads is as fast on 4 as on 8; one rule is kept.
+ * Rechecked at 2 threads the same evening (Q4_0, 2 streams without prefetch against 8
+ * with 1 KiB, eight runs): best of 10 75-89% against 74-81%, but the median of paired
+ * timings 73-79% against 73-81%; 2 streams won where 2 threads read 90-93 GB/s and
+ * lost or tied where they read 83-87. Three runs of Q4_0, Q4_1, Q3_G and Q2_G (2
+ * threads reading 77-90 GB/s) against 2 and 4 streams with and without prefetch ranked
+ * 8 first in 10 of 12. No setting is ahead across the host's phases, so 8 stays.
  * The Xeon was measured with one stream (qr_default_prefetch's numbers) and keeps it. */
 int qr_default_streams(enum qformat_type type, const struct ocb_cpu_id *cpu)
 {
