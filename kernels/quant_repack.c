@@ -675,6 +675,11 @@ struct qk_pf qr_default_prefetch(enum qformat_type type, const struct ocb_cpu_id
  * lost or tied where they read 83-87. Three runs of Q4_0, Q4_1, Q3_G and Q2_G (2
  * threads reading 77-90 GB/s) against 2 and 4 streams with and without prefetch ranked
  * 8 first in 10 of 12. No setting is ahead across the host's phases, so 8 stays.
+ * Rechecked 4 Dec 2026 (README, "Zen 5, 4 Dec 2026"): Q4_0 at 2 threads, 4 streams with
+ * 1 KiB led 8 in five of eight interleaved rounds (four by 8-10 points, one by 3) and
+ * trailed in three (by 2-7); at 1 thread 8 led in seven of eight. Kernels that take one block
+ * or one 64-byte vector per stream per step (the read loop's rate rises as that step
+ * shrinks) came within 4 points of these for Q4_0.
  * The Xeon was measured with one stream (qr_default_prefetch's numbers) and keeps it. */
 int qr_default_streams(enum qformat_type type, const struct ocb_cpu_id *cpu)
 {
