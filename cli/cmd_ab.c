@@ -292,6 +292,11 @@ int cmd_ab(const struct ocb_global *g, int argc, char **argv)
 	/* the children's runs skip their own canaries: ab measures them itself, around
 	 * the rounds (collect/canary_run.h) */
 	setenv("OCBENCH_NO_CANARIES", "1", 1);
+	/* and both sides run the GEMV's default setting, not one each side's planner picked
+	 * by a few timings in its own moment (kernels/qgemv_plan.h): a different pick would
+	 * be a difference between the sides that no commit made. OCB_QGEMV_PLAN=1 asks for
+	 * the planners. */
+	setenv("OCB_QGEMV_PLAN", "0", 0);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN); /* a serving child that dies is an EIO, not our death */

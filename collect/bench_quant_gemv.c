@@ -10,16 +10,58 @@
 #include "../common/ocb_alloc.h"
 #include "../common/ocb_error.h"
 #include "../common/ocb_json.h"
+#include "../common/ocb_log.h"
 #include "../common/ocb_rng.h"
 #include "../common/ocb_time.h"
+#include "../kernels/qgemv_plan.h"
 #include "../kernels/quant_gemv.h"
 #include "../kernels/quant_repack.h"
 #include "bench_quant.h"
 
 #define POOL 64
+#define MAX_COPIES 64 /* rotation copies of W, at most */
+
+/* The r16 kernels' setting for this shape, timed on the rotation copies as the
+ * repetitions will use them (kernels/qgemv_plan.h): logged, and stored as metrics of
+ * workload "quant_gemv": plan_time_<case> (s) and plan_streams_<case>, plan_pf_l1_<case>,
+ * plan_pf_l2_<case> (the setting kept). Nothing is stored where nothing was timed. */
+static int qbench_plan(struct qbench *q, const struct ocb_ctx *ctx)
+{
+	const void *copies[MAX_COPIES];
+	const int nc = q->ncopies < MAX_COPIES ? q->ncopies : MAX_COPIES;
+	for (int c = 0; c < nc; c++)
+		copies[c] = (const char *)q->wr + (size_t)c * q->wrstride;
+	const struct qgemv_plan_opts opts = { copies, nc, NULL, NULL };
+	struct qgemv_plan_info pi;
+	int rc = qgemv_plan(q->f, q->wr, q->m, q->k, q->xq, q->y, q->threads, &opts, &pi);
+	if (rc || pi.ncand == 0)
+		return rc;
+	q->variant = qgemv_plan_variant(q->f, &pi.setting);
+	char cands[256] = "";
+	size_t o = 0;
+	for (int j = 0; j < pi.ncand && o < sizeof cands; j++)
+		o += (size_t)snprintf(cands + o, sizeof cands - o, "%s%d:%d:%d %.3g ms", j ? ", " : "",
+				      pi.cand[j].streams, pi.cand[j].pf_l1, pi.cand[j].pf_l2,
+				      pi.median_s[j] * 1e3);
+	ocb_info("quant_gemv: %s %lldx%lld t%d: plan %d:%d:%d (streams:L1:L2 bytes) in %.3f s; "
+		 "medians of %d rounds: %s", q->f->name, (long long)q->m, (long long)q->k, q->threads,
+		 pi.setting.streams, pi.setting.pf_l1, pi.setting.pf_l2, pi.seconds, pi.rounds, cands);
+	const struct ocb_metric_sink *ms = ctx ? &ctx->metrics : NULL;
+	const char *names[4] = { "plan_time", "plan_streams", "plan_pf_l1", "plan_pf_l2" };
+	const double vals[4] = { pi.seconds, pi.setting.streams, pi.setting.pf_l1, pi.setting.pf_l2 };
+	const char *units[4] = { "s", "count", "bytes", "bytes" };
+	for (int i = 0; i < 4 && !rc; i++) {
+		char key[96];
+		snprintf(key, sizeof key, "%s_%s_%lldx%lld_t%d", names[i], q->f->name, (long long)q->m,
+			 (long long)q->k, q->threads);
+		rc = ocb_metric(ms, "quant_gemv", -1, key, vals[i], units[i]);
+	}
+	return rc;
+}
 
 /* The load-time step of a GEMV whose chosen kernel wants the r8 layout: repack copy 0
- * (timed, reported as a metric), then duplicate it into the other copies. */
+ * (timed, reported as a metric), duplicate it into the other copies, then plan the r16
+ * kernels' setting (qbench_plan). */
 static int qbench_repack(struct qbench *q, const struct ocb_ctx *ctx)
 {
 	enum qgemv_kind kind = qgemv_choose(q->f);
@@ -40,7 +82,9 @@ static int qbench_repack(struct qbench *q, const struct ocb_ctx *ctx)
 	char key[96];
 	snprintf(key, sizeof key, "repack_time_%s_%lldx%lld_t%d", q->f->name, (long long)q->m,
 		 (long long)q->k, q->threads);
-	return ocb_metric(ctx ? &ctx->metrics : NULL, "quant_gemv", -1, key, q->repack_s, "s");
+	if ((rc = ocb_metric(ctx ? &ctx->metrics : NULL, "quant_gemv", -1, key, q->repack_s, "s")))
+		return rc;
+	return qbench_plan(q, ctx);
 }
 
 int qbench_setup(const cJSON *params, const struct ocb_ctx *ctx, int gemm, void **state)
@@ -235,7 +279,6 @@ int qbench_work(const cJSON *params, int gemm, struct ocb_work *w)
  * the Zen 5 VM (victim L3, 43 MiB measured), Q8_0 4096 x 11008 (48 MB, 2 copies) streamed
  * at 109% (1 thread) and 133% (2) of the DRAM roof, and the 16384^2 GEMVs at 2 threads
  * (one copy) at 104-110% (3 Dec 2026). Other cases: one copy (warm in their level). */
-#define MAX_COPIES 64
 int qbench_copies(const cJSON *params, const struct ocb_ctx *ctx, int gemm, double wbytes,
 		  int *ncopies)
 {

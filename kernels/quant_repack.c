@@ -12,6 +12,7 @@
 #include "quant_gemv.h"
 #include "quant_impl.h"
 #include "quant_repack_impl.h"
+#include "qgemv_plan.h"
 
 /* Where the fp16 scales and the codes sit inside one plain block (quant_formats.h). */
 int qr_layout(const struct qformat *f, struct qr_layout *l)
@@ -459,8 +460,15 @@ static void share_streams(qr_group_fn kern, qr_groups_fn kernn, int ns, const st
 	share_one_stream(kern, sh, g0 + ns * part, g1, y);
 }
 
-int qgemv_r8(const struct qformat *f, const void *wr, int64_t m, int64_t k, const void *xq,
-	     float *y, int threads)
+/* The prefetch distances of the qgemv_r8 call a worker thread is in (set: inside one),
+ * which its r16 kernels read through qk_prefetch_r16 */
+static __thread int r16_call_set;
+static __thread struct qk_pf r16_call_pf;
+
+/* qgemv_r8 under setting set (NULL: the defaults, r16_streams and the r16_pf table); the
+ * r16 kernels only take its streams (capped at the format's) and prefetch distances */
+static int gemv_r8_run(const struct qformat *f, const void *wr, int64_t m, int64_t k,
+		       const void *xq, float *y, int threads, const struct qgemv_setting *set)
 {
 	if (!ocb_cpu_avx2())
 		return qgemv_r8_ref(f, wr, m, k, xq, y, threads);
@@ -483,15 +491,20 @@ int qgemv_r8(const struct qformat *f, const void *wr, int64_t m, int64_t k, cons
 	const int64_t pb = panel_blocks(fr, R, nb), np = (nb + pb - 1) / pb;
 	const size_t ab = qformat_act_bytes(f, 1, f->act_block); /* one activation block */
 	const char *w = wr;
-	const int ns = r16_streams(r8_fmt(f)->type);
-	const qr_groups_fn kernn = kind == QGEMV_VNNI512_R16 ? qr_zmm_kernels(r8_fmt(f)->type, ns)
-							     : NULL;
+	const int zmm = kind == QGEMV_VNNI512_R16, maxs = qr_max_streams(fr->type);
+	int ns = set && zmm ? set->streams : r16_streams(fr->type);
+	ns = ns == 2 || ns == 4 || ns == 8 ? (ns < maxs ? ns : maxs) : 1;
+	const qr_groups_fn kernn = zmm ? qr_zmm_kernels(fr->type, ns) : NULL;
+	const struct qk_pf pf = set ? (struct qk_pf){set->pf_l1, set->pf_l2}
+				    : qk_prefetch_r16(fr->type, ns);
 	/* panel by panel; a thread keeps the same groups in every panel (its share is a
 	 * function of its number alone), so its partial sums in y are its own */
 #pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
 	{
 		const int t = omp_get_thread_num(), nt = omp_get_num_threads();
 		const int64_t g0 = ng * t / nt, g1 = ng * (t + 1) / nt;
+		r16_call_pf = pf;
+		r16_call_set = 1;
 		for (int64_t p = 0; p < np; p++) {
 			const struct qr_panel pn = panel_at(fr, R, nb, ng, p);
 			const size_t xo = (size_t)(pn.b0 * fr->block / f->act_block) * ab;
@@ -502,10 +515,25 @@ int qgemv_r8(const struct qformat *f, const void *wr, int64_t m, int64_t k, cons
 			else
 				share_one_stream(kern, &sh, g0, g1, y);
 		}
+		r16_call_set = 0;
 	}
 	for (int64_t r = ng * R; r < m; r++)
 		y[r] = f->vec_dot_avx2(k, w + (size_t)ng * gb + (size_t)(r - ng * R) * rb, xq);
 	return OCB_OK;
+}
+
+int qgemv_r8(const struct qformat *f, const void *wr, int64_t m, int64_t k, const void *xq,
+	     float *y, int threads)
+{
+	struct qgemv_setting plan;
+	const int planned = f && qgemv_plan_find(f, m, k, threads, &plan);
+	return gemv_r8_run(f, wr, m, k, xq, y, threads, planned ? &plan : NULL);
+}
+
+int qgemv_r8_setting(const struct qformat *f, const void *wr, int64_t m, int64_t k,
+		     const void *xq, float *y, int threads, const struct qgemv_setting *set)
+{
+	return gemv_r8_run(f, wr, m, k, xq, y, threads, set);
 }
 
 /* ---- which kernel ---- */
@@ -563,7 +591,7 @@ int qk_prefetch = 2048;
  * inside the timed GEMV): [format class: the 32-block formats', TQ2_0's][streams: 1, 2,
  * 4, 8], and the environment's overrides (-1: none) */
 static struct qk_pf r16_pf[2][4];
-static int pf_l1_env = -1, pf_l2_env = -1;
+static int pf_l1_env = -1, pf_l2_env = -1, pf_tool_set;
 
 /* bytes in 0..65536 from environment variable name, or -1: unset or not such a number
  * (then the default stays, silently: a warning from this constructor would print twice
@@ -610,6 +638,7 @@ __attribute__((constructor)) static void qk_prefetch_init(void)
 
 void qk_prefetch_r16_set(int l1, int l2)
 {
+	pf_tool_set = l1 >= 0 || l2 >= 0;
 	r16_pf_settle(l1 >= 0 ? l1 : pf_l1_env, l2 >= 0 ? l2 : pf_l2_env);
 }
 
@@ -694,16 +723,27 @@ int qr_max_streams(enum qformat_type type)
 	return type == QF_Q8_0 || type == QF_TQ2_0 ? 4 : 8;
 }
 
+/* OCB_QGEMV_STREAMS as a valid choice (1, 2, 4, 8), else 0 */
+static int streams_env(void)
+{
+	const char *env = getenv("OCB_QGEMV_STREAMS");
+	return env && (strcmp(env, "1") == 0 || strcmp(env, "2") == 0 || strcmp(env, "4") == 0 ||
+		       strcmp(env, "8") == 0)
+		       ? env[0] - '0'
+		       : 0;
+}
+
+int qr_settings_overridden(void)
+{
+	return streams_env() || pf_l1_env >= 0 || pf_l2_env >= 0 || pf_tool_set;
+}
+
 /* The streams per thread in force for a format's r16 kernels: OCB_QGEMV_STREAMS (1, 2, 4
  * or 8, capped at qr_max_streams; read on every call, as OCB_QGEMV is) or the CPU's
  * default. */
 static int r16_streams(enum qformat_type type)
 {
-	const char *env = getenv("OCB_QGEMV_STREAMS");
-	const int ns = env && (strcmp(env, "1") == 0 || strcmp(env, "2") == 0 ||
-			       strcmp(env, "4") == 0 || strcmp(env, "8") == 0)
-			       ? env[0] - '0'
-			       : qr_default_streams(type, ocb_cpu_id());
+	const int ns = streams_env() ? streams_env() : qr_default_streams(type, ocb_cpu_id());
 	return ns < qr_max_streams(type) ? ns : qr_max_streams(type);
 }
 
@@ -734,6 +774,8 @@ const char *qgemv_variant(const struct qformat *f)
 
 struct qk_pf qk_prefetch_r16(enum qformat_type type, int ns)
 {
+	if (r16_call_set) /* inside a qgemv_r8 call: its setting */
+		return r16_call_pf;
 	return r16_pf[type == QF_TQ2_0][ns_index(ns)];
 }
 

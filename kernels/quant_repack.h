@@ -90,7 +90,8 @@ void *qrepack_alloc(size_t bytes);
 void qrepack_free(void *p);
 
 /* y[m] = W xq with W in the r8 / r16 layout of qrepack_rows(f) (xq as for qgemv).
- * qgemv_r8 runs the kernels qgemv_choose(f) picks (zmm on r16; VNNI r8 ones where the CPU
+ * qgemv_r8 runs the kernels qgemv_choose(f) picks, the r16 ones under the plan made for
+ * this shape if there is one (qgemv_plan.h), else under the CPU's default setting (zmm on r16; VNNI r8 ones where the CPU
  * has them, else AVX2; AVX2 r8 also when the choice is the plain layout), qgemv_r8_ref is
  * plain C on the same layout (the only path without AVX2). Rows are split over threads in whole groups.
  * OCB_EINVAL (bad shape, unsupported format). */
@@ -98,6 +99,18 @@ int qgemv_r8(const struct qformat *f, const void *wr, int64_t m, int64_t k, cons
 	     float *y, int threads);
 int qgemv_r8_ref(const struct qformat *f, const void *wr, int64_t m, int64_t k,
 		 const void *xq, float *y, int threads);
+
+/* The knobs of the r16 kernels: groups each thread reads side by side (1, 2, 4 or 8,
+ * capped at the format's kernels), and software prefetch bytes ahead of each into L1
+ * (prefetcht0) and into L2 only (prefetcht1); 0: none. */
+struct qgemv_setting {
+	int streams, pf_l1, pf_l2;
+};
+
+/* qgemv_r8 under an explicit setting of the r16 kernels (other kinds ignore it), whatever
+ * the plan or the environment: for the planner (qgemv_plan.h) and tests. */
+int qgemv_r8_setting(const struct qformat *f, const void *wr, int64_t m, int64_t k,
+		     const void *xq, float *y, int threads, const struct qgemv_setting *set);
 
 /* ---- the run-time choice ---- */
 

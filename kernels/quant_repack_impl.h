@@ -78,6 +78,10 @@ qr_groups_fn qr_zmm_kernels(enum qformat_type type, int ns);
 int qr_default_streams(enum qformat_type type, const struct ocb_cpu_id *cpu);
 int qr_max_streams(enum qformat_type type);
 
+/* 1 if the environment (OCB_QGEMV_STREAMS, OCB_QGEMV_PF, OCB_QGEMV_PF_L2) or
+ * qk_prefetch_r16_set sets the r16 kernels' settings: then they, not plans, are in force. */
+int qr_settings_overridden(void);
+
 /* The default GEMV kind for f on a CPU with AVX2 and the given identification, whose best
  * VNNI is `vnni` (QR_AVX2: none) (quant_repack.c). Pure: tests feed it CPUs we do not
  * have. */

@@ -12,6 +12,7 @@
 #include "../common/ocb_cpu.h"
 #include "../common/ocb_error.h"
 #include "../common/ocb_rng.h"
+#include "../kernels/qgemv_plan.h"
 #include "../kernels/quant_gemv.h"
 #include "../kernels/quant_repack.h"
 
@@ -321,10 +322,17 @@ Test(qkernel, suite_quick_cases)
 			cr_assert_str_eq(w.compute, f ? "ops_int8" : !strcmp(b->name, "quant_gemm")
 									 ? "flops_sgemm"
 									 : "flops_fp32");
-			/* GEMV: the kernel quant_repack chose for this CPU, with its streams
-			 * (e.g. "avx2-r8", "avx512vnni-r16x4") */
+			/* GEMV: the kernel quant_repack chose for this CPU, with the streams its
+			 * set-up planned for this shape (e.g. "avx2-r8", "avx512vnni-r16x4"; on
+			 * a CPU with the r16 kernels a plan must exist) */
+			struct qgemv_setting plan;
+			const int planned = f && qgemv_plan_find(f, (int64_t)m, (int64_t)k, 2, &plan);
+			cr_assert(!f || strcmp(b->name, "quant_gemv") ||
+				  planned == (qgemv_choose(f) == QGEMV_VNNI512_R16),
+				  "%s: planned %d", fmt, planned);
 			const char *want = !f ? "openblas"
 				: strcmp(b->name, "quant_gemv") ? qkernel_variant()
+				: planned ? qgemv_plan_variant(f, &plan)
 				: qgemv_variant(f);
 			cr_assert_str_eq(b->variant(st), want);
 			b->teardown(st);

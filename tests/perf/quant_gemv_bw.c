@@ -50,6 +50,7 @@
 #include "../../kernels/peak_int8.h"
 #include "../../kernels/quant_gemv.h"
 #include "../../kernels/quant_repack.h"
+#include "../../kernels/qgemv_plan.h"
 #include "../../kernels/quant_repack_impl.h" /* qk_prefetch_r16_set */
 #include "../../kernels/stream.h"
 
@@ -169,6 +170,20 @@ static double core_probe(int threads, uint64_t *sink)
 	return ops / (ocb_now_s() - t0) / 1e9;
 }
 
+/* The eviction buffer, streamed before each of the planner's timings as before ours */
+struct evict {
+	void *buf;
+	size_t bytes;
+	int threads;
+	double sink;
+};
+
+static void evict_now(void *arg)
+{
+	struct evict *e = arg;
+	e->sink += read_mem(0, e->buf, e->bytes, e->threads);
+}
+
 /* Time GEMV and read loop for one format; 0 or 3 (out of memory). */
 static int measure(const struct qformat *f, int64_t n, int reps, int threads, void *ebuf,
 		   size_t ebytes, const struct gconf *conf, int nconf, struct fmt_result *res)
@@ -195,6 +210,14 @@ static int measure(const struct qformat *f, int64_t n, int reps, int threads, vo
 	for (int64_t i = 0; i < n; i++)
 		x[i] = (float)(i % 97) / 97.0f - 0.5f;
 	qformat_quantize_act(f, x, xq, 1, n);
+	/* the default configuration runs what ocbench runs: the r16 kernels under the plan
+	 * timed now (kernels/qgemv_plan.h), or the environment's settings */
+	struct qgemv_plan_info plan = { 0 };
+	struct evict ev = { ebuf, ebytes, threads, 0 };
+	const struct qgemv_plan_opts popts = { NULL, 0, ebuf ? evict_now : NULL, &ev };
+	const int planning = nconf == 1 && conf[0].ns == 0 && conf[0].l1 < 0 && conf[0].l2 < 0;
+	if (planning && qgemv_kind_r8(kind) && qgemv_plan(f, w, n, n, xq, y, threads, &popts, &plan))
+		goto oom;
 	struct timing tg[MAXCONF], tr = { 1e30, 1e30, 0, 0 };
 	for (int c = 0; c < nconf; c++)
 		tg[c] = tr;
@@ -251,15 +274,32 @@ static int measure(const struct qformat *f, int64_t n, int reps, int threads, vo
 		if (c == 0)
 			res->gemv_s = best, res->gbs = gbs;
 		char pf[32] = "";
+		int ns = qgemv_streams(f);
 		if (conf[c].ns > 0 || conf[c].l1 >= 0 || conf[c].l2 >= 0)
 			snprintf(pf, sizeof pf, " pf %d/%d", conf[c].l1, conf[c].l2);
+		else if (plan.ncand > 0) {
+			ns = plan.setting.streams;
+			snprintf(pf, sizeof pf, " pf %d/%d", plan.setting.pf_l1, plan.setting.pf_l2);
+		}
 		printf("%-6s %-14s x%d%s %6.1f MB  gemv %7.3f ms %6.2f GB/s  read %6.2f GB/s  fraction %5.1f%% "
 		       "(target %2.0f%% %s)  paired %5.1f%%  unpreempted %d of %d + %d of %d  core %5.0f GOP/s  "
 		       "repack %7.1f ms  (y0=%g, sink %g %llu)\n",
-		       f->name, qgemv_kind_name(kind), qgemv_streams(f), pf, wbytes / 1e6, best * 1e3,
+		       f->name, qgemv_kind_name(kind), ns, pf, wbytes / 1e6, best * 1e3,
 		       gbs, res->readbw, frac, target, frac >= target ? "ok" : "LOW", pair_med, tg[c].nclean,
 		       reps, tr.nclean, nv * reps, core_med, res->repack_s * 1e3, y[0], sink,
 		       (unsigned long long)psink);
+	}
+	if (plan.ncand > 0) {
+		printf("%-6s plan  %.0f ms, %d rounds, median GB/s per setting (streams:L1:L2):", f->name,
+		       plan.seconds * 1e3, plan.rounds);
+		for (int j = 0; j < plan.ncand; j++)
+			printf("  %d:%d:%d %.2f%s", plan.cand[j].streams, plan.cand[j].pf_l1,
+			       plan.cand[j].pf_l2, (double)wbytes / plan.median_s[j] / 1e9,
+			       j == plan.chosen ? " (chosen)" : "");
+		printf("\n");
+		sink += ev.sink;
+	} else if (plan.why) {
+		printf("%-6s plan  none: %s\n", f->name, plan.why);
 	}
 	free(core);
 	free(pair);

@@ -1,0 +1,217 @@
+/* qgemv_plan: r16 GEMV settings chosen by timing (qgemv_plan.h). */
+#include "qgemv_plan.h"
+
+#include <omp.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/ocb_error.h"
+#include "../common/ocb_stats.h"
+#include "../common/ocb_time.h"
+#include "quant_repack_impl.h"
+
+#define PLAN_ROUNDS_MIN 5
+#define PLAN_ROUNDS_MAX 41
+#define PLAN_BUDGET_S 0.05 /* rounds beyond the minimum while the planning took less */
+#define PLAN_SLOTS 64	   /* shapes remembered; the oldest is replaced beyond */
+
+struct plan_entry {
+	enum qformat_type type;
+	enum qgemv_kind kind;
+	int64_t m, k;
+	int threads;
+	struct qgemv_setting set;
+};
+
+static pthread_mutex_t plan_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct plan_entry plans[PLAN_SLOTS];
+static int nplans, plan_next;
+
+/* Candidates on AMD (measured on the Zen 5 VM, README "Zen 5: a planner"): the 32-block
+ * formats on 8 streams with 1 KiB ahead (first on 3-4 Dec 2026), 4 with and without it, 2
+ * without (first by 13-24 points on another instance); Q8_0's kernels stop at 4; TQ2_0
+ * (and TQ1_0, run as TQ2_0) on one stream 8 KiB ahead, or 2 with 2 or 8 KiB. On Intel
+ * the default (one stream, 2 KiB into L1 and 8 KiB into L2; TQ2_0 1 KiB) and the same
+ * prefetches on 2 and 4 streams, which its read rate was never measured against. type:
+ * the kernels' format (TQ2_0 for TQ1_0). */
+int qgemv_plan_candidates(enum qformat_type type, const struct ocb_cpu_id *cpu,
+			  struct qgemv_setting *out)
+{
+	const int ns0 = qr_default_streams(type, cpu);
+	const struct qk_pf pf0 = qr_default_prefetch(type, cpu, ns0);
+	int n = 0;
+	out[n++] = (struct qgemv_setting){ns0, pf0.l1, pf0.l2};
+	struct qgemv_setting more[QGEMV_PLAN_MAX];
+	int nm = 0;
+	if (strcmp(cpu->vendor, "AuthenticAMD") == 0) {
+		if (type == QF_TQ2_0) {
+			more[nm++] = (struct qgemv_setting){1, 8192, 0};
+			more[nm++] = (struct qgemv_setting){2, 2048, 0};
+			more[nm++] = (struct qgemv_setting){2, 8192, 0};
+		} else {
+			if (qr_max_streams(type) >= 8)
+				more[nm++] = (struct qgemv_setting){8, 1024, 0};
+			more[nm++] = (struct qgemv_setting){4, 1024, 0};
+			more[nm++] = (struct qgemv_setting){4, 0, 0};
+			more[nm++] = (struct qgemv_setting){2, 0, 0};
+		}
+	} else {
+		more[nm++] = (struct qgemv_setting){2, pf0.l1, pf0.l2};
+		more[nm++] = (struct qgemv_setting){4, pf0.l1, pf0.l2};
+	}
+	for (int i = 0; i < nm && n < QGEMV_PLAN_MAX; i++) {
+		int dup = 0;
+		for (int j = 0; j < n; j++)
+			dup |= memcmp(&out[j], &more[i], sizeof more[i]) == 0;
+		if (!dup)
+			out[n++] = more[i];
+	}
+	return n;
+}
+
+int qgemv_plan_pick(const double *t, int n, int rounds, double *median_s)
+{
+	double col[PLAN_ROUNDS_MAX];
+	int best = 0;
+	for (int j = 0; j < n; j++) {
+		for (int r = 0; r < rounds; r++)
+			col[r] = t[r * n + j];
+		median_s[j] = ocb_median(col, (size_t)rounds);
+		if (median_s[j] < median_s[best])
+			best = j;
+	}
+	return best;
+}
+
+static int norm_threads(int threads)
+{
+	return threads > 0 ? threads : omp_get_max_threads();
+}
+
+static int entry_is(const struct plan_entry *e, const struct qformat *f, enum qgemv_kind kind,
+		    int64_t m, int64_t k, int threads)
+{
+	return e->type == f->type && e->kind == kind && e->m == m && e->k == k &&
+	       e->threads == threads;
+}
+
+int qgemv_plan_find(const struct qformat *f, int64_t m, int64_t k, int threads,
+		    struct qgemv_setting *set)
+{
+	if (!f || qr_settings_overridden())
+		return 0;
+	const enum qgemv_kind kind = qgemv_choose(f);
+	if (kind != QGEMV_VNNI512_R16)
+		return 0;
+	threads = norm_threads(threads);
+	int found = 0;
+	pthread_mutex_lock(&plan_lock);
+	for (int i = 0; i < nplans && !found; i++)
+		if (entry_is(&plans[i], f, kind, m, k, threads)) {
+			*set = plans[i].set;
+			found = 1;
+		}
+	pthread_mutex_unlock(&plan_lock);
+	return found;
+}
+
+static void plan_keep(const struct qformat *f, enum qgemv_kind kind, int64_t m, int64_t k,
+		      int threads, const struct qgemv_setting *set)
+{
+	pthread_mutex_lock(&plan_lock);
+	int slot = -1;
+	for (int i = 0; i < nplans && slot < 0; i++)
+		if (entry_is(&plans[i], f, kind, m, k, threads))
+			slot = i;
+	if (slot < 0) {
+		slot = nplans < PLAN_SLOTS ? nplans++ : plan_next;
+		plan_next = (slot + 1) % PLAN_SLOTS;
+	}
+	plans[slot] = (struct plan_entry){f->type, kind, m, k, threads, *set};
+	pthread_mutex_unlock(&plan_lock);
+}
+
+void qgemv_plan_forget(void)
+{
+	pthread_mutex_lock(&plan_lock);
+	nplans = plan_next = 0;
+	pthread_mutex_unlock(&plan_lock);
+}
+
+int qgemv_plan(const struct qformat *f, const void *wr, int64_t m, int64_t k, const void *xq,
+	       float *y, int threads, const struct qgemv_plan_opts *opts,
+	       struct qgemv_plan_info *info)
+{
+	struct qgemv_plan_info local;
+	if (!info)
+		info = &local;
+	memset(info, 0, sizeof *info);
+	if (!f || !wr || !xq || !y)
+		return ocb_seterr(OCB_EINVAL, "qgemv_plan: NULL argument");
+	const double t0 = ocb_now_s();
+	const enum qgemv_kind kind = qgemv_choose(f);
+	info->setting = (struct qgemv_setting){qgemv_streams(f), 0, 0};
+	if (kind != QGEMV_VNNI512_R16 || !qrepack_supported(f)) {
+		info->why = "not the r16 kernels";
+		return OCB_OK;
+	}
+	if (qr_settings_overridden()) {
+		info->why = "set by the environment";
+		return OCB_OK;
+	}
+	const char *off = getenv("OCB_QGEMV_PLAN");
+	if (off && strcmp(off, "0") == 0) {
+		info->why = "OCB_QGEMV_PLAN=0";
+		return OCB_OK;
+	}
+	threads = norm_threads(threads);
+	/* TQ1_0 runs as TQ2_0 codes: its kernels' candidates */
+	const enum qformat_type rt = f->type == QF_TQ1_0 ? QF_TQ2_0 : f->type;
+	const int n = qgemv_plan_candidates(rt, ocb_cpu_id(), info->cand);
+	double *t = malloc(sizeof(double) * (size_t)(PLAN_ROUNDS_MAX * n));
+	if (!t)
+		return ocb_seterr(OCB_ENOMEM, "qgemv_plan: timings");
+	const int nc = opts && opts->copies && opts->ncopies > 0 ? opts->ncopies : 0;
+	int rc = OCB_OK, rounds = 0, next = 0;
+	for (int j = 0; j < n && !rc; j++) /* once each untimed: code and activations warm */
+		rc = qgemv_r8_setting(f, wr, m, k, xq, y, threads, &info->cand[j]);
+	/* rotating order, so that every setting sees the host's phases alike */
+	while (!rc && rounds < PLAN_ROUNDS_MAX &&
+	       (rounds < PLAN_ROUNDS_MIN || ocb_now_s() - t0 < PLAN_BUDGET_S ||
+		rounds % 2 == 0)) {
+		for (int i = 0; i < n && !rc; i++) {
+			const int j = (i + rounds) % n;
+			const void *w = nc ? opts->copies[next] : wr;
+			next = nc ? (next + 1) % nc : 0;
+			if (opts && opts->before)
+				opts->before(opts->arg);
+			const double s = ocb_now_s();
+			rc = qgemv_r8_setting(f, w, m, k, xq, y, threads, &info->cand[j]);
+			t[rounds * n + j] = ocb_now_s() - s;
+		}
+		rounds++;
+	}
+	if (!rc) {
+		info->ncand = n;
+		info->rounds = rounds;
+		info->chosen = qgemv_plan_pick(t, n, rounds, info->median_s);
+		info->setting = info->cand[info->chosen];
+		plan_keep(f, kind, m, k, threads, &info->setting);
+	}
+	free(t);
+	info->seconds = ocb_now_s() - t0;
+	return rc;
+}
+
+const char *qgemv_plan_variant(const struct qformat *f, const struct qgemv_setting *set)
+{
+	if (!f || qgemv_choose(f) != QGEMV_VNNI512_R16)
+		return qgemv_variant(f);
+	const int maxs = qr_max_streams(f->type == QF_TQ1_0 ? QF_TQ2_0 : f->type);
+	const int ns = set->streams < maxs ? set->streams : maxs;
+	return ns == 8 ? "avx512vnni-r16x8"
+	       : ns == 4 ? "avx512vnni-r16x4"
+	       : ns == 2 ? "avx512vnni-r16x2"
+			 : "avx512vnni-r16";
+}

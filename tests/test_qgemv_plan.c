@@ -1,0 +1,191 @@
+/* Criterion suite `qgemv_plan`: the r16 GEMV's settings chosen by timing
+ * (kernels/qgemv_plan.h): the candidates per CPU, the choice from timings, a plan made
+ * and then used by qgemv_r8 (every candidate's result within the summation-order bound),
+ * the environment's precedence, the caches hook and copies, and what is not planned. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/ocb_cpu.h"
+#include "../common/ocb_error.h"
+#include "../kernels/qgemv_plan.h"
+#include "../kernels/quant_gemv.h"
+#include "../kernels/quant_repack.h"
+#include "../kernels/quant_repack_impl.h"
+#include "qrepack_prob.h"
+
+static void clear_env(void)
+{
+	unsetenv("OCB_QGEMV");
+	unsetenv("OCB_QGEMV_STREAMS");
+	unsetenv("OCB_QGEMV_PF");
+	unsetenv("OCB_QGEMV_PF_L2");
+	unsetenv("OCB_QGEMV_PLAN");
+	qk_prefetch_r16_set(-1, -1);
+	qgemv_plan_forget();
+}
+
+static int same(const struct qgemv_setting *a, const struct qgemv_setting *b)
+{
+	return a->streams == b->streams && a->pf_l1 == b->pf_l1 && a->pf_l2 == b->pf_l2;
+}
+
+/* The CPU's default first, then distinct settings each of which has a kernel */
+Test(qgemv_plan, candidates_per_cpu)
+{
+	const struct ocb_cpu_id zen5 = { .vendor = "AuthenticAMD", .family = 0x1a, .model = 0x02 };
+	const struct ocb_cpu_id emr = { .vendor = "GenuineIntel", .family = 6, .model = 0xcf };
+	const enum qformat_type types[] = { QF_Q8_0, QF_Q4_0, QF_Q4_1, QF_Q3_G, QF_Q2_G, QF_TQ2_0 };
+	const struct ocb_cpu_id *cpus[] = { &zen5, &emr };
+	for (size_t c = 0; c < 2; c++)
+		for (size_t i = 0; i < sizeof types / sizeof *types; i++) {
+			struct qgemv_setting s[QGEMV_PLAN_MAX];
+			const int n = qgemv_plan_candidates(types[i], cpus[c], s);
+			const int ns0 = qr_default_streams(types[i], cpus[c]);
+			const struct qk_pf pf0 = qr_default_prefetch(types[i], cpus[c], ns0);
+			cr_assert(n >= 2 && n <= QGEMV_PLAN_MAX, "type %d: %d", (int)types[i], n);
+			cr_assert(s[0].streams == ns0 && s[0].pf_l1 == pf0.l1 && s[0].pf_l2 == pf0.l2,
+				  "type %d cpu %zu: the default is not first", (int)types[i], c);
+			for (int j = 0; j < n; j++) {
+				cr_assert_leq(s[j].streams, qr_max_streams(types[i]));
+				cr_assert(s[j].streams == 1 ? qr_zmm_kernel(types[i]) != NULL
+							    : qr_zmm_kernels(types[i], s[j].streams) != NULL,
+					  "type %d: no kernel for %d streams", (int)types[i], s[j].streams);
+				for (int l = 0; l < j; l++)
+					cr_assert(!same(&s[j], &s[l]), "type %d: %d twice", (int)types[i], j);
+			}
+		}
+	struct qgemv_setting s[QGEMV_PLAN_MAX];
+	const int n = qgemv_plan_candidates(QF_Q4_0, &zen5, s); /* as measured: README */
+	cr_assert_eq(n, 4);
+	cr_assert(s[3].streams == 2 && s[3].pf_l1 == 0 && s[3].pf_l2 == 0);
+}
+
+/* The median over rounds decides; one slow round of the fastest does not; a tie keeps the
+ * lower index (the default) */
+Test(qgemv_plan, pick_by_median)
+{
+	/* rounds x settings */
+	const double t[5 * 3] = { 3, 2, 4,  3, 2, 4,  3, 9, 4,  3, 2, 4,  3, 2, 1 };
+	double med[3];
+	cr_assert_eq(qgemv_plan_pick(t, 3, 5, med), 1);
+	cr_assert_float_eq(med[0], 3.0, 1e-12);
+	cr_assert_float_eq(med[1], 2.0, 1e-12);
+	cr_assert_float_eq(med[2], 4.0, 1e-12);
+	const double tie[3 * 2] = { 2, 2,  1, 1,  3, 3 };
+	cr_assert_eq(qgemv_plan_pick(tie, 2, 3, med), 0);
+	const double last[3 * 3] = { 5, 5, 4,  5, 5, 4,  5, 5, 4 };
+	cr_assert_eq(qgemv_plan_pick(last, 3, 3, med), 2);
+}
+
+static int calls;
+static void count_call(void *arg)
+{
+	(void)arg;
+	calls++;
+}
+
+/* A plan made on 2 copies, with the hook before every timing, is found for its shape and
+ * threads only, qgemv_r8 runs it, and every candidate's result is right */
+Test(qgemv_plan, plan_made_and_used, .fini = clear_env)
+{
+	if (!ocb_cpu_avx512vnni())
+		cr_skip_test("no AVX-512 VNNI on this CPU: no r16 kernels to plan");
+	clear_env();
+	setenv("OCB_QGEMV", "r16", 1);
+	const char *fmts[] = { "q4_0", "q8_0", "tq1_0" };
+	for (size_t i = 0; i < sizeof fmts / sizeof *fmts; i++) {
+		const struct qformat *f = qformat_find(fmts[i]);
+		struct rprob p;
+		const int64_t m = 16 * 9 + 3, k = f->block == 32 ? 32 * 67 : 512;
+		rprob_init(&p, f, m, k, 5 + i);
+		cr_assert_eq(qrepack_pack(f, p.w, m, k, p.wr, 2), OCB_OK);
+		char *wr2 = qrepack_alloc(qrepack_bytes(f, m, k));
+		cr_assert_not_null(wr2);
+		memcpy(wr2, p.wr, qrepack_bytes(f, m, k));
+		const void *copies[2] = { p.wr, wr2 };
+		float *y = malloc(sizeof(float) * (size_t)m), *y0 = malloc(sizeof(float) * (size_t)m);
+		cr_assert_eq(qgemv_ref(f, p.w, m, k, p.xq, y0, 1), OCB_OK);
+		const struct qgemv_plan_opts opts = { copies, 2, count_call, NULL };
+		struct qgemv_plan_info pi;
+		calls = 0;
+		cr_assert_eq(qgemv_plan(f, p.wr, m, k, p.xq, y, 2, &opts, &pi), OCB_OK);
+		cr_assert(pi.ncand >= 2 && pi.rounds >= 5 && pi.rounds % 2 == 1, "%s: %d x %d",
+			  f->name, pi.ncand, pi.rounds);
+		cr_assert_eq(calls, pi.ncand * pi.rounds, "the hook runs before every timing");
+		cr_assert(pi.chosen >= 0 && pi.chosen < pi.ncand && same(&pi.setting, &pi.cand[pi.chosen]));
+		for (int j = 0; j < pi.ncand; j++)
+			cr_assert(pi.median_s[j] > 0 && pi.median_s[j] >= pi.median_s[pi.chosen]);
+		struct qgemv_setting got;
+		cr_assert(qgemv_plan_find(f, m, k, 2, &got) && same(&got, &pi.setting), "%s", f->name);
+		cr_assert(!qgemv_plan_find(f, m, k, 1, &got), "another thread count has no plan");
+		cr_assert(!qgemv_plan_find(f, m + 16, k, 2, &got), "another shape has no plan");
+		cr_assert_str_eq(qgemv_plan_variant(f, &pi.setting),
+				 pi.setting.streams == 1 ? "avx512vnni-r16"
+				 : pi.setting.streams == 2 ? "avx512vnni-r16x2"
+				 : pi.setting.streams == 4 ? "avx512vnni-r16x4"
+							   : "avx512vnni-r16x8");
+		/* the planned call and each candidate: right within the bound */
+		for (int j = -1; j < pi.ncand; j++) {
+			memset(y, 0, sizeof(float) * (size_t)m);
+			cr_assert_eq(j < 0 ? qgemv_r8(f, wr2, m, k, p.xq, y, 2)
+					   : qgemv_r8_setting(f, wr2, m, k, p.xq, y, 3, &pi.cand[j]),
+				     OCB_OK);
+			for (int64_t r = 0; r < m; r++)
+				cr_assert_leq(fabs((double)y0[r] - y[r]), order_bound(&p, r),
+					      "%s setting %d row %lld: %g vs %g", f->name, j, (long long)r,
+					      y0[r], y[r]);
+		}
+		free(y), free(y0);
+		qrepack_free(wr2);
+		rprob_free(&p);
+	}
+	qgemv_plan_forget();
+	struct qgemv_setting got;
+	cr_assert(!qgemv_plan_find(qformat_find("q4_0"), 16 * 9 + 3, 32 * 67, 2, &got));
+}
+
+/* Explicit settings win: with OCB_QGEMV_STREAMS (or a prefetch override) nothing is timed
+ * and an existing plan is not used; OCB_QGEMV_PLAN=0 times nothing; a kind other than r16
+ * has nothing to plan */
+Test(qgemv_plan, environment_and_other_kinds, .fini = clear_env)
+{
+	if (!ocb_cpu_avx2())
+		cr_skip_test("no AVX2 on this CPU (or OCB_FORCE_SCALAR set)");
+	clear_env();
+	const struct qformat *f = qformat_find("q4_0");
+	struct rprob p;
+	const int64_t m = 48, k = 32 * 8;
+	rprob_init(&p, f, m, k, 3);
+	float y[48];
+	struct qgemv_plan_info pi;
+	struct qgemv_setting got;
+	setenv("OCB_QGEMV", "r8", 1);
+	cr_assert_eq(qrepack_pack(f, p.w, m, k, p.wr, 1), OCB_OK);
+	cr_assert_eq(qgemv_plan(f, p.wr, m, k, p.xq, y, 1, NULL, &pi), OCB_OK);
+	cr_assert(pi.ncand == 0 && strstr(pi.why, "r16"), "%s", pi.why ? pi.why : "(null)");
+	cr_assert(!qgemv_plan_find(f, m, k, 1, &got));
+	if (ocb_cpu_avx512vnni()) {
+		setenv("OCB_QGEMV", "r16", 1);
+		cr_assert_eq(qrepack_pack(f, p.w, m, k, p.wr, 1), OCB_OK);
+		setenv("OCB_QGEMV_PLAN", "0", 1);
+		cr_assert_eq(qgemv_plan(f, p.wr, m, k, p.xq, y, 1, NULL, &pi), OCB_OK);
+		cr_assert(pi.ncand == 0 && strstr(pi.why, "OCB_QGEMV_PLAN"));
+		unsetenv("OCB_QGEMV_PLAN");
+		cr_assert_eq(qgemv_plan(f, p.wr, m, k, p.xq, y, 1, NULL, &pi), OCB_OK);
+		cr_assert_gt(pi.ncand, 0);
+		cr_assert(qgemv_plan_find(f, m, k, 1, &got));
+		setenv("OCB_QGEMV_STREAMS", "2", 1);
+		cr_assert(!qgemv_plan_find(f, m, k, 1, &got), "the environment overrides the plan");
+		cr_assert_eq(qgemv_plan(f, p.wr, m, k, p.xq, y, 1, NULL, &pi), OCB_OK);
+		cr_assert(pi.ncand == 0 && strstr(pi.why, "environment"));
+		unsetenv("OCB_QGEMV_STREAMS");
+		qk_prefetch_r16_set(512, -1); /* quant_gemv_bw's configurations */
+		cr_assert(!qgemv_plan_find(f, m, k, 1, &got));
+		qk_prefetch_r16_set(-1, -1);
+		cr_assert(qgemv_plan_find(f, m, k, 1, &got), "the plan is back");
+	}
+	cr_assert_eq(qgemv_plan(NULL, p.wr, m, k, p.xq, y, 1, NULL, &pi), OCB_EINVAL);
+	rprob_free(&p);
+}
