@@ -709,7 +709,11 @@ struct qk_pf qr_default_prefetch(enum qformat_type type, const struct ocb_cpu_id
  * trailed in three (by 2-7); at 1 thread 8 led in seven of eight. Kernels that take one block
  * or one 64-byte vector per stream per step (the read loop's rate rises as that step
  * shrinks) came within 4 points of these for Q4_0.
- * The Xeon was measured with one stream (qr_default_prefetch's numbers) and keeps it. */
+ * The Xeon was measured with one stream (qr_default_prefetch's numbers) and keeps it.
+ * On 4 Dec 2026, on another instance of the same VM, 2 streams without prefetch led 8
+ * by 13-24 points in every round: the best setting depends on the host, so these
+ * defaults are now the first candidate of a planner that times the others on the
+ * weights at hand (qgemv_plan.h); they stand where nothing is planned. */
 int qr_default_streams(enum qformat_type type, const struct ocb_cpu_id *cpu)
 {
 	return strcmp(cpu->vendor, "AuthenticAMD") != 0 || type == QF_TQ2_0 ? 1 : qr_max_streams(type);

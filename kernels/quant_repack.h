@@ -148,7 +148,9 @@ static inline int qgemv_kind_r8(enum qgemv_kind kind)
  * OCB_QGEMV_PF_L2=<bytes> the r16 kernels' distance into L2 only (0: none; defaults per
  * CPU, format and streams, see quant_repack.c). OCB_QGEMV_STREAMS=1|2|4|8 sets how many
  * groups each thread of the r16 kernels reads side by side (default per CPU and format;
- * Q8_0 and TQ2_0 at most 4). */
+ * Q8_0 and TQ2_0 at most 4). Where a plan was made for a shape (qgemv_plan.h), its
+ * setting replaces these defaults unless one of those three is set; OCB_QGEMV_PLAN=0
+ * stops the planning. */
 enum qgemv_kind qgemv_choose(const struct qformat *f);
 /* Streams per thread qgemv_r8 reads f's weights on: 1, 2, 4 or 8 for the r16 kernels
  * (their groups side by side, quant_repack.c), 1 for every other kind. */
