@@ -13,7 +13,7 @@
 
 #define PLAN_ROUNDS_MIN 5
 #define PLAN_ROUNDS_MAX 41
-#define PLAN_BUDGET_S 0.05 /* rounds beyond the minimum while the planning took less */
+#define PLAN_BUDGET_S 0.2 /* rounds beyond the minimum while the planning took less */
 #define PLAN_SLOTS 64	   /* shapes remembered; the oldest is replaced beyond */
 
 struct plan_entry {
