@@ -22,11 +22,20 @@
 #define MAX_COPIES 64 /* rotation copies of W, at most */
 
 /* The r16 kernels' setting for this shape, timed on the rotation copies as the
- * repetitions will use them (kernels/qgemv_plan.h): logged, and stored as metrics of
- * workload "quant_gemv": plan_time_<case> (s) and plan_streams_<case>, plan_pf_l1_<case>,
- * plan_pf_l2_<case> (the setting kept). Nothing is stored where nothing was timed. */
+ * repetitions will use them (kernels/qgemv_plan.h), once per process: logged, and stored
+ * as metrics of workload "quant_gemv": plan_time_<case> (s) and plan_streams_<case>,
+ * plan_pf_l1_<case>, plan_pf_l2_<case> (the setting kept). Nothing is stored where
+ * nothing was timed. */
 static int qbench_plan(struct qbench *q, const struct ocb_ctx *ctx)
 {
+	/* a later pass of the same case (or another case of this shape and thread count) in
+	 * this process keeps the plan the first one made: a case's repetitions over all its
+	 * passes run one setting */
+	struct qgemv_setting kept;
+	if (qgemv_plan_find(q->f, q->m, q->k, q->threads, &kept)) {
+		q->variant = qgemv_plan_variant(q->f, &kept);
+		return OCB_OK;
+	}
 	const void *copies[MAX_COPIES];
 	const int nc = q->ncopies < MAX_COPIES ? q->ncopies : MAX_COPIES;
 	for (int c = 0; c < nc; c++)

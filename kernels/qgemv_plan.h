@@ -12,8 +12,8 @@
  * A plan is made per (format, kernel kind, m, k, threads), kept for the life of the
  * process, and used by every later qgemv_r8 call of that shape (the harness's rotation
  * copies of a matrix share it). It never changes during a measurement: the harness plans
- * in a case's set-up, timed apart (as the repacking is), and its repetitions all run the
- * chosen setting. The environment's explicit settings (OCB_QGEMV_STREAMS, OCB_QGEMV_PF,
+ * in a case's first set-up, timed apart (as the repacking is), later passes keep that
+ * plan, and all the case's repetitions run the chosen setting. The environment's explicit settings (OCB_QGEMV_STREAMS, OCB_QGEMV_PF,
  * OCB_QGEMV_PF_L2) win over plans: with any of them set, nothing is timed and plans are
  * not consulted. OCB_QGEMV_PLAN=0 makes qgemv_plan time nothing (the CPU's default
  * setting stays). */

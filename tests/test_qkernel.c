@@ -421,3 +421,39 @@ Test(qkernel, suite_work_bounds_and_bad_params)
 	cr_assert_eq(gemv->setup(p, &ctx, &st), OCB_EINVAL);
 	cJSON_Delete(p);
 }
+
+/* The quant_gemv set-up plans a shape once per process (kernels/qgemv_plan.h): a second
+ * set-up of the same case (the harness's next pass) keeps the first plan, stores no
+ * second plan_time, and names the same variant. */
+static int plan_times;
+static int count_plan_time(void *c, const char *workload, long step, const char *key,
+			   double value, const char *unit)
+{
+	(void)c, (void)workload, (void)step, (void)value, (void)unit;
+	plan_times += strncmp(key, "plan_time_", 10) == 0;
+	return 0;
+}
+
+Test(qkernel, gemv_plan_once_per_process)
+{
+	const struct ocb_bench *b = NULL;
+	for (size_t bi = 0; bi < ocb_nbenches; bi++)
+		if (!strcmp(ocb_benches[bi].bench->name, "quant_gemv"))
+			b = ocb_benches[bi].bench;
+	cr_assert_not_null(b);
+	struct ocb_ctx ctx = { .threads = 2, .seed = 5, .quick = 1 };
+	ctx.metrics.put = count_plan_time;
+	cJSON *c = filled_text(b, "{\"format\":\"q4_0\",\"m\":256,\"k\":1024}");
+	const int r16 = qgemv_choose(qformat_find("q4_0")) == QGEMV_VNNI512_R16;
+	const char *names[2];
+	for (int pass = 0; pass < 2; pass++) {
+		void *st = NULL;
+		cr_assert_eq(b->setup(c, &ctx, &st), OCB_OK, "%s", ocb_lasterr());
+		cr_assert_eq(plan_times, r16, "pass %d: %d plan(s) timed", pass, plan_times);
+		names[pass] = b->variant(st);
+		cr_assert_eq(b->run(st), OCB_OK);
+		b->teardown(st);
+	}
+	cr_assert_str_eq(names[0], names[1]);
+	cJSON_Delete(c);
+}
