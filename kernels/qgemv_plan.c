@@ -74,6 +74,7 @@ int qgemv_plan_pick(const double *t, int n, int rounds, double *median_s)
 {
 	double col[PLAN_ROUNDS_MAX];
 	int best = 0;
+	rounds = rounds < PLAN_ROUNDS_MAX ? rounds : PLAN_ROUNDS_MAX; /* the first ones */
 	for (int j = 0; j < n; j++) {
 		for (int r = 0; r < rounds; r++)
 			col[r] = t[r * n + j];

@@ -46,7 +46,8 @@ int qgemv_plan_candidates(enum qformat_type type, const struct ocb_cpu_id *cpu,
 			  struct qgemv_setting *out);
 
 /* Index of the fastest of n settings from their timings t[r * n + j] (round r, setting
- * j), by median over the rounds; a tie goes to the lower index (the default). Pure. */
+ * j), by median over the rounds (at most the first 41); a tie goes to the lower index
+ * (the default). Pure. */
 int qgemv_plan_pick(const double *t, int n, int rounds, double *median_s);
 
 /* How the timings should see the caches: as the measurements that follow will. A GEMV
