@@ -16,9 +16,9 @@
 #define PLAN_BUDGET_S 0.2 /* rounds beyond the minimum while the planning took less */
 #define PLAN_SLOTS 64	   /* shapes remembered; the oldest is replaced beyond */
 
+/* one plan of the r16 kernels (only they are planned) */
 struct plan_entry {
 	enum qformat_type type;
-	enum qgemv_kind kind;
 	int64_t m, k;
 	int threads;
 	struct qgemv_setting set;
@@ -90,46 +90,45 @@ static int norm_threads(int threads)
 	return threads > 0 ? threads : omp_get_max_threads();
 }
 
-static int entry_is(const struct plan_entry *e, const struct qformat *f, enum qgemv_kind kind,
-		    int64_t m, int64_t k, int threads)
+/* index of f's plan at this shape and (normalised) thread count, or -1; plan_lock held */
+static int plan_slot(const struct qformat *f, int64_t m, int64_t k, int threads)
 {
-	return e->type == f->type && e->kind == kind && e->m == m && e->k == k &&
-	       e->threads == threads;
+	for (int i = 0; i < nplans; i++)
+		if (plans[i].type == f->type && plans[i].m == m && plans[i].k == k &&
+		    plans[i].threads == threads)
+			return i;
+	return -1;
+}
+
+int qgemv_plan_find_kind(const struct qformat *f, enum qgemv_kind kind, int64_t m, int64_t k,
+			 int threads, struct qgemv_setting *set)
+{
+	if (!f || kind != QGEMV_VNNI512_R16 || qr_settings_overridden())
+		return 0;
+	pthread_mutex_lock(&plan_lock);
+	const int i = plan_slot(f, m, k, norm_threads(threads));
+	if (i >= 0)
+		*set = plans[i].set;
+	pthread_mutex_unlock(&plan_lock);
+	return i >= 0;
 }
 
 int qgemv_plan_find(const struct qformat *f, int64_t m, int64_t k, int threads,
 		    struct qgemv_setting *set)
 {
-	if (!f || qr_settings_overridden())
-		return 0;
-	const enum qgemv_kind kind = qgemv_choose(f);
-	if (kind != QGEMV_VNNI512_R16)
-		return 0;
-	threads = norm_threads(threads);
-	int found = 0;
-	pthread_mutex_lock(&plan_lock);
-	for (int i = 0; i < nplans && !found; i++)
-		if (entry_is(&plans[i], f, kind, m, k, threads)) {
-			*set = plans[i].set;
-			found = 1;
-		}
-	pthread_mutex_unlock(&plan_lock);
-	return found;
+	return f && qgemv_plan_find_kind(f, qgemv_choose(f), m, k, threads, set);
 }
 
-static void plan_keep(const struct qformat *f, enum qgemv_kind kind, int64_t m, int64_t k,
-		      int threads, const struct qgemv_setting *set)
+static void plan_keep(const struct qformat *f, int64_t m, int64_t k, int threads,
+		      const struct qgemv_setting *set)
 {
 	pthread_mutex_lock(&plan_lock);
-	int slot = -1;
-	for (int i = 0; i < nplans && slot < 0; i++)
-		if (entry_is(&plans[i], f, kind, m, k, threads))
-			slot = i;
+	int slot = plan_slot(f, m, k, threads);
 	if (slot < 0) {
 		slot = nplans < PLAN_SLOTS ? nplans++ : plan_next;
 		plan_next = (slot + 1) % PLAN_SLOTS;
 	}
-	plans[slot] = (struct plan_entry){f->type, kind, m, k, threads, *set};
+	plans[slot] = (struct plan_entry){f->type, m, k, threads, *set};
 	pthread_mutex_unlock(&plan_lock);
 }
 
@@ -151,9 +150,8 @@ int qgemv_plan(const struct qformat *f, const void *wr, int64_t m, int64_t k, co
 	if (!f || !wr || !xq || !y)
 		return ocb_seterr(OCB_EINVAL, "qgemv_plan: NULL argument");
 	const double t0 = ocb_now_s();
-	const enum qgemv_kind kind = qgemv_choose(f);
-	info->setting = (struct qgemv_setting){qgemv_streams(f), 0, 0};
-	if (kind != QGEMV_VNNI512_R16 || !qrepack_supported(f)) {
+	info->setting = qr_default_setting(qr_kernel_type(f));
+	if (qgemv_choose(f) != QGEMV_VNNI512_R16 || !qrepack_supported(f)) {
 		info->why = "not the r16 kernels";
 		return OCB_OK;
 	}
@@ -167,9 +165,7 @@ int qgemv_plan(const struct qformat *f, const void *wr, int64_t m, int64_t k, co
 		return OCB_OK;
 	}
 	threads = norm_threads(threads);
-	/* TQ1_0 runs as TQ2_0 codes: its kernels' candidates */
-	const enum qformat_type rt = f->type == QF_TQ1_0 ? QF_TQ2_0 : f->type;
-	const int n = qgemv_plan_candidates(rt, ocb_cpu_id(), info->cand);
+	const int n = qgemv_plan_candidates(qr_kernel_type(f), ocb_cpu_id(), info->cand);
 	double *t = malloc(sizeof(double) * (size_t)(PLAN_ROUNDS_MAX * n));
 	if (!t)
 		return ocb_seterr(OCB_ENOMEM, "qgemv_plan: timings");
@@ -198,7 +194,7 @@ int qgemv_plan(const struct qformat *f, const void *wr, int64_t m, int64_t k, co
 		info->rounds = rounds;
 		info->chosen = qgemv_plan_pick(t, n, rounds, info->median_s);
 		info->setting = info->cand[info->chosen];
-		plan_keep(f, kind, m, k, threads, &info->setting);
+		plan_keep(f, m, k, threads, &info->setting);
 	}
 	free(t);
 	info->seconds = ocb_now_s() - t0;
@@ -207,12 +203,6 @@ int qgemv_plan(const struct qformat *f, const void *wr, int64_t m, int64_t k, co
 
 const char *qgemv_plan_variant(const struct qformat *f, const struct qgemv_setting *set)
 {
-	if (!f || qgemv_choose(f) != QGEMV_VNNI512_R16)
-		return qgemv_variant(f);
-	const int maxs = qr_max_streams(f->type == QF_TQ1_0 ? QF_TQ2_0 : f->type);
-	const int ns = set->streams < maxs ? set->streams : maxs;
-	return ns == 8 ? "avx512vnni-r16x8"
-	       : ns == 4 ? "avx512vnni-r16x4"
-	       : ns == 2 ? "avx512vnni-r16x2"
-			 : "avx512vnni-r16";
+	return f && qgemv_choose(f) == QGEMV_VNNI512_R16 ? qr_r16_variant(f, set->streams)
+							 : qgemv_variant(f);
 }

@@ -71,11 +71,16 @@ int qgemv_plan(const struct qformat *f, const void *wr, int64_t m, int64_t k, co
 	       float *y, int threads, const struct qgemv_plan_opts *opts,
 	       struct qgemv_plan_info *info);
 
-/* 1 and *set if a plan for f's current kernel kind at this shape and thread count is in
- * force (threads <= 0: OpenMP's default, as qgemv_r8 reads it); 0 if none or if the
- * environment's settings override plans. */
+/* 1 and *set if f runs the r16 kernels now and a plan for it at this shape and thread
+ * count (threads <= 0: OpenMP's default, as qgemv_r8 reads it) is in force; 0 if none or
+ * if the environment's settings override plans. */
 int qgemv_plan_find(const struct qformat *f, int64_t m, int64_t k, int threads,
 		    struct qgemv_setting *set);
+
+/* qgemv_plan_find for a caller that has kind = qgemv_choose(f) already (qgemv_r8, once
+ * per call). */
+int qgemv_plan_find_kind(const struct qformat *f, enum qgemv_kind kind, int64_t m, int64_t k,
+			 int threads, struct qgemv_setting *set);
 
 /* Forget every plan (tests). */
 void qgemv_plan_forget(void);

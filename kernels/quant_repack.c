@@ -467,8 +467,9 @@ static __thread struct qk_pf r16_call_pf;
 
 /* qgemv_r8 under setting set (NULL: the defaults, r16_streams and the r16_pf table); the
  * r16 kernels only take its streams (capped at the format's) and prefetch distances */
-static int gemv_r8_run(const struct qformat *f, const void *wr, int64_t m, int64_t k,
-		       const void *xq, float *y, int threads, const struct qgemv_setting *set)
+static int gemv_r8_run(const struct qformat *f, enum qgemv_kind kind, const void *wr, int64_t m,
+		       int64_t k, const void *xq, float *y, int threads,
+		       const struct qgemv_setting *set)
 {
 	if (!ocb_cpu_avx2())
 		return qgemv_r8_ref(f, wr, m, k, xq, y, threads);
@@ -477,7 +478,6 @@ static int gemv_r8_run(const struct qformat *f, const void *wr, int64_t m, int64
 		return rc;
 	if (!y)
 		return ocb_seterr(OCB_EINVAL, "qgemv_r8: NULL output");
-	const enum qgemv_kind kind = qgemv_choose(f);
 	const qr_group_fn kern =
 		kind == QGEMV_VNNI512_R16
 			? qr_zmm_kernel(r8_fmt(f)->type)
@@ -492,11 +492,11 @@ static int gemv_r8_run(const struct qformat *f, const void *wr, int64_t m, int64
 	const size_t ab = qformat_act_bytes(f, 1, f->act_block); /* one activation block */
 	const char *w = wr;
 	const int zmm = kind == QGEMV_VNNI512_R16, maxs = qr_max_streams(fr->type);
-	int ns = set && zmm ? set->streams : r16_streams(fr->type);
+	const struct qgemv_setting use = set ? *set : qr_default_setting(fr->type);
+	int ns = use.streams;
 	ns = ns == 2 || ns == 4 || ns == 8 ? (ns < maxs ? ns : maxs) : 1;
 	const qr_groups_fn kernn = zmm ? qr_zmm_kernels(fr->type, ns) : NULL;
-	const struct qk_pf pf = set ? (struct qk_pf){set->pf_l1, set->pf_l2}
-				    : qk_prefetch_r16(fr->type, ns);
+	const struct qk_pf pf = {use.pf_l1, use.pf_l2};
 	/* panel by panel; a thread keeps the same groups in every panel (its share is a
 	 * function of its number alone), so its partial sums in y are its own */
 #pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
@@ -525,15 +525,16 @@ static int gemv_r8_run(const struct qformat *f, const void *wr, int64_t m, int64
 int qgemv_r8(const struct qformat *f, const void *wr, int64_t m, int64_t k, const void *xq,
 	     float *y, int threads)
 {
+	const enum qgemv_kind kind = qgemv_choose(f); /* once per call: it reads the environment */
 	struct qgemv_setting plan;
-	const int planned = f && qgemv_plan_find(f, m, k, threads, &plan);
-	return gemv_r8_run(f, wr, m, k, xq, y, threads, planned ? &plan : NULL);
+	const int planned = f && qgemv_plan_find_kind(f, kind, m, k, threads, &plan);
+	return gemv_r8_run(f, kind, wr, m, k, xq, y, threads, planned ? &plan : NULL);
 }
 
 int qgemv_r8_setting(const struct qformat *f, const void *wr, int64_t m, int64_t k,
 		     const void *xq, float *y, int threads, const struct qgemv_setting *set)
 {
-	return gemv_r8_run(f, wr, m, k, xq, y, threads, set);
+	return gemv_r8_run(f, qgemv_choose(f), wr, m, k, xq, y, threads, set);
 }
 
 /* ---- which kernel ---- */
@@ -747,7 +748,8 @@ int qr_settings_overridden(void)
  * default. */
 static int r16_streams(enum qformat_type type)
 {
-	const int ns = streams_env() ? streams_env() : qr_default_streams(type, ocb_cpu_id());
+	const int env = streams_env();
+	const int ns = env ? env : qr_default_streams(type, ocb_cpu_id());
 	return ns < qr_max_streams(type) ? ns : qr_max_streams(type);
 }
 
@@ -758,22 +760,32 @@ int qgemv_streams(const struct qformat *f)
 		       : 1;
 }
 
+const char *qr_r16_variant(const struct qformat *f, int ns)
+{
+	const int maxs = qr_max_streams(r8_fmt(f)->type);
+	ns = ns < maxs ? ns : maxs;
+	return ns == 8 ? "avx512vnni-r16x8"
+	       : ns == 4 ? "avx512vnni-r16x4"
+	       : ns == 2 ? "avx512vnni-r16x2"
+			 : qgemv_kind_name(QGEMV_VNNI512_R16);
+}
+
 const char *qgemv_variant(const struct qformat *f)
 {
 	const enum qgemv_kind kind = qgemv_choose(f);
-	if (kind == QGEMV_VNNI512_R16) {
-		switch (qgemv_streams(f)) {
-		case 2:
-			return "avx512vnni-r16x2";
-		case 4:
-			return "avx512vnni-r16x4";
-		case 8:
-			return "avx512vnni-r16x8";
-		default:
-			break;
-		}
-	}
-	return qgemv_kind_name(kind);
+	return kind == QGEMV_VNNI512_R16 ? qr_r16_variant(f, qgemv_streams(f)) : qgemv_kind_name(kind);
+}
+
+enum qformat_type qr_kernel_type(const struct qformat *f)
+{
+	return r8_fmt(f)->type;
+}
+
+struct qgemv_setting qr_default_setting(enum qformat_type type)
+{
+	const int ns = r16_streams(type);
+	const struct qk_pf pf = qk_prefetch_r16(type, ns);
+	return (struct qgemv_setting){ns, pf.l1, pf.l2};
 }
 
 struct qk_pf qk_prefetch_r16(enum qformat_type type, int ns)

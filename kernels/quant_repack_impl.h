@@ -82,6 +82,18 @@ int qr_max_streams(enum qformat_type type);
  * qk_prefetch_r16_set sets the r16 kernels' settings: then they, not plans, are in force. */
 int qr_settings_overridden(void);
 
+/* The setting the r16 kernels of a kernel format (qr_kernel_type) run where nothing is
+ * planned: OCB_QGEMV_STREAMS or the CPU's streams, and the prefetch distances of the
+ * environment or the CPU for them. */
+struct qgemv_setting qr_default_setting(enum qformat_type type);
+
+/* The format whose kernels run f: TQ2_0 for TQ1_0 (transcoded), else f's own. */
+enum qformat_type qr_kernel_type(const struct qformat *f);
+
+/* The variant name of f's r16 kernels on ns streams (capped at the format's):
+ * "avx512vnni-r16", "avx512vnni-r16x2", ... */
+const char *qr_r16_variant(const struct qformat *f, int ns);
+
 /* The default GEMV kind for f on a CPU with AVX2 and the given identification, whose best
  * VNNI is `vnni` (QR_AVX2: none) (quant_repack.c). Pure: tests feed it CPUs we do not
  * have. */

@@ -436,10 +436,7 @@ static int count_plan_time(void *c, const char *workload, long step, const char 
 
 Test(qkernel, gemv_plan_once_per_process)
 {
-	const struct ocb_bench *b = NULL;
-	for (size_t bi = 0; bi < ocb_nbenches; bi++)
-		if (!strcmp(ocb_benches[bi].bench->name, "quant_gemv"))
-			b = ocb_benches[bi].bench;
+	const struct ocb_bench *b = ocb_bench_find("quant_gemv");
 	cr_assert_not_null(b);
 	struct ocb_ctx ctx = { .threads = 2, .seed = 5, .quick = 1 };
 	ctx.metrics.put = count_plan_time;
