@@ -230,7 +230,10 @@ static int prepare(struct ab *a, const struct ocb_global *g)
 	}
 	if ((rc = ab_user_ceilings(g->db_path, a->o.quick, &ceil, &nceil)))
 		goto out;
-	a->llc_bytes = (int64_t)ocb_ceiling_llc_bytes(ceil, nceil); /* sizes the canaries */
+	struct ocb_machine host;
+	ocb_host_probe(&host);
+	ocb_machine_use_llc(&host, ceil, nceil);
+	a->llc_bytes = host.llc_bytes; /* sizes the canaries */
 	for (int side = 0; side < 2 && rc == OCB_OK; side++)
 		rc = ab_scratch_seed(a->db[side], ceil, nceil);
 out:

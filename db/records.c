@@ -39,16 +39,34 @@ void ocb_machine_caches(const struct ocb_machine *m, struct ocb_roof_caches *out
 	out->threads = m->threads;
 }
 
-double ocb_ceiling_llc_bytes(const struct ocb_ceiling *c, size_t n)
+/* The 1-thread 'cap_llc' row of c[0..n), NULL if none */
+static const struct ocb_ceiling *cap_row(const struct ocb_ceiling *c, size_t n)
 {
 	for (size_t i = 0; c && i < n; i++)
-		if (c[i].threads == 1 && strcmp(c[i].kind, "cap_llc") == 0 && !c[i].suspect[0] &&
-		    c[i].value > 0 && isfinite(c[i].value))
-			return c[i].value * 1048576.0; /* stored in MiB */
-	return 0.0;
+		if (c[i].threads == 1 && strcmp(c[i].kind, "cap_llc") == 0 && c[i].value > 0 &&
+		    isfinite(c[i].value))
+			return &c[i];
+	return NULL;
 }
 
-void ocb_machine_use_llc(struct ocb_machine *m, const struct ocb_ceiling *c, size_t n)
+double ocb_ceiling_llc_bytes(const struct ocb_ceiling *c, size_t n, double reported_l3)
 {
-	m->llc_bytes = (int64_t)ocb_ceiling_llc_bytes(c, n);
+	const struct ocb_ceiling *cap = cap_row(c, n);
+	if (!cap)
+		return 0.0;
+	double bytes = cap->value * 1048576.0; /* stored in MiB */
+	if (!cap->suspect[0])
+		return bytes;
+	/* flagged (its trials disagreed): still a reading of where the read rate fell, and
+	 * a VM may report a last level its guest cannot use (508 MiB on the Zen 5 VM, where
+	 * the rate falls at ~43 MiB); so it is used when it is below the reported size, the
+	 * upper bound, and the reported size stands otherwise */
+	return reported_l3 <= 0 || bytes < reported_l3 ? bytes : 0.0;
+}
+
+int ocb_machine_use_llc(struct ocb_machine *m, const struct ocb_ceiling *c, size_t n)
+{
+	m->llc_bytes = (int64_t)ocb_ceiling_llc_bytes(c, n, (double)m->l3_bytes);
+	const struct ocb_ceiling *cap = cap_row(c, n);
+	return m->llc_bytes > 0 && cap && cap->suspect[0];
 }

@@ -101,12 +101,15 @@ void ocb_ceiling_view(const struct ocb_ceiling *c, size_t n, struct ocb_roof_cei
 void ocb_machine_caches(const struct ocb_machine *m, struct ocb_roof_caches *out);
 
 /* The measured last-level capacity of c[0..n) in bytes: the 'cap_llc' ceiling
- * (collect/ceiling_llc.h), 1 thread, when it is not flagged suspect, else 0 (a flagged
- * capacity is not used: the reported size stands). */
-double ocb_ceiling_llc_bytes(const struct ocb_ceiling *c, size_t n);
+ * (collect/ceiling_llc.h), 1 thread. A flagged one counts only where it is below
+ * reported_l3 (the size the OS reports, bytes; <= 0 = unknown): a reported size is an
+ * upper bound a VM may not deliver, and a flagged reading under it is the better guess.
+ * 0 = none usable (the reported size stands). */
+double ocb_ceiling_llc_bytes(const struct ocb_ceiling *c, size_t n, double reported_l3);
 
-/* m->llc_bytes = ocb_ceiling_llc_bytes(c, n). */
-void ocb_machine_use_llc(struct ocb_machine *m, const struct ocb_ceiling *c, size_t n);
+/* m->llc_bytes = ocb_ceiling_llc_bytes(c, n, m->l3_bytes). Returns 1 when the capacity
+ * it set is a flagged one (the caller says so), else 0. */
+int ocb_machine_use_llc(struct ocb_machine *m, const struct ocb_ceiling *c, size_t n);
 
 /* Frees the owned pointers of r and zeroes it; NULL-safe. */
 void ocb_result_release(struct ocb_result *r);

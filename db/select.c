@@ -326,7 +326,8 @@ int ocb_mceil_load(struct ocb_store *store, const int64_t *ids, size_t n, struct
 		rc = db_err(db, "load ceilings");
 	for (size_t i = 0; rc == OCB_OK && i < n; i++) {
 		/* the measured last-level capacity re-levels stored results (analysis/predict) */
-		out[i].caches.llc = ocb_ceiling_llc_bytes(out[i].c, out[i].n);
+		out[i].caches.llc = ocb_ceiling_llc_bytes(out[i].c, out[i].n,
+							  out[i].caches.l3);
 		if (!out[i].n)
 			continue;
 		if (!(out[i].view = malloc(out[i].n * sizeof *out[i].view))) {

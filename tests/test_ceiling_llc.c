@@ -137,10 +137,20 @@ static struct ocb_ceiling cap_row(double mib, const char *suspect)
 Test(ceiling_llc, machine_record_bands_and_rotation_follow_it)
 {
 	struct ocb_ceiling c[2] = {{.kind = "bw_dram", .threads = 1, .value = 13.4}, cap_row(40, "")};
-	cr_expect_float_eq(ocb_ceiling_llc_bytes(c, 2), 40 * MIB, 1);
-	cr_expect_eq(ocb_ceiling_llc_bytes(c, 1), 0);
-	c[1] = cap_row(40, "only 2 trial(s) (< 3)"); /* flagged: the reported size stands */
-	cr_expect_eq(ocb_ceiling_llc_bytes(c, 2), 0);
+	cr_expect_float_eq(ocb_ceiling_llc_bytes(c, 2, 480 * MIB), 40 * MIB, 1);
+	cr_expect_float_eq(ocb_ceiling_llc_bytes(c, 2, 32 * MIB), 40 * MIB, 1); /* unflagged */
+	cr_expect_eq(ocb_ceiling_llc_bytes(c, 1, 480 * MIB), 0);
+	/* flagged: used below the reported size (an upper bound), not above it */
+	c[1] = cap_row(40, "only 2 trial(s) (< 3)");
+	cr_expect_float_eq(ocb_ceiling_llc_bytes(c, 2, 480 * MIB), 40 * MIB, 1);
+	cr_expect_float_eq(ocb_ceiling_llc_bytes(c, 2, 0), 40 * MIB, 1); /* none reported */
+	cr_expect_eq(ocb_ceiling_llc_bytes(c, 2, 32 * MIB), 0);
+	struct ocb_machine f = {.l3_bytes = 480LL << 20};
+	cr_expect_eq(ocb_machine_use_llc(&f, c, 2), 1, "says the capacity is a flagged one");
+	cr_expect_eq(f.llc_bytes, 40LL << 20);
+	f.l3_bytes = 32LL << 20;
+	cr_expect_eq(ocb_machine_use_llc(&f, c, 2), 0);
+	cr_expect_eq(f.llc_bytes, 0, "the reported 32 MiB stands");
 	c[1] = cap_row(40, "");
 
 	struct ocb_machine m = {.cores = 2, .threads = 2, .l1d_bytes = 48 << 10,
@@ -149,7 +159,7 @@ Test(ceiling_llc, machine_record_bands_and_rotation_follow_it)
 	struct ocb_bands b;
 	ocb_ceilings_bands(&m, 0, &b);
 	cr_expect_float_eq(b.lo[3], 1024 * MIB, 1); /* 4 x 480 MiB, at most 1 GiB */
-	ocb_machine_use_llc(&m, c, 2);
+	cr_expect_eq(ocb_machine_use_llc(&m, c, 2), 0);
 	cr_expect_eq(m.llc_bytes, 40LL << 20);
 	struct ocb_roof_caches mc;
 	ocb_machine_caches(&m, &mc);

@@ -177,8 +177,8 @@ Test(db_api, current_ceiling_prefers_unflagged_in_store_and_report)
 }
 
 /* The report's ceiling loader gives the measured last-level capacity (cap_llc, MiB) to
- * the level rule: not while the only stored row is flagged, 24 MiB once an unflagged one
- * is stored. */
+ * the level rule: not while the only stored row is flagged and above the reported 32 MiB,
+ * a flagged 20 MiB (below it), then 24 MiB once an unflagged one is stored. */
 Test(db_api, report_caches_carry_the_measured_llc)
 {
 	char dir[256], path[512];
@@ -190,7 +190,12 @@ Test(db_api, report_caches_carry_the_measured_llc)
 	cr_assert_eq(ocb_store_ceiling(s, m, 0, &cap), OCB_OK);
 	struct ocb_mceil mc;
 	cr_assert_eq(ocb_mceil_load(s, &m, 1, &mc), OCB_OK, "%s", ocb_lasterr());
-	cr_assert_eq(mc.caches.llc, 0, "a flagged capacity must not be used");
+	cr_assert_eq(mc.caches.llc, 0, "a flagged capacity above the reported size is not used");
+	ocb_mceil_release(&mc);
+	cap.value = 20;
+	cr_assert_eq(ocb_store_ceiling(s, m, 0, &cap), OCB_OK);
+	cr_assert_eq(ocb_mceil_load(s, &m, 1, &mc), OCB_OK, "%s", ocb_lasterr());
+	cr_assert_float_eq(mc.caches.llc, 20.0 * 1048576, 1e-6, "flagged, below the reported");
 	ocb_mceil_release(&mc);
 	cap.value = 24;
 	cap.suspect[0] = 0;
