@@ -335,7 +335,7 @@ static int run_store(const struct ocb_global *g, const struct ocb_run_opts *o)
 static int run_rank(const struct ocb_global *g, struct ocb_run_opts *o)
 {
 	struct ocb_global gr = *g;
-	char tmp[256];
+	char tmp[4400];
 	int rank, st = run_dist_rank_setup(g->db_path, &rank, tmp, sizeof tmp);
 	if (st)
 		return cli_fail("run", st);

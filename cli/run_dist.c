@@ -4,8 +4,13 @@
  * would reuse, so no rank measures them); inside a job
  * (mpirun/srun detected, or OCB_DIST_JOB from the relaunch) every rank runs the same plan
  * in plan order (--passes 1: the ranks' collectives must pair up), rank 0 with the
- * database, every other rank with a private copy in /tmp that is deleted afterwards:
- * rank 0 alone writes the database. */
+ * database, every other rank with a private copy that is deleted afterwards: rank 0
+ * alone writes the database. The copies live in a scratch folder of the relaunch
+ * (OCB_DIST_SCRATCH, under $TMPDIR or /tmp) that the launcher removes when the job ends,
+ * so a rank killed mid-run (mpirun ends the job) leaves nothing behind; under a
+ * launcher of the user's own they go to $TMPDIR or /tmp. */
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -79,9 +84,31 @@ static int ceilings_cached(const char *db_path, int quick)
 	return ok;
 }
 
+/* $TMPDIR, else /tmp */
+static const char *tmp_base(void)
+{
+	const char *t = getenv("TMPDIR");
+	return t && *t ? t : "/tmp";
+}
+
+/* Removes the files of the flat folder dir (the ranks' database copies and their -wal
+ * and -shm), then dir. */
+static void remove_scratch(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (d) {
+		for (struct dirent *e; (e = readdir(d));)
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+				unlinkat(dirfd(d), e->d_name, 0);
+		closedir(d);
+	}
+	rmdir(dir);
+}
+
 int run_dist_launch(const struct ocb_global *g, const int *ranks, int nranks, int quick,
 		    int argc, char **argv)
 {
+	char scratch[4200];
 	char self[4096];
 	const char *args[128];
 	int st[16];
@@ -96,8 +123,17 @@ int run_dist_launch(const struct ocb_global *g, const int *ranks, int nranks, in
 		return 3;
 	}
 	int nargs = child_args(g, argc, argv, args, 128);
+	snprintf(scratch, sizeof scratch, "%s/ocbench-job-XXXXXX", tmp_base());
+	if (!mkdtemp(scratch)) {
+		fprintf(stderr, "ocbench: run: --ranks: cannot create a scratch folder in %s: %s\n",
+			tmp_base(), strerror(errno));
+		return 2;
+	}
+	setenv("OCB_DIST_SCRATCH", scratch, 1);
 	rc = ocb_mpi_launch_all(self, args, nargs, ranks, nranks, ocb_cpu_cores(),
 				quick ? 300 : 1800, st);
+	unsetenv("OCB_DIST_SCRATCH");
+	remove_scratch(scratch);
 	if (rc) {
 		fprintf(stderr, "ocbench: run: %s\n", ocb_lasterr());
 		return 3;
@@ -169,7 +205,9 @@ int run_dist_rank_setup(const char *db_path, int *rank, char *tmp_db, size_t len
 	node_siblings();
 	if (*rank == 0)
 		return OCB_OK;
-	snprintf(tmp_db, len, "/tmp/ocbench-rank%d-%d.db", *rank, (int)getpid());
+	const char *dir = getenv("OCB_DIST_SCRATCH");
+	snprintf(tmp_db, len, "%s/ocbench-rank%d-%d.db", dir && *dir ? dir : tmp_base(), *rank,
+		 (int)getpid());
 	if (access(db_path, R_OK) == 0 && copy_file(db_path, tmp_db))
 		return ocb_seterr(OCB_EIO, "%s: cannot copy the database for rank %d", tmp_db,
 				  *rank);

@@ -122,7 +122,10 @@ int cli_lines(const char *s)
 
 char *cli_tmpdir(char *buf, size_t len)
 {
-	snprintf(buf, len, "/tmp/ocbench-test-XXXXXX");
+	const char *t = getenv("TMPDIR"); /* tests/run.sh's scratch folder */
+	if (!t || !*t || strlen(t) + 24 > len)
+		t = "/tmp"; /* (callers' buffers are sized for short paths) */
+	snprintf(buf, len, "%s/ocbench-test-XXXXXX", t);
 	return mkdtemp(buf);
 }
 

@@ -7,4 +7,11 @@ build=${OCB_BUILD:-build}
 # The drift canaries of every `run` cost seconds of wall time per run on a loaded
 # machine; the tests of them (tests/test_regress_noise.c) turn them back on.
 export OCBENCH_NO_CANARIES=1
-exec "$build/ocbench-tests" --jobs 2 "$@"
+# Every temporary file of the tests (cli_tmpdir, mpirun's session folders, the ranks'
+# database copies) goes to one scratch folder, removed when the tests end however they
+# end: a test that fails or is killed leaves nothing in /tmp.
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/ocbench-check-XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+trap 'exit 130' INT TERM
+export TMPDIR="$scratch"
+"$build/ocbench-tests" --jobs 2 "$@"

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../collect/mllog_rules.h"
 #include "cli_util.h"
@@ -133,10 +134,20 @@ Test(dist_run, ranks_1_2_quick_then_a_killed_rank, .timeout = OCB_TIMEOUT(600))
 		cr_assert_eq(ocb_mllog_check_file(path, &v), 0, "%s", path);
 		cr_expect_eq(v.nviol, 0, "%s: %s", path, v.viol[0]);
 	}
-	/* rank 1 dies in dist_train: mpirun ends the job, the run fails, the db is intact */
+	/* rank 1 dies in dist_train: mpirun ends the job, the run fails, the db is intact,
+	 * and its private copy of the database is gone with the job's scratch folder */
 	long before = cli_query_int(db, "select count(*) from metric");
+	char tmpd[320], tmpenv[330];
+	snprintf(tmpd, sizeof tmpd, "%s/tmp", dir);
+	cr_assert_eq(mkdir(tmpd, 0700), 0);
+	snprintf(tmpenv, sizeof tmpenv, "TMPDIR=%s", tmpd);
+	char mark[340];
+	snprintf(mark, sizeof mark, "%s/start", dir); /* for files newer than the job in /tmp */
+	FILE *mf = fopen(mark, "w");
+	cr_assert_not_null(mf);
+	fclose(mf);
 	const char *kenv[] = {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
-			      "OCB_TEST_KILL_RANK=1", NULL};
+			      "OCB_TEST_KILL_RANK=1", tmpenv, NULL};
 	const char *kargv[] = {"ocbench", "--db", db, "--quiet", "run", "--suite", "dist",
 			       "--ranks", "2", "--quick", "--out", out, NULL};
 	cr_assert_eq(cli_run(&o, kargv, kenv), 0);
@@ -149,6 +160,11 @@ Test(dist_run, ranks_1_2_quick_then_a_killed_rank, .timeout = OCB_TIMEOUT(600))
 		      "earlier results kept");
 	cr_expect_eq(cli_query_int(db, "select count(*) from run where suite = 'dist' and "
 				       "status = 'complete'"), 2, "the killed run is not complete");
+	snprintf(sql, sizeof sql, "find %s -name 'ocbench-*' | grep -q .", tmpd);
+	cr_expect_neq(system(sql), 0, "no rank copy or scratch folder left in %s", tmpd);
+	snprintf(sql, sizeof sql, "find /tmp -maxdepth 1 -name 'ocbench-rank*' -newer %s | "
+				  "grep -q .", mark);
+	cr_expect_neq(system(sql), 0, "no rank copy in /tmp either: $TMPDIR is honoured");
 	snprintf(sql, sizeof sql, "rm -rf %s", dir);
 	cr_expect_eq(system(sql), 0);
 }
