@@ -3,6 +3,7 @@
  * ceiling bands and the rotation buffers in place of the reported L3. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../collect/bench_quant.h"
@@ -14,6 +15,10 @@
 #include "../common/ocb_error.h"
 #include "../common/ocb_json.h"
 #include "../common/ocb_roofline.h"
+#include "../collect/ceilings_store.h"
+#include "../db/store.h"
+#include "cli_util.h"
+#include "san.h"
 
 #define KIB 1024.0
 #define MIB (1024.0 * 1024.0)
@@ -204,4 +209,49 @@ Test(ceiling_llc, rules_judge_a_capacity_by_its_own_spread)
 	cr_expect_eq(ocb_ceilings_check(&c, 1, NULL, 0, &r), 1);
 	c.trials = 0; /* no clean trial found it: flagged, not "unknown" */
 	cr_expect_eq(ocb_ceilings_check(&c, 1, NULL, 0, &r), 1);
+}
+
+/* End to end: a run on a machine whose only capacity is flagged (4 MiB, below any L3 an
+ * x86 server reports) warns that it uses it, and stores the rest as before. */
+Test(ceiling_llc, run_warns_when_a_flagged_capacity_stands_in, .timeout = OCB_TIMEOUT(240))
+{
+	char dir[64], path[96], out[96];
+	cr_assert_not_null(cli_tmpdir(dir, sizeof dir));
+	snprintf(path, sizeof path, "%s/f.db", dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	struct ocb_store *s = NULL;
+	cr_assert_eq(ocb_store_open(path, OCB_STORE_WRITE, &s), OCB_OK, "%s", ocb_lasterr());
+	/* the CLI's own fingerprint, read from an empty --show (tests/test_roof_beaten.c) */
+	struct cli_out o;
+	const char *show[] = {"", "--db", path, "--json", "ceilings", "--show", NULL};
+	cr_assert_eq(cli_run(&o, show, NULL), 0);
+	cJSON *j = cJSON_Parse(o.out);
+	cr_assert(j && cJSON_IsString(cJSON_GetObjectItem(j, "fingerprint")), "%s %s", o.out, o.err);
+	struct ocb_machine m;
+	memset(&m, 0, sizeof m);
+	snprintf(m.fingerprint, sizeof m.fingerprint, "%s",
+		 cJSON_GetObjectItem(j, "fingerprint")->valuestring);
+	cJSON_Delete(j);
+	m.threads = 2;
+	int64_t mid = 0;
+	cr_assert_eq(ocb_store_machine(s, &m, &mid), OCB_OK);
+	struct ocb_ceiling c[2] = {{.kind = "bw_dram", .threads = 1, .value = 20, .unit = "GB/s",
+				    .trials = 5, .spread = 0.03},
+				   cap_row(4, "spread 70% > 50%")};
+	c[1].trials = 5;
+	c[1].spread = 0.7;
+	cr_assert_eq(ocb_ceilings_store(s, mid, 0, c, 2, 0), OCB_OK, "%s", ocb_lasterr());
+	ocb_store_close(s);
+
+	const char *run[] = {"", "--db", path, "run", "--suite", "baseline", "--quick",
+			     "--filter", "sgemm/\\{\"n\":256", "--threads", "1", "--budget", "0.05",
+			     "--out", out, NULL};
+	cr_assert_eq(cli_run(&o, run, NULL), 0);
+	cr_assert_eq(o.status, 0, "exit %d: %s", o.status, o.err);
+	cr_expect(strstr(o.err, "last level: the measured capacity (4 MiB) is flagged") != NULL,
+		  "no warning: %s", o.err);
+	cr_expect_geq(cli_query_int(path, "SELECT count(*) FROM result"), 1);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_expect_eq(system(cmd), 0);
 }
