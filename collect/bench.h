@@ -106,6 +106,10 @@ struct ocb_bench {
 	 * model trains once per run; a consumer that finds no artifact makes it itself. */
 	const char *const *produces;
 	const char *const *consumes;
+	/* KERNEL, may be NULL: a time of one run() (s) the bench measured itself in setup()
+	 * on the same data, e.g. the GEMV planner's median (0 = none). A timed median far
+	 * from it means the host's speed changed between (collect/suspect.h, "setup"). */
+	double (*reference_s)(void *state);
 };
 
 #endif

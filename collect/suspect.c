@@ -57,6 +57,13 @@ int ocb_suspect_check(struct ocb_result *r, double target_ci, int ncpus)
 				r->bound, 100 * OCB_SUSPECT_ROOF_MAX);
 		n++;
 	}
+	const double ref = r->ref_s > 0 && isfinite(r->ref_s) ? r->st.median / r->ref_s : 1.0;
+	if (ref > OCB_SUSPECT_REF_MAX || ref < 1.0 / OCB_SUSPECT_REF_MAX) {
+		ocb_suspect_add(r, "%.2fx the %.3g ms its set-up timed for the same kernel and data "
+				"(> %.1fx either way): the host's speed changed between", ref,
+				1e3 * r->ref_s, OCB_SUSPECT_REF_MAX);
+		n++;
+	}
 	double others = 0;
 	if (ocb_suspect_host_busy(r, ncpus, &others)) {
 		ocb_suspect_add(r, "host busy: other processes used %.1f of %d CPUs", others, ncpus);

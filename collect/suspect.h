@@ -8,6 +8,12 @@
  *   host     other processes kept the CPUs busy during the timed runs (collect/hostload.h):
  *            a team of spin-waiting threads on every core then loses a scheduler time
  *            slice per parallel region
+ *   setup    the median is more than OCB_SUSPECT_REF_MAX times off (either way) a time
+ *            the bench measured itself in set-up for the same kernel and data (the GEMV
+ *            planner's median, struct ocb_result.ref_s): nothing but the host's speed
+ *            differs between the two, and a VM's host was seen to halve a core's DRAM
+ *            rate for minutes (quant_gemv q4_1 16384^2: 4.6 ms planned, 8.19 ms median
+ *            with a CI of a few percent, Zen 5 VM, 4 Dec 2026)
  * Pure functions over struct ocb_result; the harness and the runner call them. */
 #ifndef OCB_SUSPECT_H
 #define OCB_SUSPECT_H
@@ -20,12 +26,15 @@
  * at least OCB_SUSPECT_HOST_MIN_S of timed wall time (/proc/stat counts 10 ms ticks) */
 #define OCB_SUSPECT_HOST_CPUS 0.5
 #define OCB_SUSPECT_HOST_MIN_S 0.08
+/* setup: the median over the set-up's time (or the inverse) beyond this; the same
+ * kernel on the same data is otherwise within ~10-25% of it on the noisy VMs */
+#define OCB_SUSPECT_REF_MAX 1.5
 
 /* Appends one reason to r->suspect ("; " between reasons; cut at its size). */
 void ocb_suspect_add(struct ocb_result *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* The rules a result can check alone (ci, roof, host), for an ok result with samples;
+/* The rules a result can check alone (ci, roof, host, setup), for an ok result with samples;
  * target_ci as in ocb_harness_opts, ncpus the machine's online CPUs (<= 0: host rule
  * off). Clears r->suspect first. Returns the number of reasons added. */
 int ocb_suspect_check(struct ocb_result *r, double target_ci, int ncpus);

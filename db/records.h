@@ -90,6 +90,9 @@ struct ocb_result {
 	/* CPU time other processes used during the timed runs, and the wall time of those
 	 * runs, summed over passes (collect/hostload.h; not stored: suspect says it). */
 	double host_others_s, host_wall_s;
+	/* A time of one repetition the bench measured in its set-up (struct ocb_bench
+	 * .reference_s), s; 0 = none. Not stored: it feeds the "setup" suspect rule. */
+	double ref_s;
 	struct ocb_counter_val *counters;
 	size_t ncounters;
 };

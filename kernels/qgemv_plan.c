@@ -22,6 +22,7 @@ struct plan_entry {
 	int64_t m, k;
 	int threads;
 	struct qgemv_setting set;
+	double median_s; /* the kept setting's median GEMV time in the planning rounds */
 };
 
 static pthread_mutex_t plan_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -122,8 +123,19 @@ int qgemv_plan_find(const struct qformat *f, int64_t m, int64_t k, int threads,
 	return f && qgemv_plan_find_kind(f, qgemv_choose(f), m, k, threads, set);
 }
 
+double qgemv_plan_median(const struct qformat *f, int64_t m, int64_t k, int threads)
+{
+	if (!f || qgemv_choose(f) != QGEMV_VNNI512_R16 || qr_settings_overridden())
+		return 0.0;
+	pthread_mutex_lock(&plan_lock);
+	const int i = plan_slot(f, m, k, norm_threads(threads));
+	const double med = i >= 0 ? plans[i].median_s : 0.0;
+	pthread_mutex_unlock(&plan_lock);
+	return med;
+}
+
 static void plan_keep(const struct qformat *f, int64_t m, int64_t k, int threads,
-		      const struct qgemv_setting *set)
+		      const struct qgemv_setting *set, double median_s)
 {
 	pthread_mutex_lock(&plan_lock);
 	int slot = plan_slot(f, m, k, threads);
@@ -131,7 +143,7 @@ static void plan_keep(const struct qformat *f, int64_t m, int64_t k, int threads
 		slot = nplans < PLAN_SLOTS ? nplans++ : plan_next;
 		plan_next = (slot + 1) % PLAN_SLOTS;
 	}
-	plans[slot] = (struct plan_entry){f->type, m, k, threads, *set};
+	plans[slot] = (struct plan_entry){f->type, m, k, threads, *set, median_s};
 	pthread_mutex_unlock(&plan_lock);
 }
 
@@ -197,7 +209,7 @@ int qgemv_plan(const struct qformat *f, const void *wr, int64_t m, int64_t k, co
 		info->rounds = rounds;
 		info->chosen = qgemv_plan_pick(t, n, rounds, info->median_s);
 		info->setting = info->cand[info->chosen];
-		plan_keep(f, m, k, threads, &info->setting);
+		plan_keep(f, m, k, threads, &info->setting, info->median_s[info->chosen]);
 	}
 	free(t);
 	info->seconds = ocb_now_s() - t0;

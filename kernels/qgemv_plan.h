@@ -77,6 +77,11 @@ int qgemv_plan(const struct qformat *f, const void *wr, int64_t m, int64_t k, co
 int qgemv_plan_find(const struct qformat *f, int64_t m, int64_t k, int threads,
 		    struct qgemv_setting *set);
 
+/* The median time (s) of one GEMV in the setting that plan keeps, over its planning
+ * rounds: a measurement of the same kernel on the same data that the caller's later
+ * timings can be held against; 0 where qgemv_plan_find finds no plan. */
+double qgemv_plan_median(const struct qformat *f, int64_t m, int64_t k, int threads);
+
 /* qgemv_plan_find for a caller that has kind = qgemv_choose(f) already (qgemv_r8, once
  * per call). */
 int qgemv_plan_find_kind(const struct qformat *f, enum qgemv_kind kind, int64_t m, int64_t k,

@@ -424,7 +424,8 @@ Test(qkernel, suite_work_bounds_and_bad_params)
 
 /* The quant_gemv set-up plans a shape once per process (kernels/qgemv_plan.h): a second
  * set-up of the same case (the harness's next pass) keeps the first plan, stores no
- * second plan_time, and names the same variant. */
+ * second plan_time, and names the same variant; both give the harness the plan's median
+ * as their set-up timing (reference_s: positive where planned, else 0). */
 static int plan_times;
 static int count_plan_time(void *c, const char *workload, long step, const char *key,
 			   double value, const char *unit)
@@ -443,14 +444,20 @@ Test(qkernel, gemv_plan_once_per_process)
 	cJSON *c = filled_text(b, "{\"format\":\"q4_0\",\"m\":256,\"k\":1024}");
 	const int r16 = qgemv_choose(qformat_find("q4_0")) == QGEMV_VNNI512_R16;
 	const char *names[2];
+	double ref[2];
+	cr_assert_not_null(b->reference_s);
 	for (int pass = 0; pass < 2; pass++) {
 		void *st = NULL;
 		cr_assert_eq(b->setup(c, &ctx, &st), OCB_OK, "%s", ocb_lasterr());
 		cr_assert_eq(plan_times, r16, "pass %d: %d plan(s) timed", pass, plan_times);
 		names[pass] = b->variant(st);
+		ref[pass] = b->reference_s(st);
+		cr_assert(r16 ? ref[pass] > 0 && isfinite(ref[pass]) : ref[pass] == 0, "pass %d: %g",
+			  pass, ref[pass]);
 		cr_assert_eq(b->run(st), OCB_OK);
 		b->teardown(st);
 	}
 	cr_assert_str_eq(names[0], names[1]);
+	cr_assert_float_eq(ref[0], ref[1], 0, "the kept plan's median");
 	cJSON_Delete(c);
 }

@@ -54,6 +54,25 @@ Test(suspect, fraction_above_105_percent_of_the_roof)
 	}
 }
 
+/* The set-up's own timing of the same kernel (the GEMV planner's median): more than 1.5x
+ * off it either way is flagged; no reference, no rule */
+Test(suspect, median_far_from_the_setup_timing)
+{
+	static const struct { double median, ref; int flagged; } tab[] = {
+		{2.0e-3, 2.0e-3, 0}, {2.9e-3, 2.0e-3, 0}, {3.1e-3, 2.0e-3, 1},
+		{8.19e-3, 4.6e-3, 1}, /* q4_1 16384^2, 1 thread, Zen 5 VM, fresh root 0d0c330 */
+		{1.4e-3, 2.0e-3, 0}, {1.2e-3, 2.0e-3, 1}, {5e-3, 0, 0}, {5e-3, NAN, 0},
+	};
+	for (size_t i = 0; i < sizeof tab / sizeof *tab; i++) {
+		struct ocb_result r = ok_result(1, tab[i].median, tab[i].median, tab[i].median);
+		r.ref_s = tab[i].ref;
+		cr_expect_eq(ocb_suspect_check(&r, 0.02, 0), tab[i].flagged, "case %zu: %s", i,
+			     r.suspect);
+		cr_expect_eq(strstr(r.suspect, "its set-up timed for the same kernel") != NULL,
+			     tab[i].flagged, "case %zu: %s", i, r.suspect);
+	}
+}
+
 Test(suspect, host_busy)
 {
 	static const struct { int threads, ncpus; double others, wall; int flagged; } tab[] = {
