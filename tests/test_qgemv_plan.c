@@ -4,6 +4,7 @@
  * the environment's precedence, the caches hook and copies, and what is not planned. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,7 +14,9 @@
 #include "../kernels/quant_gemv.h"
 #include "../kernels/quant_repack.h"
 #include "../kernels/quant_repack_impl.h"
+#include "cli_util.h"
 #include "qrepack_prob.h"
+#include "san.h"
 
 static void clear_env(void)
 {
@@ -190,4 +193,30 @@ Test(qgemv_plan, environment_and_other_kinds, .fini = clear_env)
 	}
 	cr_assert_eq(qgemv_plan(NULL, p.wr, m, k, p.xq, y, 1, NULL, &pi), OCB_EINVAL);
 	rprob_free(&p);
+}
+
+/* End to end: a GEMV case whose repetitions run slower than its planning rounds timed
+ * the same kernel (here slowed on purpose: --inject-slowdown spins as long again after
+ * each sample) is stored suspect with the set-up rule's reason (collect/suspect.h) */
+Test(qgemv_plan, a_case_far_from_its_plan_is_flagged, .timeout = OCB_TIMEOUT(240))
+{
+	if (qgemv_choose(qformat_find("q4_0")) != QGEMV_VNNI512_R16)
+		cr_skip_test("no r16 kernels here (AVX-512 VNNI): nothing is planned");
+	char dir[64], db[96], out[96];
+	cr_assert_not_null(cli_tmpdir(dir, sizeof dir));
+	snprintf(db, sizeof db, "%s/p.db", dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	const char *argv[] = {"", "--db", db, "--quiet", "run", "--suite", "quant", "--quick",
+			      "--filter", "quant_gemv/.*\"q4_0\"", "--threads", "1",
+			      "--inject-slowdown", "quant_gemv:1.0", "--out", out, NULL};
+	struct cli_out o;
+	cr_assert_eq(cli_run(&o, argv, NULL), 0);
+	cr_assert_eq(o.status, 0, "exit %d: %s", o.status, o.err);
+	cr_expect_eq(cli_query_int(db, "SELECT count(*) FROM result WHERE bench = 'quant_gemv' "
+				       "AND suspect LIKE '%its set-up timed for the same kernel%'"), 1);
+	cr_expect_eq(cli_query_int(db, "SELECT count(*) FROM metric WHERE key LIKE "
+				       "'plan_median_q4_0_%' AND value > 0"), 1);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_expect_eq(system(cmd), 0);
 }
