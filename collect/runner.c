@@ -624,9 +624,10 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 	if ((rc = run_ceilings(s, o, &m, machine_id, run_id, &ceil, &nceil)) != OCB_OK)
 		goto fail;
 	if (ocb_machine_use_llc(&m, ceil, nceil)) /* measured LLC: levels, canaries, rotation */
-		ocb_warn("last level: the measured capacity (%.0f MiB) is flagged suspect; it "
-			 "stands in for the reported L3 (%.0f MiB, 0 = none) in levels and "
-			 "rotation all the same (`ocbench ceilings --verify` re-measures it)",
+		ocb_info("warning: last level: the measured capacity (%.0f MiB) is flagged "
+			 "suspect; it stands in for the reported L3 (%.0f MiB, 0 = none) in "
+			 "levels and rotation all the same (`ocbench ceilings --verify` "
+			 "re-measures it)",
 			 (double)m.llc_bytes / 1048576.0, (double)m.l3_bytes / 1048576.0);
 	ocb_canary_run_init(&cr, &m, o->quick);
 	if ((rc = ocb_canary_run_point(&cr, s, run_id, OCB_CANARY_START)) != OCB_OK)

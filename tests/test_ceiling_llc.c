@@ -212,7 +212,8 @@ Test(ceiling_llc, rules_judge_a_capacity_by_its_own_spread)
 }
 
 /* End to end: a run on a machine whose only capacity is flagged (4 MiB, below any L3 an
- * x86 server reports) warns that it uses it, and stores the rest as before. */
+ * x86 server reports) warns that it uses it, and stores the rest as before; under
+ * --quiet the warning stays out of stderr. */
 Test(ceiling_llc, run_warns_when_a_flagged_capacity_stands_in, .timeout = OCB_TIMEOUT(240))
 {
 	char dir[64], path[96], out[96];
@@ -251,6 +252,13 @@ Test(ceiling_llc, run_warns_when_a_flagged_capacity_stands_in, .timeout = OCB_TI
 	cr_expect(strstr(o.err, "last level: the measured capacity (4 MiB) is flagged") != NULL,
 		  "no warning: %s", o.err);
 	cr_expect_geq(cli_query_int(path, "SELECT count(*) FROM result"), 1);
+	/* --quiet keeps stderr for errors (a bad input's one line): no warning there */
+	const char *quiet[] = {"", "--db", path, "--quiet", "run", "--suite", "baseline", "--quick",
+			       "--filter", "sgemm/\\{\"n\":256", "--threads", "1", "--budget",
+			       "0.05", "--out", out, NULL};
+	cr_assert_eq(cli_run(&o, quiet, NULL), 0);
+	cr_assert_eq(o.status, 0, "exit %d: %s", o.status, o.err);
+	cr_expect(strstr(o.err, "last level") == NULL, "--quiet: %s", o.err);
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	cr_expect_eq(system(cmd), 0);
