@@ -49,9 +49,9 @@ static const struct ocb_ceiling *cap_row(const struct ocb_ceiling *c, size_t n)
 	return NULL;
 }
 
-double ocb_ceiling_llc_bytes(const struct ocb_ceiling *c, size_t n, double reported_l3)
+/* The capacity in bytes that a 'cap_llc' row gives the level rule (0 = none usable) */
+static double cap_bytes(const struct ocb_ceiling *cap, double reported_l3)
 {
-	const struct ocb_ceiling *cap = cap_row(c, n);
 	if (!cap)
 		return 0.0;
 	double bytes = cap->value * 1048576.0; /* stored in MiB */
@@ -64,9 +64,14 @@ double ocb_ceiling_llc_bytes(const struct ocb_ceiling *c, size_t n, double repor
 	return reported_l3 <= 0 || bytes < reported_l3 ? bytes : 0.0;
 }
 
+double ocb_ceiling_llc_bytes(const struct ocb_ceiling *c, size_t n, double reported_l3)
+{
+	return cap_bytes(cap_row(c, n), reported_l3);
+}
+
 int ocb_machine_use_llc(struct ocb_machine *m, const struct ocb_ceiling *c, size_t n)
 {
-	m->llc_bytes = (int64_t)ocb_ceiling_llc_bytes(c, n, (double)m->l3_bytes);
 	const struct ocb_ceiling *cap = cap_row(c, n);
-	return m->llc_bytes > 0 && cap && cap->suspect[0];
+	m->llc_bytes = (int64_t)cap_bytes(cap, (double)m->l3_bytes);
+	return m->llc_bytes > 0 && cap->suspect[0];
 }

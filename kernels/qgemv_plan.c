@@ -104,17 +104,29 @@ static int plan_slot(const struct qformat *f, int64_t m, int64_t k, int threads)
 	return -1;
 }
 
-int qgemv_plan_find_kind(const struct qformat *f, enum qgemv_kind kind, int64_t m, int64_t k,
-			 int threads, struct qgemv_setting *set)
+/* A copy of f's plan at this shape and thread count into *e: 1, or 0 where none is in
+ * force (f does not run the r16 kernels, or the environment's settings override plans) */
+static int plan_get(const struct qformat *f, enum qgemv_kind kind, int64_t m, int64_t k,
+		    int threads, struct plan_entry *e)
 {
 	if (!f || kind != QGEMV_VNNI512_R16 || qr_settings_overridden())
 		return 0;
 	pthread_mutex_lock(&plan_lock);
 	const int i = plan_slot(f, m, k, norm_threads(threads));
 	if (i >= 0)
-		*set = plans[i].set;
+		*e = plans[i];
 	pthread_mutex_unlock(&plan_lock);
 	return i >= 0;
+}
+
+int qgemv_plan_find_kind(const struct qformat *f, enum qgemv_kind kind, int64_t m, int64_t k,
+			 int threads, struct qgemv_setting *set)
+{
+	struct plan_entry e;
+	if (!plan_get(f, kind, m, k, threads, &e))
+		return 0;
+	*set = e.set;
+	return 1;
 }
 
 int qgemv_plan_find(const struct qformat *f, int64_t m, int64_t k, int threads,
@@ -125,13 +137,8 @@ int qgemv_plan_find(const struct qformat *f, int64_t m, int64_t k, int threads,
 
 double qgemv_plan_median(const struct qformat *f, int64_t m, int64_t k, int threads)
 {
-	if (!f || qgemv_choose(f) != QGEMV_VNNI512_R16 || qr_settings_overridden())
-		return 0.0;
-	pthread_mutex_lock(&plan_lock);
-	const int i = plan_slot(f, m, k, norm_threads(threads));
-	const double med = i >= 0 ? plans[i].median_s : 0.0;
-	pthread_mutex_unlock(&plan_lock);
-	return med;
+	struct plan_entry e;
+	return f && plan_get(f, qgemv_choose(f), m, k, threads, &e) ? e.median_s : 0.0;
 }
 
 static void plan_keep(const struct qformat *f, int64_t m, int64_t k, int threads,

@@ -9,14 +9,14 @@
  * read loop against 72-78%, every round): the host behind the VM decides. A fixed
  * per-CPU default is right on one and 15-25 points short on the other.
  *
- * A plan is made per (format, kernel kind, m, k, threads), kept for the life of the
- * process, and used by every later qgemv_r8 call of that shape (the harness's rotation
- * copies of a matrix share it). It never changes during a measurement: the harness plans
- * in a case's first set-up, timed apart (as the repacking is), later passes keep that
- * plan, and all the case's repetitions run the chosen setting. The environment's explicit settings (OCB_QGEMV_STREAMS, OCB_QGEMV_PF,
- * OCB_QGEMV_PF_L2) win over plans: with any of them set, nothing is timed and plans are
- * not consulted. OCB_QGEMV_PLAN=0 makes qgemv_plan time nothing (the CPU's default
- * setting stays). */
+ * A plan is made per (format, m, k, threads) of the r16 kernels, kept for the life of
+ * the process, and used by every later qgemv_r8 call of that shape (the harness's
+ * rotation copies of a matrix share it). It never changes during a measurement: the
+ * harness plans in a case's first set-up, timed apart (as the repacking is), later passes
+ * keep that plan, and all the case's repetitions run the chosen setting. The
+ * environment's explicit settings (OCB_QGEMV_STREAMS, OCB_QGEMV_PF, OCB_QGEMV_PF_L2) win
+ * over plans: with any of them set, nothing is timed and plans are not consulted.
+ * OCB_QGEMV_PLAN=0 makes qgemv_plan time nothing (the CPU's default setting stays). */
 #ifndef OCB_QGEMV_PLAN_H
 #define OCB_QGEMV_PLAN_H
 

@@ -93,9 +93,9 @@ void qrepack_free(void *p);
  * qgemv_r8 runs the kernels qgemv_choose(f) picks (zmm on r16; VNNI r8 ones where the CPU
  * has them, else AVX2; AVX2 r8 also when the choice is the plain layout), the r16 ones
  * under the plan made for this shape if there is one (qgemv_plan.h), else under the
- * CPU's default setting; qgemv_r8_ref is
- * plain C on the same layout (the only path without AVX2). Rows are split over threads in whole groups.
- * OCB_EINVAL (bad shape, unsupported format). */
+ * CPU's default setting; qgemv_r8_ref is plain C on the same layout (the only path
+ * without AVX2). Rows are split over threads in whole groups. OCB_EINVAL (bad shape,
+ * unsupported format). */
 int qgemv_r8(const struct qformat *f, const void *wr, int64_t m, int64_t k, const void *xq,
 	     float *y, int threads);
 int qgemv_r8_ref(const struct qformat *f, const void *wr, int64_t m, int64_t k,

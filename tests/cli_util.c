@@ -177,21 +177,27 @@ void cli_query_text(const char *path, const char *sql, char *out, size_t len)
 	sqlite3_close(db);
 }
 
-void cli_seed_machine(const char *path)
+void cli_seed_machine_with(const char *path, const struct ocb_ceiling *c, size_t n)
 {
 	struct ocb_store *s = NULL;
 	struct ocb_machine m;
-	struct ocb_ceiling c;
 	int64_t mid;
+	ocb_host_probe(&m);
+	cr_assert_eq(ocb_store_open(path, OCB_STORE_WRITE, &s), OCB_OK, "%s", ocb_lasterr());
+	cr_assert_eq(ocb_store_machine(s, &m, &mid), OCB_OK, "%s", ocb_lasterr());
+	for (size_t i = 0; i < n; i++)
+		cr_assert_eq(ocb_store_ceiling(s, mid, 0, &c[i]), OCB_OK, "%s", ocb_lasterr());
+	ocb_store_close(s);
+}
+
+void cli_seed_machine(const char *path)
+{
+	struct ocb_ceiling c;
 	memset(&c, 0, sizeof c);
 	strcpy(c.kind, "flops_fp32");
 	c.threads = 1;
 	c.value = 10.0;
 	strcpy(c.unit, "GFLOP/s");
 	strcpy(c.method, "test stand-in (quick)");
-	ocb_host_probe(&m);
-	cr_assert_eq(ocb_store_open(path, OCB_STORE_WRITE, &s), OCB_OK, "%s", ocb_lasterr());
-	cr_assert_eq(ocb_store_machine(s, &m, &mid), OCB_OK, "%s", ocb_lasterr());
-	cr_assert_eq(ocb_store_ceiling(s, mid, 0, &c), OCB_OK, "%s", ocb_lasterr());
-	ocb_store_close(s);
+	cli_seed_machine_with(path, &c, 1);
 }

@@ -39,4 +39,8 @@ char *cli_slurp(const char *path, size_t *len);
  * spending a minute measuring them. Asserts on failure. */
 void cli_seed_machine(const char *path);
 
+/* cli_seed_machine with the ceilings c[0..n) (flags included) instead of the stand-in. */
+struct ocb_ceiling;
+void cli_seed_machine_with(const char *path, const struct ocb_ceiling *c, size_t n);
+
 #endif

@@ -15,8 +15,6 @@
 #include "../common/ocb_error.h"
 #include "../common/ocb_json.h"
 #include "../common/ocb_roofline.h"
-#include "../collect/ceilings_store.h"
-#include "../db/store.h"
 #include "cli_util.h"
 #include "san.h"
 
@@ -220,30 +218,14 @@ Test(ceiling_llc, run_warns_when_a_flagged_capacity_stands_in, .timeout = OCB_TI
 	cr_assert_not_null(cli_tmpdir(dir, sizeof dir));
 	snprintf(path, sizeof path, "%s/f.db", dir);
 	snprintf(out, sizeof out, "%s/out", dir);
-	struct ocb_store *s = NULL;
-	cr_assert_eq(ocb_store_open(path, OCB_STORE_WRITE, &s), OCB_OK, "%s", ocb_lasterr());
-	/* the CLI's own fingerprint, read from an empty --show (tests/test_roof_beaten.c) */
-	struct cli_out o;
-	const char *show[] = {"", "--db", path, "--json", "ceilings", "--show", NULL};
-	cr_assert_eq(cli_run(&o, show, NULL), 0);
-	cJSON *j = cJSON_Parse(o.out);
-	cr_assert(j && cJSON_IsString(cJSON_GetObjectItem(j, "fingerprint")), "%s %s", o.out, o.err);
-	struct ocb_machine m;
-	memset(&m, 0, sizeof m);
-	snprintf(m.fingerprint, sizeof m.fingerprint, "%s",
-		 cJSON_GetObjectItem(j, "fingerprint")->valuestring);
-	cJSON_Delete(j);
-	m.threads = 2;
-	int64_t mid = 0;
-	cr_assert_eq(ocb_store_machine(s, &m, &mid), OCB_OK);
 	struct ocb_ceiling c[2] = {{.kind = "bw_dram", .threads = 1, .value = 20, .unit = "GB/s",
 				    .trials = 5, .spread = 0.03},
 				   cap_row(4, "spread 70% > 50%")};
 	c[1].trials = 5;
 	c[1].spread = 0.7;
-	cr_assert_eq(ocb_ceilings_store(s, mid, 0, c, 2, 0), OCB_OK, "%s", ocb_lasterr());
-	ocb_store_close(s);
+	cli_seed_machine_with(path, c, 2);
 
+	struct cli_out o;
 	const char *run[] = {"", "--db", path, "run", "--suite", "baseline", "--quick",
 			     "--filter", "sgemm/\\{\"n\":256", "--threads", "1", "--budget", "0.05",
 			     "--out", out, NULL};
