@@ -3,8 +3,9 @@
  * KERNEL: threads -> setup -> check (a failed check is a failed result, never timed)
  *   -> warm-up (>= 1 call and >= warmup_s) -> adaptive repetitions under the counters:
  *   samples are taken until n >= min_reps and the median's 95% CI (order statistics,
- *   REFERENCE.md §3) has a relative half-width <= target_ci, or the budget is spent (but
- *   never fewer than min_reps), or n == max_reps -> statistics, bound -> teardown.
+ *   REFERENCE.md §3) has a relative half-width <= target_ci (tested from CI_MIN_N
+ *   samples on), or the budget is spent (but never fewer than min_reps), or
+ *   n == max_reps -> statistics, bound -> teardown.
  * WORKLOAD: threads -> setup -> one timed workload() call (n = 1 sample: wall seconds),
  *   metrics go to ctx->metrics -> teardown.
  *
@@ -47,6 +48,7 @@ void ocb_harness_defaults(struct ocb_harness_opts *o)
 	o->warmup_s = 0.1;
 	o->min_reps = 5;
 	o->max_reps = 1000;
+	o->no_ci_stop = 0;
 	o->slow_bench = NULL;
 	o->slow_frac = 0.0;
 }
@@ -189,6 +191,20 @@ static void sorted_insert(double *s, size_t n, double v)
 	s[lo] = v;
 }
 
+/* The fewest samples whose CI can end the repetitions: below 6 the interval is [min, max],
+ * which holds the median with probability 1 - 2^(1-n) < 95% (n = 2: 50%), so two
+ * samples that agree by chance stopped an interleaved pass (min_reps 2) and the merged
+ * result of 3 such passes came out with a CI 3-5x the target */
+#define CI_MIN_N 6
+
+/* Is the 95% CI of the median of the sorted s[0..n) within target (relative half-width)? */
+static int ci_within(const double *s, size_t n, double target)
+{
+	double lo, hi, med = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+	ocb_stats_ci_sorted(s, n, &lo, &hi);
+	return 0.5 * (hi - lo) <= target * med;
+}
+
 /* The adaptive repetitions. Fills r->samples/nsamples and the counter values. */
 static int timed_reps(const struct ocb_bench *b, void *state, const struct ocb_harness_opts *o,
 		      struct ocb_counters *ctr, long batch, double per_call_ns,
@@ -242,10 +258,7 @@ static int timed_reps(const struct ocb_bench *b, void *state, const struct ocb_h
 		if (n >= min_reps) {
 			if (t1 - begin >= budget_ns)
 				break;
-			const double *s = blk + cap;
-			double lo, hi, med = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
-			ocb_stats_ci_sorted(s, n, &lo, &hi);
-			if (0.5 * (hi - lo) <= o->target_ci * med)
+			if (!o->no_ci_stop && n >= CI_MIN_N && ci_within(blk + cap, n, o->target_ci))
 				break;
 		}
 		if (n == cap) {

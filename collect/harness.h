@@ -13,6 +13,10 @@ struct ocb_harness_opts {
 	double warmup_s;    /* minimum warm-up time; default 0.1 s (at least 1 call) */
 	long min_reps;      /* default 5 */
 	long max_reps;      /* default 1000 */
+	/* 1: the CI does not end the repetitions: max_reps of them, fewer only when the
+	 * budget is spent first (the later passes of an interleaved case, which take as many
+	 * samples as its first pass, so that each pass weighs the same in the merged median) */
+	int no_ci_stop;
 	/* Testing `compare`: the bench named slow_bench gets slow_frac (0.10 = 10%) more
 	 * time inside its timed region, by spinning after each sample's calls. */
 	const char *slow_bench; /* NULL: none */

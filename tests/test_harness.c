@@ -131,6 +131,7 @@ Test(harness, defaults)
 	cr_expect_float_eq(o.warmup_s, 0.1, 1e-15);
 	cr_expect_eq(o.min_reps, 5);
 	cr_expect_eq(o.max_reps, 1000);
+	cr_expect_eq(o.no_ci_stop, 0);
 }
 
 Test(harness, known_cost_and_fields)
@@ -189,6 +190,47 @@ Test(harness, stops_at_min_reps_when_ci_tight)
 	cr_expect(isnan(r.check_err), "no check -> NaN");
 	cr_expect_str_eq(r.bound, "", "no work model -> no bound");
 	cr_expect(isnan(r.flops));
+	release(&r);
+}
+
+/* Below 6 samples [min, max] is not a 95% CI (it holds the median with probability
+ * 1 - 2^(1-n)): an interleaved pass (min_reps 2) once stopped at 2 samples that agreed by
+ * chance. The CI may end the repetitions only from 6 on. */
+Test(harness, ci_stops_no_earlier_than_6_samples)
+{
+	reset(50000);
+	struct ocb_harness_opts o = quick_opts();
+	o.min_reps = 2;
+	o.target_ci = 1e9;
+	struct ocb_result r;
+	cr_assert_eq(ocb_harness_case(&plain_bench, NULL, &ctx1, &o, NULL, &r), 0);
+	cr_expect_eq(r.nsamples, 6);
+	release(&r);
+	o.max_reps = 4; /* max_reps still wins */
+	cr_assert_eq(ocb_harness_case(&plain_bench, NULL, &ctx1, &o, NULL, &r), 0);
+	cr_expect_eq(r.nsamples, 4);
+	release(&r);
+}
+
+/* no_ci_stop (a later interleaved pass): max_reps samples however tight the CI */
+Test(harness, no_ci_stop_takes_max_reps)
+{
+	reset(20000);
+	struct ocb_harness_opts o = quick_opts();
+	o.min_reps = 2;
+	o.max_reps = 23;
+	o.target_ci = 1e9;
+	o.no_ci_stop = 1;
+	o.budget_s = 60;
+	struct ocb_result r;
+	cr_assert_eq(ocb_harness_case(&plain_bench, NULL, &ctx1, &o, NULL, &r), 0);
+	cr_expect_eq(r.nsamples, 23);
+	release(&r);
+	o.budget_s = 0.001; /* the budget still ends it, after min_reps */
+	o.max_reps = 100000;
+	cr_assert_eq(ocb_harness_case(&plain_bench, NULL, &ctx1, &o, NULL, &r), 0);
+	cr_expect_geq(r.nsamples, 2);
+	cr_expect_lt(r.nsamples, 1000, "n = %zu", r.nsamples);
 	release(&r);
 }
 

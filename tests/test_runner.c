@@ -1,6 +1,7 @@
 /* End-to-end tests of the runner's interleaved passes (`ocbench run --passes N`): each
  * pass gets ceil(min/max reps / N), the passes merge into one stored result per case
- * whose n is their sum, and --passes 1 runs each case once as before. */
+ * whose n is their sum, later passes take as many samples as the first, and --passes 1
+ * runs each case once as before. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
@@ -48,6 +49,31 @@ Test(runner, passes_merge_into_one_result, .timeout = OCB_TIMEOUT(120))
 	cr_expect(strstr(buf, "\"passes\":3"), "config: %s", buf);
 	cli_query_text(db, "SELECT status FROM run WHERE id = 2", buf, sizeof buf);
 	cr_expect_str_eq(buf, "complete");
+}
+
+/* Each pass weighs the same: the first stops on its CI (from 6 samples on: below that
+ * [min, max] is no 95% CI), the later ones take as many samples as it took. Before, each
+ * pass of min_reps 2 stopped at 2 samples that agreed by chance (n = 6 in all), and a
+ * pass in a noisy phase of the host took the most samples. */
+Test(runner, passes_take_the_first_pass_count, .timeout = OCB_TIMEOUT(120))
+{
+	char dir[64], db[128], dbopt[160], out[160];
+	cr_assert(cli_tmpdir(dir, sizeof dir));
+	snprintf(db, sizeof db, "%s/r.db", dir);
+	snprintf(dbopt, sizeof dbopt, "--db=%s", db);
+	snprintf(out, sizeof out, "%s/out", dir);
+	struct cli_out o;
+	const char *argv[] = {"", dbopt, "--quiet", "run", "--suite", "baseline", "--quick",
+			      "--filter", "sgemv/", "--threads", "1", "--budget", "30",
+			      "--target-ci", "1", "--min-reps", "2", "--max-reps", "3000",
+			      "--passes", "3", "--out", out, NULL};
+	cr_assert_eq(cli_run(&o, argv, NULL), 0);
+	cr_assert_eq(o.status, 0, "exit %d: %s", o.status, o.err);
+	cr_assert_geq(cli_query_int(db, "SELECT count(*) FROM result"), 1);
+	cr_expect_eq(cli_query_int(db, "SELECT count(*) FROM result WHERE n < 18 OR n % 3 != 0"), 0,
+		     "n per case: 3 passes of the first's count, at least 6 each");
+	cr_expect_eq(cli_query_int(db, "SELECT count(*) FROM result r WHERE"
+			       " n != (SELECT count(*) FROM sample s WHERE s.result_id = r.id)"), 0);
 }
 
 Test(runner, passes_is_validated)
