@@ -129,6 +129,15 @@ char *cli_tmpdir(char *buf, size_t len)
 	return mkdtemp(buf);
 }
 
+char *cli_tmpname(char *buf, size_t len, const char *stem)
+{
+	const char *t = getenv("TMPDIR");
+	if (!t || !*t || strlen(t) + strlen(stem) + 9 > len) /* "/", "-XXXXXX", NUL */
+		t = "/tmp";
+	snprintf(buf, len, "%s/%s-XXXXXX", t, stem);
+	return buf;
+}
+
 char *cli_slurp(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");

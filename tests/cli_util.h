@@ -28,8 +28,13 @@ void cli_query_text(const char *path, const char *sql, char *out, size_t len);
 /* Number of lines in s (a last line without '\n' counts). */
 int cli_lines(const char *s);
 
-/* A fresh temporary folder (mkdtemp under /tmp); the path is static per call site. */
+/* A fresh temporary folder: mkdtemp under $TMPDIR (tests/run.sh's scratch folder, removed
+ * when the tests end), else /tmp. */
 char *cli_tmpdir(char *buf, size_t len);
+
+/* "$TMPDIR/<stem>-XXXXXX" into buf (/tmp if TMPDIR is unset, empty or too long for len),
+ * for the caller's mkdtemp or mkstemp; returns buf. */
+char *cli_tmpname(char *buf, size_t len, const char *stem);
 
 /* Whole file contents into a malloc'd buffer (caller frees), *len its size; NULL if unreadable. */
 char *cli_slurp(const char *path, size_t *len);

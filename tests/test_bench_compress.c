@@ -13,6 +13,7 @@
 #include "../common/ocb_error.h"
 #include "../workloads/decode_pass.h"
 #include "../workloads/model_lm.h"
+#include "cli_util.h"
 #include "san.h"
 
 extern const struct ocb_bench ocb_bench_decode_pass;
@@ -72,8 +73,8 @@ Test(bench_compress, decode_pass_quick_case)
 
 Test(bench_compress, workload_on_a_tiny_lm, .timeout = OCB_TIMEOUT(600))
 {
-	char dir[64] = "/tmp/ocb-bcomp-XXXXXX", path[128];
-	cr_assert_not_null(mkdtemp(dir));
+	char dir[128], path[256];
+	cr_assert_not_null(mkdtemp(cli_tmpname(dir, sizeof dir, "ocb-bcomp")));
 	snprintf(path, sizeof path, "%s/lm_fp32_quick.ckpt", dir);
 	struct lm_config c;
 	struct lm_model *m = NULL;
@@ -105,11 +106,11 @@ Test(bench_compress, workload_on_a_tiny_lm, .timeout = OCB_TIMEOUT(600))
 		}
 		cr_assert_leq(get("bpw", 1), 3.0 + 19.0 / 32 + 1e-9); /* group 128 = the row (32) */
 	}
-	char ck[160];
+	char ck[256];
 	snprintf(ck, sizeof ck, "%s/compress_mixed3_g128_pivot.ckpt", dir);
 	cr_assert_eq(access(ck, R_OK), 0, "%s", ck);
 	cJSON_Delete(cases);
-	char cmd[128];
+	char cmd[256];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	cr_assert_eq(system(cmd), 0);
 }

@@ -13,6 +13,7 @@
 #include "../common/ocb_error.h"
 #include "../common/ocb_rng.h"
 #include "../workloads/trainer_bsr_lm.h"
+#include "cli_util.h"
 
 static uint8_t *text(size_t n, uint64_t seed)
 {
@@ -101,8 +102,8 @@ Test(bsr_lm, pruned_swiglu_learns_and_keeps_its_mask)
 	struct ocb_train_cfg cfg;
 	struct trace a = {0};
 	struct ocb_bsr_train_stats st, st2;
-	char path[] = "/tmp/ocb-bsrlm-XXXXXX";
-	int fd = mkstemp(path);
+	char path[128];
+	int fd = mkstemp(cli_tmpname(path, sizeof path, "ocb-bsrlm"));
 	cr_assert_geq(fd, 0);
 	close(fd);
 	setup_spec(&sp, &cfg, tr, va, 0.75);

@@ -14,14 +14,14 @@
 #include "../workloads/block_prune.h"
 #include "../workloads/data_synth.h"
 #include "../workloads/trainer_bsr_mlp.h"
+#include "cli_util.h"
 
-static char dir[64];
+static char dir[128];
 static struct ocb_idx_set tr, te;
 
 static void setup(void)
 {
-	strcpy(dir, "/tmp/ocb-bsrmlp-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_not_null(mkdtemp(cli_tmpname(dir, sizeof dir, "ocb-bsrmlp")));
 	cr_assert_eq(ocb_synth_fmnist_write(dir, 2000, 400, 23), OCB_OK, "%s", ocb_lasterr());
 	cr_assert_eq(ocb_fmnist_load(dir, 1, &tr), OCB_OK, "%s", ocb_lasterr());
 	cr_assert_eq(ocb_fmnist_load(dir, 0, &te), OCB_OK, "%s", ocb_lasterr());
@@ -29,7 +29,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	char cmd[128];
+	char cmd[256];
 	ocb_idx_release(&tr);
 	ocb_idx_release(&te);
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
@@ -103,7 +103,7 @@ Test(bsr_mlp, pruned_to_target_learns_and_shrinks)
 	struct ocb_train_cfg cfg;
 	struct losses a = {0}, b = {0};
 	struct ocb_bsr_train_stats st;
-	char path[96];
+	char path[256];
 	snprintf(path, sizeof path, "%s/sparse.ckpt", dir);
 	spec_cfg(&sp, &cfg, 0.75);
 	double acc = train(&ocb_trainer_bsr_mlp, &sp, &cfg, &a, &st, path);

@@ -705,8 +705,8 @@ Test(ceilings, disturbed_two_thread_peak_is_flagged)
 
 Test(ceilings, verify_replaces_a_flagged_value)
 {
-	char dir[] = "/tmp/ocb-ceil-XXXXXX", path[64];
-	cr_assert_not_null(mkdtemp(dir));
+	char dir[128], path[256];
+	cr_assert_not_null(mkdtemp(cli_tmpname(dir, sizeof dir, "ocb-ceil")));
 	snprintf(path, sizeof path, "%s/c.db", dir);
 	struct ocb_store *s = NULL;
 	cr_assert_eq(ocb_store_open(path, OCB_STORE_WRITE, &s), OCB_OK, "%s", ocb_lasterr());
@@ -760,7 +760,7 @@ Test(ceilings, verify_replaces_a_flagged_value)
 	free(fl);
 	free(fresh);
 	ocb_store_close(s);
-	char cmd[128];
+	char cmd[256];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	cr_assert_eq(system(cmd), 0);
 }

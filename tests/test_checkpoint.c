@@ -9,20 +9,20 @@
 #include "../common/ocb_error.h"
 #include "../common/ocb_rng.h"
 #include "../workloads/checkpoint.h"
+#include "cli_util.h"
 
-static char dir[64];
-static char path[128];
+static char dir[128];
+static char path[256];
 
 static void mk(void)
 {
-	strcpy(dir, "/tmp/ocb-ckpt-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_not_null(mkdtemp(cli_tmpname(dir, sizeof dir, "ocb-ckpt")));
 	snprintf(path, sizeof path, "%s/m.ckpt", dir);
 }
 
 static void rm(void)
 {
-	char cmd[128];
+	char cmd[256];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	cr_assert_eq(system(cmd), 0);
 }
@@ -99,7 +99,7 @@ static void expect_refused(const char *why)
 Test(checkpoint, round_trip_bit_exact)
 {
 	write_sample();
-	char tmp[160];
+	char tmp[300];
 	snprintf(tmp, sizeof tmp, "%s.tmp", path);
 	cr_assert(access(tmp, F_OK) != 0, "no tmp file left behind");
 	struct ocb_ckpt *c = NULL;

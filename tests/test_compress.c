@@ -14,9 +14,10 @@
 #include "../workloads/data_synth.h"
 #include "../workloads/quant_rtn.h"
 #include "../workloads/trainer_lm.h"
+#include "cli_util.h"
 #include "san.h"
 
-static char dir[64], ckpt[128];
+static char dir[128], ckpt[256];
 static unsigned char *buf;
 static struct ocb_text text;
 
@@ -24,8 +25,7 @@ static struct ocb_text text;
 static void setup(void)
 {
 	size_t len;
-	strcpy(dir, "/tmp/ocb-compress-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_not_null(mkdtemp(cli_tmpname(dir, sizeof dir, "ocb-compress")));
 	snprintf(ckpt, sizeof ckpt, "%s/lm.ckpt", dir);
 	cr_assert_eq(ocb_synth_text(3, 400, &buf, &len), OCB_OK);
 	text.train = buf;
@@ -54,7 +54,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	char cmd[128];
+	char cmd[256];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	cr_assert_eq(system(cmd), 0);
 	free(buf);
@@ -80,7 +80,7 @@ Test(compress, pipeline_never_worse_than_pivot)
 	struct compress_plan plan = {0};
 	struct compress_stage s[CS_NSTAGES];
 	struct compress_opts o;
-	char prefix[128];
+	char prefix[256];
 	cr_assert_eq(lm_load(ckpt, 1, &st), OCB_OK);
 	cr_assert_eq(lm_load(ckpt, 0, &te), OCB_OK);
 	uniform_plan(st, 2, 32, &plan);

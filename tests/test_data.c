@@ -13,18 +13,18 @@
 #include "../workloads/data_idx.h"
 #include "../workloads/data_synth.h"
 #include "../workloads/data_text.h"
+#include "cli_util.h"
 
-static char dir[64];
+static char dir[128];
 
 static void mk(void)
 {
-	strcpy(dir, "/tmp/ocb-data-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_not_null(mkdtemp(cli_tmpname(dir, sizeof dir, "ocb-data")));
 }
 
 static void rm(void)
 {
-	char cmd[128];
+	char cmd[256];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	cr_assert_eq(system(cmd), 0);
 }

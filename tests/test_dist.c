@@ -124,9 +124,9 @@ static void dp_run(int np, const char *dir, const char *opt, char *final, size_t
 
 Test(dist, data_parallel_trainer_learns_and_is_deterministic, .timeout = OCB_TIMEOUT(300))
 {
-	char dir[] = "/tmp/ocb-dist-XXXXXX", a[256], b[256], c[256];
+	char dir[128], a[256], b[256], c[256];
 	double h1, h2, h3, w1, w2, w3;
-	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_not_null(mkdtemp(cli_tmpname(dir, sizeof dir, "ocb-dist")));
 	cr_assert_eq(ocb_synth_fmnist_write(dir, 2048, 512, 7), 0);
 	dp_run(2, dir, "lars", a, sizeof a, &h1, &w1);
 	dp_run(2, dir, "lars", b, sizeof b, &h2, &w2);
@@ -155,9 +155,9 @@ Test(dist, data_parallel_trainer_learns_and_is_deterministic, .timeout = OCB_TIM
 
 Test(dist, mllog_of_every_rank_follows_the_mlperf_hpc_rules, .timeout = OCB_TIMEOUT(300))
 {
-	char dir[] = "/tmp/ocb-distlog-XXXXXX", args[600], path[700];
+	char dir[128], args[600], path[700];
 	static char out[65536];
-	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_not_null(mkdtemp(cli_tmpname(dir, sizeof dir, "ocb-distlog")));
 	cr_assert_eq(ocb_synth_fmnist_write(dir, 2048, 512, 3), 0);
 	snprintf(args, sizeof args, "train %s %s 3 256 2048 5 1", dir, dir);
 	cr_assert_eq(mpirun(2, args, out, sizeof out), 0, "%s", out);

@@ -5,12 +5,14 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "../kernels/coll.h"
 #include "../kernels/coll_model.h"
 #include "../workloads/optim_lars.h"
 #include "../workloads/projection.h"
 #include "../workloads/schedule.h"
+#include "cli_util.h"
 
 Test(lars, trust_ratio_formula)
 {
@@ -183,12 +185,16 @@ Test(projection, fabric_files)
 	cr_expect_eq(ocb_fabric_load("examples/interconnects/infiniband_hdr.json", &f), 0);
 	cr_expect_gt(f.source[0], 0, "the published source is cited");
 	cr_expect_neq(ocb_fabric_load("/nonexistent.json", &f), 0);
-	FILE *t = fopen("/tmp/ocb-bad-fabric.json", "w");
+	char dir[128], path[256];
+	cr_assert_not_null(mkdtemp(cli_tmpname(dir, sizeof dir, "ocb-fabric")));
+	snprintf(path, sizeof path, "%s/bad-fabric.json", dir);
+	FILE *t = fopen(path, "w");
 	cr_assert_not_null(t);
 	fputs("{\"name\": \"x\", \"alpha_s\": 1e-6, \"bandwidth_GBps\": 0, \"ranks_per_node\": 1}", t);
 	fclose(t);
-	cr_expect_neq(ocb_fabric_load("/tmp/ocb-bad-fabric.json", &f), 0);
-	remove("/tmp/ocb-bad-fabric.json");
+	cr_expect_neq(ocb_fabric_load(path, &f), 0);
+	remove(path);
+	remove(dir);
 }
 
 #include "../common/ocb_xroof.h"

@@ -16,21 +16,21 @@
 #include "../analysis/model_cost.h"
 #include "../analysis/model_spec.h"
 #include "../workloads/model_spec_load.h"
+#include "cli_util.h"
 
-static char dir[64];
-static char path[128], path2[128];
+static char dir[128];
+static char path[256], path2[256];
 
 static void mk(void)
 {
-	strcpy(dir, "/tmp/ocb-gguf-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_not_null(mkdtemp(cli_tmpname(dir, sizeof dir, "ocb-gguf")));
 	snprintf(path, sizeof path, "%s/m.gguf", dir);
 	snprintf(path2, sizeof path2, "%s/bad.gguf", dir);
 }
 
 static void rm(void)
 {
-	char cmd[128];
+	char cmd[256];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	cr_assert_eq(system(cmd), 0);
 }

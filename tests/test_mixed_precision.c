@@ -11,6 +11,7 @@
 #include "../common/ocb_rng.h"
 #include "../workloads/mixed_precision.h"
 #include "../workloads/quant_rtn.h"
+#include "cli_util.h"
 
 enum { MAXL = 8, MAXO = 5 };
 
@@ -148,8 +149,8 @@ Test(mixprec, uniform_is_feasible_and_plan_is_no_worse)
 	mixprec_plan_release(&bf);
 	cr_assert_lt(p.err, uni, "plan %g uniform %g bits %lld budget %lld", p.err, uni, (long long)p.bits, (long long)budget);
 
-	char path[] = "/tmp/ocb_mixprec_XXXXXX";
-	int fd = mkstemp(path);
+	char path[128];
+	int fd = mkstemp(cli_tmpname(path, sizeof path, "ocb_mixprec"));
 	cr_assert_geq(fd, 0);
 	close(fd);
 	cr_assert_eq(mixprec_plan_save(path, l, 12, &p), 0);

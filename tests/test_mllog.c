@@ -9,6 +9,7 @@
 #include "../collect/mllog.h"
 #include "../common/ocb_error.h"
 #include "../common/ocb_time.h"
+#include "cli_util.h"
 
 #define PREFIX ":::MLLOG "
 
@@ -109,8 +110,8 @@ Test(mllog, lines_parse_back)
 
 Test(mllog, file_and_errors)
 {
-	char path[] = "/tmp/ocb_mllog_XXXXXX";
-	int fd = mkstemp(path);
+	char path[128];
+	int fd = mkstemp(cli_tmpname(path, sizeof path, "ocb_mllog"));
 	cr_assert(fd >= 0);
 	close(fd);
 	struct ocb_mllog *l = NULL;

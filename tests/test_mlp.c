@@ -12,6 +12,7 @@
 #include "../common/ocb_rng.h"
 #include "../workloads/checkpoint.h"
 #include "../workloads/model_mlp.h"
+#include "cli_util.h"
 
 static double loss_at(struct ocb_mlp *m, const float *x, const int *y, int n)
 {
@@ -135,8 +136,8 @@ Test(mlp, step_flops_and_bytes)
 
 Test(mlp, save_load_round_trip)
 {
-	char dir[] = "/tmp/ocb-mlp-XXXXXX", path[64];
-	cr_assert_not_null(mkdtemp(dir));
+	char dir[128], path[256];
+	cr_assert_not_null(mkdtemp(cli_tmpname(dir, sizeof dir, "ocb-mlp")));
 	snprintf(path, sizeof path, "%s/m.ckpt", dir);
 	struct ocb_mlp_cfg cfg = {.nlayers = 2, .dims = {9, 8, 3}};
 	struct ocb_mlp a, b;

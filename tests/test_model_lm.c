@@ -10,6 +10,7 @@
 #include "../common/ocb_error.h"
 #include "../common/ocb_rng.h"
 #include "../workloads/model_lm.h"
+#include "cli_util.h"
 
 static void fill(float *x, size_t n, float sd, struct ocb_rng *r)
 {
@@ -542,8 +543,8 @@ Test(lm, config_and_layout)
 
 Test(lm, checkpoint_roundtrip_and_refusal)
 {
-	char dir[] = "/tmp/ocb_lm_XXXXXX", path[64], bad[64];
-	cr_assert_not_null(mkdtemp(dir));
+	char dir[128], path[256], bad[256];
+	cr_assert_not_null(mkdtemp(cli_tmpname(dir, sizeof dir, "ocb_lm")));
 	snprintf(path, sizeof path, "%s/lm.ckpt", dir);
 	snprintf(bad, sizeof bad, "%s/bad.ckpt", dir);
 	struct lm_model *m = tiny_model(0), *r = NULL;

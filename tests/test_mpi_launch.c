@@ -90,8 +90,8 @@ Test(mpi_launch, a_killed_rank_fails_the_job, .timeout = OCB_TIMEOUT(120))
 
 Test(mpi_launch, launch_all_runs_each_rank_count_and_stops_at_a_failure, .timeout = OCB_TIMEOUT(120))
 {
-	char dir[] = "/tmp/ocb-launch-XXXXXX", self[128], log[160], cmd[400];
-	cr_assert_not_null(mkdtemp(dir));
+	char dir[128], self[256], log[256], cmd[400];
+	cr_assert_not_null(mkdtemp(cli_tmpname(dir, sizeof dir, "ocb-launch")));
 	snprintf(self, sizeof self, "%s/fake.sh", dir);
 	snprintf(log, sizeof log, "%s/log", dir);
 	FILE *f = fopen(self, "w");

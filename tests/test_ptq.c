@@ -17,10 +17,11 @@
 #include "../workloads/ptq_checks.h"
 #include "../workloads/ptq_mlp.h"
 #include "../workloads/ptq_sweep.h"
+#include "cli_util.h"
 
 #define NCAL 64
 
-static char dir[64];
+static char dir[128];
 static struct ocb_idx_set tr, te;
 static struct ocb_mlp mlp;
 static struct ptq_mlp adapter;
@@ -29,8 +30,7 @@ static struct ptq_model pm;
 static void setup(void)
 {
 	struct ocb_mlp_cfg cfg = {.nlayers = 3, .dims = {784, 24, 16, 10}};
-	strcpy(dir, "/tmp/ocb-ptq-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_not_null(mkdtemp(cli_tmpname(dir, sizeof dir, "ocb-ptq")));
 	cr_assert_eq(ocb_synth_fmnist_write(dir, 300, 100, 5), OCB_OK, "%s", ocb_lasterr());
 	cr_assert_eq(ocb_fmnist_load(dir, 1, &tr), OCB_OK, "%s", ocb_lasterr());
 	cr_assert_eq(ocb_fmnist_load(dir, 0, &te), OCB_OK, "%s", ocb_lasterr());
@@ -43,7 +43,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	char cmd[128];
+	char cmd[256];
 	ptq_mlp_release(&adapter, &pm);
 	ocb_mlp_release(&mlp);
 	ocb_idx_release(&tr);
@@ -197,7 +197,7 @@ static void run_mixed(enum ptq_plan_err e, int fuse)
 {
 	struct quant_method base = {.kind = QA_RTN, .q = {3, 128, 0}};
 	struct ptq_mixed_opts mo = {e, fuse, 0, NULL};
-	char path[128];
+	char path[256];
 	int64_t bits = 0, budget = 0;
 	double pred = NAN, uni = NAN;
 	snprintf(path, sizeof path, "%s/plan.json", dir);

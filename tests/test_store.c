@@ -19,8 +19,9 @@
 #include "../db/store.h"
 #include "../db/store_int.h" /* the test reads the database directly */
 #include "../db/store_query.h"
+#include "cli_util.h"
 
-static char dir[64];
+static char dir[128];
 
 static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
 {
@@ -30,8 +31,7 @@ static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ft
 
 static void setup(void)
 {
-	snprintf(dir, sizeof dir, "/tmp/ocb-store-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_not_null(mkdtemp(cli_tmpname(dir, sizeof dir, "ocb-store")));
 }
 
 static void teardown(void)
@@ -775,7 +775,7 @@ static int capture(ocb_cmd_fn fn, const char *db, int json, char **out, int argc
 		argv[i] = va_arg(ap, char *);
 	va_end(ap);
 	struct ocb_global g = {.db_path = db, .json = json, .quiet = 1, .argv0 = "ocbench"};
-	char cap[128];
+	char cap[256];
 	snprintf(cap, sizeof cap, "%s/stdout.txt", dir);
 	fflush(stdout);
 	int saved = dup(1);

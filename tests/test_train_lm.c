@@ -18,6 +18,7 @@
 #include "../common/ocb_rng.h"
 #include "../workloads/data_text.h"
 #include "../workloads/trainer_lm.h"
+#include "cli_util.h"
 
 /* Text of words drawn from a small vocabulary: predictable within words, random across. */
 static uint8_t *synth_text(size_t n, uint64_t seed)
@@ -135,9 +136,9 @@ Test(lm_train, deterministic_for_seed_and_threads)
 {
 	struct trace a, b, c;
 	struct ocb_train_result ra, rb, rc;
-	char pa[] = "/tmp/ocb_lmdet_a_XXXXXX", pb[] = "/tmp/ocb_lmdet_b_XXXXXX";
-	close(mkstemp(pa));
-	close(mkstemp(pb));
+	char pa[128], pb[128];
+	close(mkstemp(cli_tmpname(pa, sizeof pa, "ocb_lmdet_a")));
+	close(mkstemp(cli_tmpname(pb, sizeof pb, "ocb_lmdet_b")));
 	for (int threads = 1; threads <= 2; threads++) {
 		run(11, threads, 12, &a, &ra, pa);
 		run(11, threads, 12, &b, &rb, pb);
@@ -185,8 +186,8 @@ Test(lm_train, learns_below_unigram)
 
 Test(lm_train, save_load_round_trip)
 {
-	char path[] = "/tmp/ocb_lmrt_XXXXXX";
-	close(mkstemp(path));
+	char path[128];
+	close(mkstemp(cli_tmpname(path, sizeof path, "ocb_lmrt")));
 	struct trace t;
 	struct ocb_train_result r;
 	run(4, 1, 20, &t, &r, path);
@@ -320,8 +321,8 @@ static double lfind(const struct lsink *s, const char *key, long step, int *coun
 
 Test(lm_train, suite_bench_end_to_end)
 {
-	char dir[] = "/tmp/ocb_lmb_XXXXXX", corpus[64], path[128], line[2048];
-	cr_assert_not_null(mkdtemp(dir));
+	char dir[128], corpus[256], path[256], line[2048];
+	cr_assert_not_null(mkdtemp(cli_tmpname(dir, sizeof dir, "ocb_lmb")));
 	snprintf(corpus, sizeof corpus, "%s/corpus.txt", dir);
 	/* a %-record corpus like fortunes: 200 records of generated words */
 	uint8_t *words = synth_text(30000, 4);
@@ -440,7 +441,7 @@ Test(lm_train, suite_bench_end_to_end)
 	cr_expect_eq(b->setup(bad, &ctx, &st), OCB_EINVAL);
 	cJSON_Delete(bad);
 	cJSON_Delete(p);
-	char cmd[128];
+	char cmd[256];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	cr_expect_eq(system(cmd), 0);
 }

@@ -11,6 +11,7 @@
 #include "../common/ocb_error.h"
 #include "../workloads/schedule.h"
 #include "../workloads/trainer.h"
+#include "cli_util.h"
 
 /* ---- the fake: one weight w; loss of step s is 1 / (s + 1) (or NaN at nan_at) ---- */
 
@@ -352,8 +353,8 @@ Test(trainer, bad_configurations_refused_before_any_step)
 
 Test(trainer, save_load_round_trip_through_the_ops)
 {
-	char path[] = "/tmp/ocb_trainer_XXXXXX";
-	int fd = mkstemp(path);
+	char path[128];
+	int fd = mkstemp(cli_tmpname(path, sizeof path, "ocb_trainer"));
 	cr_assert(fd >= 0);
 	close(fd);
 	struct fake_spec sp = {.per_epoch = 3, .can_eval = 1, .nan_at = -1};

@@ -16,14 +16,14 @@
 #include "../common/ocb_json.h"
 #include "../workloads/data_synth.h"
 #include "../workloads/trainer_mlp.h"
+#include "cli_util.h"
 
-static char dir[64];
+static char dir[128];
 static struct ocb_idx_set tr, te;
 
 static void setup(void)
 {
-	strcpy(dir, "/tmp/ocb-trainmlp-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_not_null(mkdtemp(cli_tmpname(dir, sizeof dir, "ocb-trainmlp")));
 	cr_assert_eq(ocb_synth_fmnist_write(dir, 2000, 400, 21), OCB_OK, "%s", ocb_lasterr());
 	cr_assert_eq(ocb_fmnist_load(dir, 1, &tr), OCB_OK, "%s", ocb_lasterr());
 	cr_assert_eq(ocb_fmnist_load(dir, 0, &te), OCB_OK, "%s", ocb_lasterr());
@@ -31,7 +31,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	char cmd[128];
+	char cmd[256];
 	ocb_idx_release(&tr);
 	ocb_idx_release(&te);
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
@@ -160,7 +160,7 @@ Test(trainmlp, same_seed_same_losses_and_weights_bitwise)
 {
 	struct rec a = {.stop_at_step = -1}, b = {.stop_at_step = -1}, c = {.stop_at_step = -1};
 	struct ocb_train_result ra, rb, rc;
-	char pa[128], pb[128];
+	char pa[256], pb[256];
 	snprintf(pa, sizeof pa, "%s/a.ckpt", dir);
 	snprintf(pb, sizeof pb, "%s/b.ckpt", dir);
 	cr_assert_eq(train_small(7, &a, &ra, pa), OCB_OK);
@@ -223,7 +223,7 @@ Test(trainmlp, save_load_round_trip)
 	struct ocb_train_result res;
 	struct ocb_eval ev;
 	void *st = NULL;
-	char path[128];
+	char path[256];
 	snprintf(path, sizeof path, "%s/rt.ckpt", dir);
 	cr_assert_eq(train_small(2, NULL, &res, path), OCB_OK);
 	small_cfg(99, &sp, &c);
@@ -374,7 +374,7 @@ Test(trainmlp, suite_bench_end_to_end)
 		     2 * find_metric(&ms, "grad_bytes", -1, NULL));
 
 	/* the MLLOG file: the MLPerf keys, in order, eval_accuracy with epoch_num */
-	char path[128], line[2048];
+	char path[256], line[2048];
 	snprintf(path, sizeof path, "%s/mllog_train_mlp.txt", dir);
 	FILE *f = fopen(path, "r");
 	cr_assert_not_null(f);
@@ -432,7 +432,7 @@ Test(trainmlp, suite_bench_end_to_end)
 Test(trainmlp, suite_bench_bad_data)
 {
 	struct msink ms = {0};
-	char sub[128];
+	char sub[256];
 	snprintf(sub, sizeof sub, "%s/empty", dir);
 	cr_assert_eq(mkdir(sub, 0755), 0);
 	struct ocb_ctx ctx = {.threads = 1, .seed = 3, .data_dir = sub, .out_dir = dir,
@@ -445,7 +445,7 @@ Test(trainmlp, suite_bench_bad_data)
 	/* a truncated labels file: OCB_EFORMAT naming it */
 	uint8_t lab[5] = {0};
 	uint32_t dl[1] = {2000};
-	char lp[200];
+	char lp[256];
 	snprintf(lp, sizeof lp, "%s/train-labels-idx1-ubyte.gz", dir);
 	cr_assert_eq(ocb_idx_write_gz(lp, OCB_IDX_MAGIC_LABELS, 1, dl, lab, 5), OCB_OK);
 	ctx.data_dir = dir;
