@@ -19,14 +19,25 @@ struct ocb_work {
 			       compute roof: FLOPs for "flops_*", int8 multiply-adds x 2
 			       for "ops_int8" */
 	double bytes;       /* compulsory memory traffic (weights incl. scales, in, out);
-			       also the working set that picks the memory level */
+			       also the working set that picks the memory level (but ws) */
 	const char *bound;  /* NULL: the roofline, min(compute, level bandwidth x ops/bytes);
 			       "bw_*" / "bw_*_triad": the read / triad bandwidth of the level
 			       the working set lives in; or one named ceiling kind
 			       ("flops_sgemm", "ops_int8", ...) */
 	const char *compute; /* the compute roof of the roofline: "flops_fp32" (NULL),
 				"flops_sgemm", "ops_int8" */
+	double ws;          /* the working set that picks the memory level where it is not
+			       bytes (0: bytes): a kernel that streams an in-memory layout
+			       larger than the format's blocks (TQ1_0 repacked as TQ2_0
+			       codes). bytes stays the format's traffic, so the fraction is
+			       of what the format could reach at that level */
 };
+
+/* The working set of w that picks its memory level: ws where set, else bytes */
+static inline double ocb_work_ws(const struct ocb_work *w)
+{
+	return w->ws > 0 ? w->ws : w->bytes;
+}
 
 /* Where workloads send metrics (loss per step, accuracy, ...). step < 0: no step.
  * Keys lower_snake_case, unit in `unit` (DESIGN.md). */

@@ -76,7 +76,7 @@ void ocb_harness_bound(struct ocb_result *r, const struct ocb_work *w, int have_
 	if (!have_work)
 		return;
 	ocb_machine_caches(ctx->machine, &mc);
-	if (ocb_roof_bound(&mc, w->bound, w->compute, w->bytes, r->threads, r->bound,
+	if (ocb_roof_bound(&mc, w->bound, w->compute, ocb_work_ws(w), r->threads, r->bound,
 			   sizeof r->bound) != 0)
 		return;
 	if (ctx->nceilings && !(cv = malloc(ctx->nceilings * sizeof *cv)))
@@ -482,7 +482,7 @@ int ocb_harness_case(const struct ocb_bench *b, const cJSON *params, const struc
 		     struct ocb_result *out)
 {
 	struct ocb_harness_opts opts;
-	struct ocb_work w = {NAN, NAN, NULL, NULL};
+	struct ocb_work w = {NAN, NAN, NULL, NULL, 0};
 	int have_work = 0, set_up = 0, rc;
 	void *state = NULL;
 

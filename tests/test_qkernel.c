@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 
 #include "../collect/bench_quant.h"
+#include "../collect/harness.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -398,6 +399,29 @@ Test(qkernel, suite_work_bounds_and_bad_params)
 	struct ocb_ctx xc = {.threads = 2, .machine = &xeon};
 	cr_assert_eq(qbench_copies(p, &xc, 0, wb, &nc), OCB_OK);
 	cr_expect_eq(nc, 1);
+	/* The level from the layout the GEMV streams: where the CPU's kernel runs on the
+	 * interleaved layout, TQ1_0 is TQ2_0 codes (69.2 MB at 16384^2, not its blocks'
+	 * 56.6), which the Zen 5 VM's measured last level (54 MiB; its reported L3 508 MiB)
+	 * cannot hold: DRAM, where its blocks alone said L3 (stored as bw_l3 at 36-40%). */
+	const struct qformat *t1 = qformat_find("tq1_0");
+	const int r8 = qgemv_kind_r8(qgemv_choose(t1));
+	const double rb = (double)qrepack_bytes(t1, 16384, 16384);
+	cr_expect(r8 ? fabs(w.ws - (w.bytes - wb + rb)) < 1 && rb > 1.2 * wb : w.ws == 0,
+		  "r8 %d: ws %g bytes %g", r8, w.ws, w.bytes);
+	cr_expect_eq(ocb_work_ws(&w), r8 ? w.ws : w.bytes);
+	struct ocb_machine zen5 = {.cores = 2, .threads = 2, .l1d_bytes = 48 << 10,
+				   .l2_bytes = 1 << 20, .l3_bytes = 508LL << 20,
+				   .llc_bytes = 54LL << 20, .mem_bytes = 24LL << 30};
+	ocb_machine_caches(&zen5, &mc);
+	cr_assert_eq(ocb_roof_bound(&mc, w.bound, w.compute, w.bytes, 1, bound, sizeof bound), 0);
+	cr_expect_str_eq(bound, "roofline:ops_int8,bw_l3"); /* its blocks alone */
+	struct ocb_ctx z5 = {.threads = 1, .machine = &zen5};
+	struct ocb_result res = {.threads = 1};
+	res.st.median = 2e-3;
+	ocb_harness_bound(&res, &w, 1, &z5); /* what the harness stores */
+	cr_expect_str_eq(res.bound, r8 ? "roofline:ops_int8,bw_dram" : "roofline:ops_int8,bw_l3");
+	cr_assert_eq(qbench_copies(p, &z5, 0, wb, &nc), OCB_OK);
+	cr_expect(r8 ? nc > 1 : nc == 1, "copies %d", nc); /* rotated as a DRAM case */
 	cJSON_Delete(p);
 	/* f32 16384^2 (1 GiB) on the 32 MiB machine: one copy already exceeds 4 LLC */
 	p = filled_text(gemv, "{\"format\":\"f32\",\"m\":16384,\"k\":16384}");

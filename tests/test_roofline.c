@@ -235,7 +235,7 @@ Test(roofline, harness_and_report_agree)
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		struct ocb_ctx ctx = {.threads = cases[i].threads, .machine = &m, .ceilings = c,
 				      .nceilings = nc};
-		struct ocb_work w = {cases[i].ops, cases[i].bytes, cases[i].bound, cases[i].compute};
+		struct ocb_work w = {cases[i].ops, cases[i].bytes, cases[i].bound, cases[i].compute, 0};
 		struct ocb_result r;
 		memset(&r, 0, sizeof r);
 		r.threads = cases[i].threads;
@@ -260,7 +260,7 @@ Test(roofline, harness_and_report_agree)
 	}
 	/* and the names they share */
 	struct ocb_ctx ctx = {.threads = 2, .machine = &m, .ceilings = c, .nceilings = nc};
-	struct ocb_work w = {cases[0].ops, cases[0].bytes, NULL, "ops_int8"};
+	struct ocb_work w = {cases[0].ops, cases[0].bytes, NULL, "ops_int8", 0};
 	struct ocb_result r;
 	memset(&r, 0, sizeof r);
 	r.threads = 2;
