@@ -258,7 +258,8 @@ static int timed_reps(const struct ocb_bench *b, void *state, const struct ocb_h
 		if (n >= min_reps) {
 			if (t1 - begin >= budget_ns)
 				break;
-			if (!o->no_ci_stop && n >= CI_MIN_N && ci_within(blk + cap, n, o->target_ci))
+			if (!o->no_ci_stop && n >= CI_MIN_N &&
+			    ci_within(blk + cap, n, o->target_ci))
 				break;
 		}
 		if (n == cap) {

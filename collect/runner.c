@@ -525,7 +525,7 @@ struct run_env {
 	struct ocb_counters *ctr;
 	struct ocb_progress *prog;
 	struct ocb_result *acc; /* interleaved: each case's merged passes */
-	size_t *first_n;        /* interleaved: the samples of each case's first pass (0: none yet) */
+	size_t *first_n;        /* interleaved: samples of each case's first pass (0: not yet) */
 	double *med;            /* each planned case's ok median (NaN: none yet) */
 	struct ocb_run_summary *sum;
 	struct ocb_beaten *beaten; /* the ceilings this run's results ran above */
@@ -673,7 +673,8 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 	long nkernel = 0;
 	for (size_t i = 0; i < np; i++)
 		nkernel += plan[i].bench->kind == OCB_KERNEL;
-	if ((rc = alloc_run_arrays(plan, np, npass, &med, &acc, &first_n, &order, &bench_of)) != OCB_OK)
+	rc = alloc_run_arrays(plan, np, npass, &med, &acc, &first_n, &order, &bench_of);
+	if (rc != OCB_OK)
 		goto fail;
 	struct ocb_harness_opts hp = pass_harness_opts(&o->harness, npass);
 	struct ocb_beaten beaten = {.n = 0};
