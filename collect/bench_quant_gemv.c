@@ -21,6 +21,13 @@
 #define POOL 64
 #define MAX_COPIES 64 /* rotation copies of W, at most */
 
+/* Does the GEMV of format f (NULL: f32) run on the interleaved layout on this CPU? The
+ * one rule for the set-up's repacking and the work model's working set. */
+static int gemv_repacked(const struct qformat *f)
+{
+	return f && qgemv_kind_r8(qgemv_choose(f));
+}
+
 /* The r16 kernels' setting for this shape, timed on the rotation copies as the
  * repetitions will use them (kernels/qgemv_plan.h), once per process: logged, and stored
  * as metrics of workload "quant_gemv": plan_time_<case> (s) and plan_streams_<case>,
@@ -76,9 +83,8 @@ static int qbench_plan(struct qbench *q, const struct ocb_ctx *ctx)
  * kernels' setting (qbench_plan). */
 static int qbench_repack(struct qbench *q, const struct ocb_ctx *ctx)
 {
-	enum qgemv_kind kind = qgemv_choose(q->f);
 	q->variant = qgemv_variant(q->f);
-	if (!qgemv_kind_r8(kind))
+	if (!gemv_repacked(q->f))
 		return OCB_OK;
 	q->wrstride = ocb_round_up(qrepack_bytes(q->f, q->m, q->k), 64);
 	if (!(q->wr = qrepack_alloc(q->wrstride * (size_t)q->ncopies)))
@@ -281,7 +287,7 @@ int qbench_work(const cJSON *params, int gemm, struct ocb_work *w)
 	 * 1.22x its blocks (16384^2: 69.2 MB, not 56.6), which a last level of 54 MiB
 	 * cannot hold however its blocks compare (seen stored as bw_l3 at 36-40%). */
 	w->ws = 0;
-	if (f && !gemm && qrepack_supported(f) && qgemv_kind_r8(qgemv_choose(f)))
+	if (!gemm && gemv_repacked(f))
 		w->ws = w->bytes - wbytes + (double)qrepack_bytes(f, (int64_t)m, (int64_t)k);
 	/* The roofline: the level bandwidth from the working set (ocb_work_ws) against this
 	 * machine's caches, the compute roof of the datatype. */

@@ -129,6 +129,16 @@ char *cli_tmpdir(char *buf, size_t len)
 	return mkdtemp(buf);
 }
 
+int cli_rundir(struct cli_rundir *r, const char *dbname)
+{
+	if (!cli_tmpdir(r->dir, sizeof r->dir))
+		return 0;
+	snprintf(r->db, sizeof r->db, "%s/%s", r->dir, dbname);
+	snprintf(r->dbopt, sizeof r->dbopt, "--db=%s", r->db);
+	snprintf(r->out, sizeof r->out, "%s/out", r->dir);
+	return 1;
+}
+
 char *cli_tmpname(char *buf, size_t len, const char *stem)
 {
 	const char *t = getenv("TMPDIR");

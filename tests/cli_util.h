@@ -32,6 +32,14 @@ int cli_lines(const char *s);
  * when the tests end), else /tmp. */
 char *cli_tmpdir(char *buf, size_t len);
 
+/* The paths of one `ocbench run` in a fresh folder (cli_tmpdir): its database
+ * dir/<dbname>, the "--db=" option naming it, and the artifact folder dir/out. */
+struct cli_rundir {
+	char dir[64], db[128], dbopt[160], out[160];
+};
+/* Fills *r; 0 when the folder cannot be made, else 1. */
+int cli_rundir(struct cli_rundir *r, const char *dbname);
+
 /* "$TMPDIR/<stem>-XXXXXX" into buf (/tmp if TMPDIR is unset, empty or too long for len),
  * for the caller's mkdtemp or mkstemp; returns buf. */
 char *cli_tmpname(char *buf, size_t len, const char *stem);

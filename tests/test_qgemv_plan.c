@@ -202,21 +202,19 @@ Test(qgemv_plan, a_case_far_from_its_plan_is_flagged, .timeout = OCB_TIMEOUT(240
 {
 	if (qgemv_choose(qformat_find("q4_0")) != QGEMV_VNNI512_R16)
 		cr_skip_test("no r16 kernels here (AVX-512 VNNI): nothing is planned");
-	char dir[64], db[96], out[96];
-	cr_assert_not_null(cli_tmpdir(dir, sizeof dir));
-	snprintf(db, sizeof db, "%s/p.db", dir);
-	snprintf(out, sizeof out, "%s/out", dir);
-	const char *argv[] = {"", "--db", db, "--quiet", "run", "--suite", "quant", "--quick",
+	struct cli_rundir d;
+	cr_assert(cli_rundir(&d, "p.db"));
+	const char *argv[] = {"", "--db", d.db, "--quiet", "run", "--suite", "quant", "--quick",
 			      "--filter", "quant_gemv/.*\"q4_0\"", "--threads", "1",
-			      "--inject-slowdown", "quant_gemv:1.0", "--out", out, NULL};
+			      "--inject-slowdown", "quant_gemv:1.0", "--out", d.out, NULL};
 	struct cli_out o;
 	cr_assert_eq(cli_run(&o, argv, NULL), 0);
 	cr_assert_eq(o.status, 0, "exit %d: %s", o.status, o.err);
-	cr_expect_eq(cli_query_int(db, "SELECT count(*) FROM result WHERE bench = 'quant_gemv' "
+	cr_expect_eq(cli_query_int(d.db, "SELECT count(*) FROM result WHERE bench = 'quant_gemv' "
 				       "AND suspect LIKE '%its set-up timed for the same kernel%'"), 1);
-	cr_expect_eq(cli_query_int(db, "SELECT count(*) FROM metric WHERE key LIKE "
+	cr_expect_eq(cli_query_int(d.db, "SELECT count(*) FROM metric WHERE key LIKE "
 				       "'plan_median_q4_0_%' AND value > 0"), 1);
 	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", d.dir);
 	cr_expect_eq(system(cmd), 0);
 }

@@ -297,30 +297,27 @@ Test(regress_noise, child_line_min)
 
 Test(regress_noise, run_stores_its_canaries, .timeout = 0)
 {
-	char dir[64], db[128], dbopt[160], out[160];
-	cr_assert(cli_tmpdir(dir, sizeof dir));
-	snprintf(db, sizeof db, "%s/r.db", dir);
-	snprintf(dbopt, sizeof dbopt, "--db=%s", db);
-	snprintf(out, sizeof out, "%s/out", dir);
+	struct cli_rundir d;
+	cr_assert(cli_rundir(&d, "r.db"));
 	struct cli_out o;
-	const char *argv[] = {"", dbopt, "--quiet", "run", "--suite", "baseline", "--quick",
+	const char *argv[] = {"", d.dbopt, "--quiet", "run", "--suite", "baseline", "--quick",
 			      "--filter", "sgemv/", "--threads", "1", "--budget", "0.02",
-			      "--out", out, NULL};
+			      "--out", d.out, NULL};
 	const char *on[] = {"OCBENCH_NO_CANARIES=0", NULL}; /* tests/run.sh turns them off */
 	cr_assert_eq(cli_run(&o, argv, on), 0);
 	cr_assert_eq(o.status, 0, "exit %d: %s", o.status, o.err);
 	/* 4 canaries x start, mid, end, positive rates */
-	cr_expect_eq(cli_query_int(db, "SELECT count(*) FROM metric WHERE run_id = 1 AND"
+	cr_expect_eq(cli_query_int(d.db, "SELECT count(*) FROM metric WHERE run_id = 1 AND"
 				       " workload = 'canary' AND value > 0"), 12);
-	cr_expect_eq(cli_query_int(db, "SELECT count(DISTINCT step) FROM metric WHERE"
+	cr_expect_eq(cli_query_int(d.db, "SELECT count(DISTINCT step) FROM metric WHERE"
 				       " run_id = 1 AND workload = 'canary'"), 3);
 	const char *env[] = {"OCBENCH_NO_CANARIES=1", NULL};
 	cr_assert_eq(cli_run(&o, argv, env), 0);
 	cr_assert_eq(o.status, 0, "exit %d: %s", o.status, o.err);
-	cr_expect_eq(cli_query_int(db, "SELECT count(*) FROM metric WHERE run_id = 2 AND"
+	cr_expect_eq(cli_query_int(d.db, "SELECT count(*) FROM metric WHERE run_id = 2 AND"
 				       " workload = 'canary'"), 0);
 	/* compare shows them: one run with, one without */
-	const char *cmp[] = {"", dbopt, "compare", "1", "2", NULL};
+	const char *cmp[] = {"", d.dbopt, "compare", "1", "2", NULL};
 	cr_assert_eq(cli_run(&o, cmp, NULL), 0);
 	cr_expect(strstr(o.out, "canaries (time ratios"), "%s", o.out);
 	cr_expect(strstr(o.out, " MDE "), "%s", o.out);
