@@ -10,7 +10,17 @@
 #include "../common/ocb_log.h"
 #include "../common/ocb_roofline.h"
 #include "ceilings.h"
+#include "ceilings_store.h"
 #include "suspect.h"
+
+/* index of (kind, threads) in b, or b->n */
+static size_t tally_find(const struct ocb_beaten *b, const char *kind, int threads)
+{
+	size_t i = 0;
+	while (i < b->n && !(b->roof[i].threads == threads && !strcmp(b->roof[i].kind, kind)))
+		i++;
+	return i;
+}
 
 void ocb_beaten_note(struct ocb_beaten *b, const struct ocb_ceiling *c, size_t nc,
 		     const struct ocb_result *r)
@@ -28,9 +38,7 @@ void ocb_beaten_note(struct ocb_beaten *b, const struct ocb_ceiling *c, size_t n
 	free(cv);
 	if (!ce)
 		return;
-	size_t i = 0;
-	while (i < b->n && !(b->roof[i].threads == ce->threads && !strcmp(b->roof[i].kind, ce->kind)))
-		i++;
+	size_t i = tally_find(b, ce->kind, ce->threads);
 	if (i == b->n) {
 		if (b->n == OCB_BEATEN_MAX)
 			return;
@@ -41,6 +49,72 @@ void ocb_beaten_note(struct ocb_beaten *b, const struct ocb_ceiling *c, size_t n
 	b->roof[i].n++;
 	if (r->bound_frac > b->roof[i].max_frac)
 		b->roof[i].max_frac = r->bound_frac;
+}
+
+/* The tally of (kind, threads) in b after its ceiling went from old to new (> old). */
+static void tally_rescale(struct ocb_beaten *b, const char *kind, int threads, double old,
+			  double new)
+{
+	size_t i = tally_find(b, kind, threads);
+	if (i == b->n)
+		return;
+	b->roof[i].max_frac *= old / new;
+	if (!(b->roof[i].max_frac > OCB_SUSPECT_ROOF_MAX)) /* none of them beats it now */
+		b->roof[i] = b->roof[--b->n];
+}
+
+int ocb_beaten_raise(const struct ocb_ceiling *fresh, size_t nf, struct ocb_beaten *stored,
+		     struct ocb_store *s, int64_t machine_id, int64_t run_id,
+		     struct ocb_ceiling *c, size_t nc, int *nraised)
+{
+	int rc = OCB_OK;
+	*nraised = 0;
+	for (size_t j = 0; j < nf && rc == OCB_OK; j++) {
+		const struct ocb_ceiling *f = &fresh[j];
+		const struct ocb_ceiling *in_use = ocb_ceiling_find(c, nc, f->kind, f->threads);
+		if (!in_use)
+			continue;
+		struct ocb_ceiling *ce = c + (in_use - c);
+		if (f->suspect[0] || !(f->value > ce->value)) {
+			ocb_info("ceiling %s at %d thread(s): re-measured %.4g %s%s%s, not above the "
+				 "%.4g in use: kept", f->kind, f->threads, f->value, f->unit,
+				 f->suspect[0] ? ", flagged: " : "", f->suspect, ce->value);
+			continue;
+		}
+		if ((rc = ocb_ceilings_store(s, machine_id, run_id, f, 1, 1)) != OCB_OK)
+			break;
+		ocb_info("ceiling %s at %d thread(s): re-measured %.4g %s, above the %.4g in use: "
+			 "this run's results are placed under the new value",
+			 f->kind, f->threads, f->value, f->unit, ce->value);
+		tally_rescale(stored, f->kind, f->threads, ce->value, f->value);
+		*ce = *f;
+		(*nraised)++;
+	}
+	return rc;
+}
+
+int ocb_beaten_remeasure(const struct ocb_beaten *want, struct ocb_beaten *stored,
+			 struct ocb_store *s, int64_t machine_id, int64_t run_id,
+			 const struct ocb_machine *m, int quick, struct ocb_ceiling *c, size_t nc,
+			 int *nraised)
+{
+	struct ocb_ceiling tg[OCB_BEATEN_MAX], *fresh = NULL;
+	size_t nt = 0, nf = 0;
+	*nraised = 0;
+	for (size_t i = 0; i < want->n; i++) {
+		const struct ocb_ceiling *ce =
+			ocb_ceiling_find(c, nc, want->roof[i].kind, want->roof[i].threads);
+		if (ce)
+			tg[nt++] = *ce;
+	}
+	if (!nt)
+		return OCB_OK;
+	ocb_info("re-measuring %zu ceiling(s) that results of this run ran above...", nt);
+	int rc = ocb_ceilings_verify(m, quick, c, nc, tg, nt, &fresh, &nf, NULL);
+	if (rc == OCB_OK)
+		rc = ocb_beaten_raise(fresh, nf, stored, s, machine_id, run_id, c, nc, nraised);
+	free(fresh);
+	return rc;
 }
 
 int ocb_beaten_flag(const struct ocb_beaten *b, struct ocb_store *s, int64_t machine_id,

@@ -135,6 +135,85 @@ Test(roof_beaten, tally_and_flagged_copy)
 	ocb_store_close(s);
 }
 
+/* A re-measured value above the one in use replaces it (stored, in place of its flagged
+ * copy, and in the caller's set), and the tally of results already stored shrinks to
+ * what still beats the new value; a value not above it, or flagged, changes nothing. */
+Test(roof_beaten, raise_replaces_only_higher_clean_values)
+{
+	char dir[64], path[96];
+	cr_assert_not_null(cli_tmpdir(dir, sizeof dir));
+	snprintf(path, sizeof path, "%s/r.db", dir);
+	struct ocb_store *s = NULL;
+	cr_assert_eq(ocb_store_open(path, OCB_STORE_WRITE, &s), OCB_OK, "%s", ocb_lasterr());
+	struct ocb_ceiling st[] = {
+		ceil_of("bw_dram", 1, 30, "GB/s"), ceil_of("bw_dram", 2, 40, "GB/s"),
+		ceil_of("bw_l3", 2, 100, "GB/s"), ceil_of("ops_int8", 2, 1000, "GOP/s"),
+	};
+	int64_t mid = machine_with_ceilings(s, "raise01", st, 4);
+	struct ocb_ceiling *cur = NULL;
+	size_t ncur = 0;
+	cr_assert_eq(ocb_store_ceilings_get(s, mid, &cur, &ncur), OCB_OK);
+	/* stored results: one at 130% of bw_dram/2 and one at 200% of bw_l3/2, one at 120% of
+	 * ops_int8/2; the first two flagged their ceilings */
+	struct ocb_beaten stored = {.n = 0};
+	struct ocb_result rs[] = {
+		res("bw_dram", 2, 0, 1e9, 1.3), res("bw_l3", 2, 0, 1e9, 2.0),
+		res("ops_int8", 2, 1e9, 0, 1.2),
+	};
+	for (size_t i = 0; i < 3; i++)
+		ocb_beaten_note(&stored, cur, ncur, &rs[i]);
+	cr_assert_eq(stored.n, 3);
+	struct ocb_beaten two = stored;
+	two.n = 2;
+	cr_assert_eq(ocb_beaten_flag(&two, s, mid, 0, cur, ncur, NULL), OCB_OK, "%s", ocb_lasterr());
+
+	struct ocb_ceiling fresh[] = {
+		ceil_of("bw_dram", 2, 60, "GB/s"),   /* raised: 130% of 40 = 87% of 60 */
+		ceil_of("bw_l3", 2, 125, "GB/s"),    /* raised: 200% of 100 = 160% of 125 */
+		ceil_of("bw_dram", 1, 25, "GB/s"),   /* below the 30 in use: kept */
+		ceil_of("ops_int8", 2, 1500, "GOP/s"), /* higher but flagged: kept */
+		ceil_of("bw_l2", 2, 300, "GB/s"),    /* not in use at all: ignored */
+	};
+	snprintf(fresh[3].suspect, sizeof fresh[3].suspect, "spread 40%% > 10%%");
+	int nraised = -1;
+	cr_assert_eq(ocb_beaten_raise(fresh, 5, &stored, s, mid, 0, cur, ncur, &nraised), OCB_OK,
+		     "%s", ocb_lasterr());
+	cr_assert_eq(nraised, 2);
+	/* the caller's set */
+	cr_assert_float_eq(ocb_ceiling_find(cur, ncur, "bw_dram", 2)->value, 60.0, 1e-12);
+	cr_assert_float_eq(ocb_ceiling_find(cur, ncur, "bw_l3", 2)->value, 125.0, 1e-12);
+	cr_assert_float_eq(ocb_ceiling_find(cur, ncur, "bw_dram", 1)->value, 30.0, 1e-12);
+	cr_assert_float_eq(ocb_ceiling_find(cur, ncur, "ops_int8", 2)->value, 1000.0, 1e-12);
+	cr_assert_null(ocb_ceiling_find(cur, ncur, "bw_l2", 2));
+	/* the stored tally: bw_dram/2 no longer beaten, bw_l3/2 still (at 160%) */
+	cr_assert_eq(stored.n, 2);
+	int l3 = -1, i8 = -1;
+	for (int i = 0; i < (int)stored.n; i++) {
+		l3 = !strcmp(stored.roof[i].kind, "bw_l3") ? i : l3;
+		i8 = !strcmp(stored.roof[i].kind, "ops_int8") ? i : i8;
+	}
+	cr_assert(l3 >= 0 && i8 >= 0);
+	cr_assert_float_eq(stored.roof[l3].max_frac, 1.6, 1e-12);
+	cr_assert_float_eq(stored.roof[i8].max_frac, 1.2, 1e-12);
+	/* the store: the new values are what readers get, their flagged copies are gone */
+	struct ocb_ceiling *now = NULL, *fl = NULL;
+	size_t nnow = 0, nfl = 0;
+	cr_assert_eq(ocb_store_ceilings_get(s, mid, &now, &nnow), OCB_OK);
+	cr_assert_eq(nnow, 4);
+	cr_assert_float_eq(ocb_ceiling_find(now, nnow, "bw_dram", 2)->value, 60.0, 1e-12);
+	cr_assert_float_eq(ocb_ceiling_find(now, nnow, "bw_l3", 2)->value, 125.0, 1e-12);
+	cr_assert_float_eq(ocb_ceiling_find(now, nnow, "bw_dram", 1)->value, 30.0, 1e-12);
+	cr_assert_float_eq(ocb_ceiling_find(now, nnow, "ops_int8", 2)->value, 1000.0, 1e-12);
+	cr_assert_eq(ocb_store_ceilings_flagged(s, mid, &fl, &nfl), OCB_OK);
+	cr_assert_eq(nfl, 0, "%zu flagged, first %s", nfl, nfl ? fl[0].kind : "");
+	cr_assert_eq(cli_query_int(path, "SELECT count(*) FROM ceiling WHERE value IN (60, 125)"), 2);
+	free(cur), free(now), free(fl);
+	ocb_store_close(s);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
 /* `ceilings --show` lists, below the values in use, a newer flagged copy of one of them
  * (a roof the run's results beat), as text and as JSON's flagged_newer. */
 Test(roof_beaten, show_lists_the_newer_flagged_value)
