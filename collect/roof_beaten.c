@@ -75,10 +75,15 @@ int ocb_beaten_raise(const struct ocb_ceiling *fresh, size_t nf, struct ocb_beat
 		if (!in_use)
 			continue;
 		struct ocb_ceiling *ce = c + (in_use - c);
-		if (f->suspect[0] || !(f->value > ce->value)) {
-			ocb_info("ceiling %s at %d thread(s): re-measured %.4g %s%s%s, not above the "
-				 "%.4g in use: kept", f->kind, f->threads, f->value, f->unit,
-				 f->suspect[0] ? ", flagged: " : "", f->suspect, ce->value);
+		if (f->suspect[0]) {
+			ocb_info("ceiling %s at %d thread(s): re-measured %.4g %s, flagged (%s): the "
+				 "%.4g in use is kept", f->kind, f->threads, f->value, f->unit,
+				 f->suspect, ce->value);
+			continue;
+		}
+		if (!(f->value > ce->value)) {
+			ocb_info("ceiling %s at %d thread(s): re-measured %.4g %s, not above the %.4g "
+				 "in use: kept", f->kind, f->threads, f->value, f->unit, ce->value);
 			continue;
 		}
 		if ((rc = ocb_ceilings_store(s, machine_id, run_id, f, 1, 1)) != OCB_OK)

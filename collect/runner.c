@@ -608,6 +608,7 @@ static int remeasure_beaten(struct run_env *e)
 	if (!want.n || e->o->keep_ceilings || ocb_runner_stop)
 		return OCB_OK;
 	int raised = 0;
+	ocb_progress_clear(e->prog);
 	int rc = ocb_beaten_remeasure(&want, e->beaten, e->s, e->machine_id, e->run_id,
 				      e->ctx->machine, e->o->quick, e->ceil, e->ctx->nceilings,
 				      &raised);
