@@ -564,10 +564,20 @@ static void strip_numbers(struct ocb_result *r)
 int ocb_harness_merge(struct ocb_result *acc, struct ocb_result *part)
 {
 	int rc = OCB_OK;
+	const int part_ok = strcmp(part->status, "ok") == 0 && part->st.n > 0;
 	if (!acc->params_json) { /* the first pass: take it whole */
 		*acc = *part;
 		memset(part, 0, sizeof *part);
+		acc->passes = 1;
+		acc->pass_lo = acc->pass_hi = part_ok ? acc->st.median : NAN;
 		return OCB_OK;
+	}
+	acc->passes++;
+	if (part_ok) { /* the range of the passes' own medians */
+		if (!(part->st.median >= acc->pass_lo))
+			acc->pass_lo = part->st.median;
+		if (!(part->st.median <= acc->pass_hi))
+			acc->pass_hi = part->st.median;
 	}
 	if (isnan(acc->check_err) || part->check_err > acc->check_err)
 		acc->check_err = part->check_err;

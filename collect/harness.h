@@ -67,7 +67,8 @@ void ocb_harness_flag(struct ocb_result *r, double target_ci, const struct ocb_c
  * counters are averaged weighted by each pass's sample count, and are available only
  * if available in every pass (else timing_only); check_err is the max; a failed pass
  * makes acc failed (the first failure's error and err_status kept, no numbers). Host
- * load times are summed. The bound and flags are not recomputed: call ocb_harness_bound
+ * load times are summed; acc->passes counts the passes and pass_lo / pass_hi range over
+ * the ok passes' own medians. The bound and flags are not recomputed: call ocb_harness_bound
  * and ocb_harness_flag after the last pass. Returns OCB_OK,
  * or OCB_ENOMEM (acc is then released too). */
 int ocb_harness_merge(struct ocb_result *acc, struct ocb_result *part);

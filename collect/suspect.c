@@ -48,8 +48,16 @@ int ocb_suspect_check(struct ocb_result *r, double target_ci, int ncpus)
 		return 0;
 	double half = 0.5 * (r->st.ci_high - r->st.ci_low) / r->st.median;
 	if (r->st.n > 1 && target_ci > 0 && half > OCB_SUSPECT_CI_MULT * target_ci) {
-		ocb_suspect_add(r, "CI +-%.1f%% > %.0fx the %.3g%% target", 100 * half,
-				OCB_SUSPECT_CI_MULT, 100 * target_ci);
+		char passes[96] = "";
+		if (r->passes > 1 && r->pass_lo > 0 && isfinite(r->pass_hi)) {
+			char lo[32], hi[32];
+			fmt_time(lo, sizeof lo, r->pass_lo);
+			fmt_time(hi, sizeof hi, r->pass_hi);
+			snprintf(passes, sizeof passes, " (%d passes' medians %s to %s, x%.2f)",
+				 r->passes, lo, hi, r->pass_hi / r->pass_lo);
+		}
+		ocb_suspect_add(r, "CI +-%.1f%% > %.0fx the %.3g%% target%s", 100 * half,
+				OCB_SUSPECT_CI_MULT, 100 * target_ci, passes);
 		n++;
 	}
 	if (isfinite(r->bound_frac) && r->bound_frac > OCB_SUSPECT_ROOF_MAX) {

@@ -1,6 +1,9 @@
 /* suspect: the anomaly rules that flag an ok result at the source (result.suspect), with
  * the reasons, so that a number that cannot be right is never shown as plain "ok":
  *   ci       the median's 95% CI half-width exceeds OCB_SUSPECT_CI_MULT x the target
+ *            (with interleaved passes, the range of their own medians is quoted: a wide
+ *            one says the host changed speed between passes, a narrow one that the
+ *            samples of each pass spread)
  *   roof     the fraction of the roof exceeds OCB_SUSPECT_ROOF_MAX (a roof is an upper
  *            bound: above it, the work model, the ceiling or the timing is wrong)
  *   scaling  an N-thread median worse than the same case's 1-thread median (checked when

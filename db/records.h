@@ -93,6 +93,11 @@ struct ocb_result {
 	/* A time of one repetition the bench measured in its set-up (struct ocb_bench
 	 * .reference_s), s; 0 = none. Not stored: it feeds the "setup" suspect rule. */
 	double ref_s;
+	/* Interleaved passes merged into this result (ocb_harness_merge; 0 or 1: none) and
+	 * the lowest and highest of their medians, s. Not stored: the "ci" suspect reason
+	 * quotes them. */
+	int passes;
+	double pass_lo, pass_hi;
 	struct ocb_counter_val *counters;
 	size_t ncounters;
 };

@@ -567,6 +567,10 @@ Test(harness, merge_concatenates_and_recomputes)
 	cr_assert_eq(ocb_harness_merge(&acc, &p), OCB_OK);
 
 	cr_expect_float_eq(acc.ref_s, 4.5, 0);
+	/* the passes' own medians 2, 10.5 and 5.5 */
+	cr_expect_eq(acc.passes, 3);
+	cr_expect_float_eq(acc.pass_lo, 2.0, 0);
+	cr_expect_float_eq(acc.pass_hi, 10.5, 1e-15);
 	cr_assert_eq(acc.nsamples, 9);
 	cr_expect_eq(acc.st.n, 9);
 	const double want[] = {1, 2, 3, 10, 11, 4, 5, 6, 7}; /* pass order */

@@ -38,6 +38,25 @@ Test(suspect, ci_beyond_three_times_the_target)
 	cr_expect_eq(ocb_suspect_check(&r, 0.02, 0), 0);
 }
 
+/* A wide CI of merged passes quotes the range of the passes' own medians (here a host
+ * that halved its speed for one pass); a single pass, or a tight CI, quotes nothing. */
+Test(suspect, ci_of_passes_quotes_their_medians)
+{
+	struct ocb_result r = ok_result(2, 2.0e-3, 1.0e-3, 3.0e-3);
+	r.passes = 3, r.pass_lo = 1.8e-3, r.pass_hi = 4.1e-3;
+	cr_expect_eq(ocb_suspect_check(&r, 0.02, 0), 1);
+	cr_expect(strstr(r.suspect, "CI +-50.0% > 3x the 2% target (3 passes' medians 1.8 ms to "
+				    "4.1 ms, x2.28)"), "%s", r.suspect);
+	r = ok_result(2, 2.0e-3, 1.0e-3, 3.0e-3);
+	r.passes = 1, r.pass_lo = r.pass_hi = 2.0e-3;
+	cr_expect_eq(ocb_suspect_check(&r, 0.02, 0), 1);
+	cr_expect_null(strstr(r.suspect, "passes"), "%s", r.suspect);
+	r = ok_result(2, 2.0e-3, 1.99e-3, 2.01e-3);
+	r.passes = 3, r.pass_lo = 1.8e-3, r.pass_hi = 4.1e-3;
+	cr_expect_eq(ocb_suspect_check(&r, 0.02, 0), 0);
+	cr_expect_str_empty(r.suspect);
+}
+
 Test(suspect, fraction_above_105_percent_of_the_roof)
 {
 	static const struct { double frac; int flagged; } tab[] = {
