@@ -194,8 +194,8 @@ Test(baseline, work_models)
 	cr_assert_float_eq(w.flops, 2000.0, 1e-9);
 	cr_assert_str_eq(w.bound, "bw_*_triad");
 	cJSON_Delete(p);
-	/* 3 x 256 MiB: DRAM on a 32 MiB-L3 machine and on a 480 MiB-L3 one; the 48 MiB
-	 * quick arrays are L3 on the second */
+	/* 3 x 256 MiB: DRAM on a 32 MiB-L3 machine and on a 480 MiB-L3 one; 3 x 16 MiB
+	 * arrays are L3 on the second */
 	p = params1("n", 1 << 26, NULL, 0);
 	cr_assert_eq(ocb_bench_stream_triad.work(p, &w), OCB_OK);
 	struct ocb_roof_caches zen3 = {32 << 10, 512 << 10, 32 << 20, 2, 2, 0};

@@ -388,7 +388,7 @@ Test(run_cli, quick_json_runs_end_to_end)
 	cr_expect_str_eq(txt, "examples/suites/quick.json");
 	cr_expect_eq(cli_query_int(db, "SELECT COUNT(*) FROM result WHERE suite = 'baseline' AND "
 				       "params_json IN ('{\"n\":256}', '{\"n\":512}', "
-				       "'{\"n\":4194304}')"), 3);
+				       "'{\"n\":16777216}')"), 3);
 	cr_expect_eq(cli_query_int(db, "SELECT COUNT(*) FROM run WHERE config_json LIKE "
 				       "'%\"quick\":true%'"), 1);
 
