@@ -50,6 +50,17 @@ static int64_t machine_with_ceilings(struct ocb_store *s, const char *fingerprin
 	return mid;
 }
 
+/* A new database `name` in a fresh folder (dir), open for writing; its path into path. */
+static struct ocb_store *fresh_store(char *dir, size_t dlen, const char *name, char *path,
+				     size_t plen)
+{
+	struct ocb_store *s = NULL;
+	cr_assert_not_null(cli_tmpdir(dir, dlen));
+	snprintf(path, plen, "%s/%s", dir, name);
+	cr_assert_eq(ocb_store_open(path, OCB_STORE_WRITE, &s), OCB_OK, "%s", ocb_lasterr());
+	return s;
+}
+
 Test(roof_beaten, binding_ceiling_of_a_roofline)
 {
 	const struct ocb_roof_ceil c[] = {
@@ -75,10 +86,7 @@ Test(roof_beaten, binding_ceiling_of_a_roofline)
 Test(roof_beaten, tally_and_flagged_copy)
 {
 	char dir[64], path[96];
-	cr_assert_not_null(cli_tmpdir(dir, sizeof dir));
-	snprintf(path, sizeof path, "%s/b.db", dir);
-	struct ocb_store *s = NULL;
-	cr_assert_eq(ocb_store_open(path, OCB_STORE_WRITE, &s), OCB_OK, "%s", ocb_lasterr());
+	struct ocb_store *s = fresh_store(dir, sizeof dir, "b.db", path, sizeof path);
 	struct ocb_ceiling st[] = {
 		ceil_of("bw_dram", 1, 30, "GB/s"), ceil_of("bw_dram", 2, 40, "GB/s"),
 		ceil_of("ops_int8", 2, 1000, "GOP/s"),
@@ -141,10 +149,7 @@ Test(roof_beaten, tally_and_flagged_copy)
 Test(roof_beaten, raise_replaces_only_higher_clean_values)
 {
 	char dir[64], path[96];
-	cr_assert_not_null(cli_tmpdir(dir, sizeof dir));
-	snprintf(path, sizeof path, "%s/r.db", dir);
-	struct ocb_store *s = NULL;
-	cr_assert_eq(ocb_store_open(path, OCB_STORE_WRITE, &s), OCB_OK, "%s", ocb_lasterr());
+	struct ocb_store *s = fresh_store(dir, sizeof dir, "r.db", path, sizeof path);
 	struct ocb_ceiling st[] = {
 		ceil_of("bw_dram", 1, 30, "GB/s"), ceil_of("bw_dram", 2, 40, "GB/s"),
 		ceil_of("bw_l3", 2, 100, "GB/s"), ceil_of("ops_int8", 2, 1000, "GOP/s"),
@@ -219,10 +224,7 @@ Test(roof_beaten, raise_replaces_only_higher_clean_values)
 Test(roof_beaten, show_lists_the_newer_flagged_value)
 {
 	char dir[64], path[96];
-	cr_assert_not_null(cli_tmpdir(dir, sizeof dir));
-	snprintf(path, sizeof path, "%s/s.db", dir);
-	struct ocb_store *s = NULL;
-	cr_assert_eq(ocb_store_open(path, OCB_STORE_WRITE, &s), OCB_OK, "%s", ocb_lasterr());
+	struct ocb_store *s = fresh_store(dir, sizeof dir, "s.db", path, sizeof path);
 	/* the fingerprint --show looks up: the CLI's own (this test process's environment
 	 * may differ from the ocbench it starts), read from an empty --show */
 	struct cli_out o;
