@@ -74,7 +74,7 @@ int ocb_beaten_raise(const struct ocb_ceiling *fresh, size_t nf, struct ocb_beat
 		const struct ocb_ceiling *in_use = ocb_ceiling_find(c, nc, f->kind, f->threads);
 		if (!in_use)
 			continue;
-		struct ocb_ceiling *ce = c + (in_use - c);
+		struct ocb_ceiling *ce = c + (in_use - c); /* the same element, writable */
 		if (f->suspect[0]) {
 			ocb_info("ceiling %s at %d thread(s): re-measured %.4g %s, flagged (%s): the "
 				 "%.4g in use is kept", f->kind, f->threads, f->value, f->unit,

@@ -8,11 +8,10 @@
  * next full run (or `ceilings --verify`) re-measures it and drops the copy; until then
  * the unflagged row stays the value readers get (db/store_int.h OCB_CEILING_RANKED), so a
  * --quick run keeps its roofs. The results keep their own flags.
- * Before that, a run with interleaved passes (whose kernel results are stored only after
- * the last pass) re-measures the ceilings its results beat, ocb_beaten_remeasure: where
- * the ceiling comes out higher, the run's results are placed under the new value before
- * they are stored, and only what still beats it is flagged. Owns nothing: a fixed-size
- * tally. */
+ * Before that, the run re-measures the ceilings its results beat, ocb_beaten_remeasure:
+ * where a ceiling comes out higher, the kernel results of interleaved passes (stored only
+ * after the last pass) are placed under the new value before they are stored, and only
+ * what still beats a ceiling flags it. Owns nothing: a fixed-size tally. */
 #ifndef OCB_ROOF_BEATEN_H
 #define OCB_ROOF_BEATEN_H
 

@@ -599,22 +599,24 @@ static void bound_interleaved(struct run_env *e)
  * ceiling pass, 80-87 GB/s in the same session's other runs, and 14 results flagged at
  * 105-157% of it) is then raised, and the results placed under the new value. Not in
  * the ranks of an MPI job (keep_ceilings: every rank would) nor after an interruption. */
-static int remeasure_beaten(struct run_env *e)
+static void remeasure_beaten(struct run_env *e)
 {
 	struct ocb_beaten want = *e->beaten;
 	for (size_t i = 0; e->acc && i < e->np; i++)
 		if (e->acc[i].params_json)
 			ocb_beaten_note(&want, e->ctx->ceilings, e->ctx->nceilings, &e->acc[i]);
 	if (!want.n || e->o->keep_ceilings || ocb_runner_stop)
-		return OCB_OK;
+		return;
 	int raised = 0;
 	ocb_progress_clear(e->prog);
 	int rc = ocb_beaten_remeasure(&want, e->beaten, e->s, e->machine_id, e->run_id,
 				      e->ctx->machine, e->o->quick, e->ceil, e->ctx->nceilings,
 				      &raised);
-	if (rc == OCB_OK && raised)
+	if (rc != OCB_OK) /* the run's results matter more: stored under the old values */
+		ocb_warn("re-measuring the beaten ceilings failed (%s): the results are stored "
+			 "under the values measured before", ocb_lasterr());
+	if (raised)
 		bound_interleaved(e);
-	return rc;
 }
 
 /* Interleaved kernels: bound and flags from the merged samples (after re-measuring the
@@ -623,10 +625,9 @@ static int remeasure_beaten(struct run_env *e)
  * marked aborted). */
 static int store_interleaved(struct run_env *e)
 {
+	int rc = OCB_OK;
 	bound_interleaved(e);
-	int rc = remeasure_beaten(e);
-	if (rc != OCB_OK)
-		return rc;
+	remeasure_beaten(e);
 	for (size_t i = 0; e->acc && i < e->np; i++) {
 		if (!e->acc[i].params_json || strcmp(e->acc[i].status, "ok") != 0)
 			continue;

@@ -127,6 +127,9 @@ Test(runner, beaten_ceiling_remeasured_before_storing, .timeout = OCB_TIMEOUT(12
 	/* under the new value: a fraction well below the 10x+ it had against 1 GB/s */
 	cr_assert_eq(cli_query_int(d.db, "SELECT count(*) FROM result WHERE run_id = 1 AND"
 				   " bound_frac > 0 AND bound_frac < 2"), 1, "%s", o.err);
+	/* a ceiling is flagged afterwards only if the result still beats it (a machine whose
+	 * last level nearly holds the arrays), never for the run's own re-measure */
 	cr_expect_eq(cli_query_int(d.db, "SELECT count(*) FROM ceiling WHERE suspect IS NOT NULL"),
-		     0, "nothing left to flag: %s", o.err);
+		     cli_query_int(d.db, "SELECT count(*) FROM result WHERE run_id = 1 AND"
+				   " bound_frac > 1.05"), "%s", o.err);
 }
