@@ -2,7 +2,17 @@
  * operand: n = 1..128 columns, the shapes of batched decode (a weight matrix A applied
  * to a batch of n token vectors). n = 1 is a GEMV through the GEMM path; as n grows the
  * product moves from the memory roof (A streamed once per call) toward OpenBLAS's own
- * compute roof. Checked on a few rows against a plain double-precision loop (_ref). */
+ * compute roof. Checked on a few rows against a plain double-precision loop (_ref).
+ *
+ * Two threads can be slower than one here, and that is OpenBLAS's own doing: flagged,
+ * not fixed. A small program with no OpenMP (only cblas_sgemm, row-major as here, best of
+ * 30 calls, OpenBLAS 0.3.21 pthread, Zen 5 VM, 4 Dec 2026) timed m = k = 1024 at 2
+ * threads 1.9-2.4x slower than at 1 for n = 4, 8 and 16 (n = 8: 494 against 252 us),
+ * 1.3x for n = 32, 1.0x for n = 64, while n = 1 and 2 ran 0.57-0.59x; at m = k = 4096,
+ * n = 4 to 16 ran 1.00-1.09x. OMP_WAIT_POLICY=passive and OPENBLAS_THREAD_TIMEOUT=4
+ * changed nothing in ocbench's runs, so neither our threads nor OpenBLAS's idle
+ * workers are the cause: it is how OpenBLAS runs this shape (in its column-major terms
+ * M = n, tiny) on two threads. */
 #include <cblas.h>
 #include <float.h>
 #include <math.h>

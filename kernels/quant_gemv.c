@@ -21,6 +21,11 @@ static void gemv_rows(vec_dot_fn dot, size_t rb, const void *w, int64_t m, int64
 		      const void *xq, float *y, int threads)
 {
 	const char *wb = w;
+	if (threads == 1) { /* no team: its end costs a system call (gemv_r8_run) */
+		for (int64_t r = 0; r < m; r++)
+			y[r] = dot(k, wb + (size_t)r * rb, xq);
+		return;
+	}
 #pragma omp parallel for schedule(static) num_threads(threads)
 	for (int64_t r = 0; r < m; r++)
 		y[r] = dot(k, wb + (size_t)r * rb, xq);

@@ -465,6 +465,40 @@ static void share_streams(qr_group_fn kern, qr_groups_fn kernn, int ns, const st
 static __thread int r16_call_set;
 static __thread struct qk_pf r16_call_pf;
 
+/* What every thread of one qgemv_r8 call shares */
+struct gemv_call {
+	const struct qformat *f, *fr;
+	const char *w;
+	const void *xq;
+	float *y;
+	qr_group_fn kern;
+	qr_groups_fn kernn; /* NULL: one stream */
+	int ns, R;
+	int64_t ng, nb, np; /* groups, blocks per row, panels */
+	size_t ab;          /* bytes of one activation block */
+	struct qk_pf pf;
+};
+
+/* Thread t of nt: its groups, panel by panel. It keeps the same groups in every panel
+ * (its share is a function of its number alone), so its partial sums in y are its own. */
+static void gemv_r8_part(const struct gemv_call *c, int t, int nt)
+{
+	const int64_t g0 = c->ng * t / nt, g1 = c->ng * (t + 1) / nt;
+	r16_call_pf = c->pf;
+	r16_call_set = 1;
+	for (int64_t p = 0; p < c->np; p++) {
+		const struct qr_panel pn = panel_at(c->fr, c->R, c->nb, c->ng, p);
+		const size_t xo = (size_t)(pn.b0 * c->fr->block / c->f->act_block) * c->ab;
+		const struct qr_share sh = {c->w + pn.off, pn.gstride, pn.nb * c->fr->block,
+					    (const char *)c->xq + xo, c->R, p > 0};
+		if (c->kernn)
+			share_streams(c->kern, c->kernn, c->ns, &sh, g0, g1, c->y);
+		else
+			share_one_stream(c->kern, &sh, g0, g1, c->y);
+	}
+	r16_call_set = 0;
+}
+
 /* qgemv_r8 under setting set (NULL: the defaults, r16_streams and the r16_pf table); the
  * r16 kernels only take its streams (capped at the format's) and prefetch distances */
 static int gemv_r8_run(const struct qformat *f, enum qgemv_kind kind, const void *wr, int64_t m,
@@ -478,47 +512,36 @@ static int gemv_r8_run(const struct qformat *f, enum qgemv_kind kind, const void
 		return rc;
 	if (!y)
 		return ocb_seterr(OCB_EINVAL, "qgemv_r8: NULL output");
-	const qr_group_fn kern =
-		kind == QGEMV_VNNI512_R16
-			? qr_zmm_kernel(r8_fmt(f)->type)
-			: qr_avx2_kernel(r8_fmt(f)->type, kind == QGEMV_VNNI_R8	     ? QR_AVXVNNI
-							  : kind == QGEMV_VNNI512_R8 ? QR_AVX512VNNI
-										     : QR_AVX2);
 	const int R = qgemv_kind_rows(kind); /* = qrepack_rows(f) */
 	const struct qformat *fr = r8_fmt(f);
 	const size_t rb = qformat_row_bytes(f, k), gb = (size_t)R * qformat_row_bytes(fr, k);
-	const int64_t ng = m / R, nb = k / fr->block;
-	const int64_t pb = panel_blocks(fr, R, nb), np = (nb + pb - 1) / pb;
-	const size_t ab = qformat_act_bytes(f, 1, f->act_block); /* one activation block */
-	const char *w = wr;
+	const int64_t nb = k / fr->block, pb = panel_blocks(fr, R, nb);
 	const int zmm = kind == QGEMV_VNNI512_R16, maxs = qr_max_streams(fr->type);
 	const struct qgemv_setting use = set ? *set : qr_default_setting(fr->type);
 	int ns = use.streams;
 	ns = ns == 2 || ns == 4 || ns == 8 ? (ns < maxs ? ns : maxs) : 1;
-	const qr_groups_fn kernn = zmm ? qr_zmm_kernels(fr->type, ns) : NULL;
-	const struct qk_pf pf = {use.pf_l1, use.pf_l2};
-	/* panel by panel; a thread keeps the same groups in every panel (its share is a
-	 * function of its number alone), so its partial sums in y are its own */
-#pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
-	{
-		const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-		const int64_t g0 = ng * t / nt, g1 = ng * (t + 1) / nt;
-		r16_call_pf = pf;
-		r16_call_set = 1;
-		for (int64_t p = 0; p < np; p++) {
-			const struct qr_panel pn = panel_at(fr, R, nb, ng, p);
-			const size_t xo = (size_t)(pn.b0 * fr->block / f->act_block) * ab;
-			const struct qr_share sh = {w + pn.off, pn.gstride, pn.nb * fr->block,
-						    (const char *)xq + xo, R, p > 0};
-			if (kernn)
-				share_streams(kern, kernn, ns, &sh, g0, g1, y);
-			else
-				share_one_stream(kern, &sh, g0, g1, y);
-		}
-		r16_call_set = 0;
+	const struct gemv_call c = {
+		.f = f, .fr = fr, .w = wr, .xq = xq, .y = y,
+		.kern = kind == QGEMV_VNNI512_R16
+				? qr_zmm_kernel(fr->type)
+				: qr_avx2_kernel(fr->type, kind == QGEMV_VNNI_R8      ? QR_AVXVNNI
+							   : kind == QGEMV_VNNI512_R8 ? QR_AVX512VNNI
+										      : QR_AVX2),
+		.kernn = zmm ? qr_zmm_kernels(fr->type, ns) : NULL, .ns = ns, .R = R,
+		.ng = m / R, .nb = nb, .np = (nb + pb - 1) / pb, .ab = qformat_act_bytes(f, 1, f->act_block),
+		.pf = {use.pf_l1, use.pf_l2}};
+	const int nt = threads > 0 ? threads : omp_get_max_threads();
+	if (nt == 1) { /* no team: even a team of one ends in a futex wake-up (libgomp's
+			* barrier), a system call per GEMV that cost 1-1.5 us of a 6 us
+			* 1024 x 1024 TQ2_0 one on the Zen 5 VM */
+		gemv_r8_part(&c, 0, 1);
+	} else {
+#pragma omp parallel num_threads(nt)
+		gemv_r8_part(&c, omp_get_thread_num(), omp_get_num_threads());
 	}
+	const int64_t ng = c.ng;
 	for (int64_t r = ng * R; r < m; r++)
-		y[r] = f->vec_dot_avx2(k, w + (size_t)ng * gb + (size_t)(r - ng * R) * rb, xq);
+		y[r] = f->vec_dot_avx2(k, (const char *)wr + (size_t)ng * gb + (size_t)(r - ng * R) * rb, xq);
 	return OCB_OK;
 }
 
