@@ -31,6 +31,11 @@ struct ocb_work {
 			       larger than the format's blocks (TQ1_0 repacked as TQ2_0
 			       codes). bytes stays the format's traffic, so the fraction is
 			       of what the format could reach at that level */
+	double cycle;       /* bytes streamed before the same bytes are read again (0:
+			       unknown, taken as enough; ocb_roof_level_cycle): a case that
+			       sweeps the same arrays pass after pass, as STREAM does, sets
+			       its working set; one rotating copies past the DRAM cycle
+			       leaves 0 */
 };
 
 /* The working set of w that picks its memory level: ws where set, else bytes */

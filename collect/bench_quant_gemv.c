@@ -306,7 +306,7 @@ int qbench_work(const cJSON *params, int gemm, struct ocb_work *w)
 int qbench_copies(const cJSON *params, const struct ocb_ctx *ctx, int gemm, double wbytes,
 		  int *ncopies)
 {
-	struct ocb_work w = {NAN, NAN, NULL, NULL, 0};
+	struct ocb_work w = {.flops = NAN, .bytes = NAN};
 	struct ocb_roof_caches mc;
 	int rc = qbench_work(params, gemm, &w);
 	*ncopies = 1;

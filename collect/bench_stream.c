@@ -27,12 +27,19 @@ struct stream_state {
 static cJSON *stream_cases(const struct ocb_ctx *ctx)
 {
 	/* 256 MiB per array (quick: 64 MiB); the bound's level follows from the arrays'
-	 * total size against this machine's caches (common/ocb_roofline.h). Quick arrays
+	 * total size against this machine's caches, and from the arrays being swept pass
+	 * after pass (work's cycle: common/ocb_roofline.h ocb_roof_level_cycle). Quick arrays
 	 * were 16 MiB until 4 Dec 2026: on the Zen 5 VM (last level measured at 43-54 MiB)
 	 * the triad's 48 MiB was given the DRAM roof by the level rule but, swept cyclically
 	 * a little over the last level, mostly hit in it: 138% / 160% of bw_dram_triad at 1
-	 * / 2 threads (the CI run at 5d5ff71). At 64 MiB (copy 128, triad 192 MiB: 2.4-4.4x
-	 * that last level) two quick runs there gave 86-95% of the DRAM ceilings. */
+	 * / 2 threads (the CI run at 5d5ff71). At 64 MiB (copy 128, triad 192 MiB) two quick
+	 * runs there gave 86-95% of the DRAM ceilings, a later one 107-119% at 2 threads (a
+	 * last level of 50 MiB: the DRAM ceiling is measured from 4 x that per thread). Since
+	 * then a sweep shorter than the DRAM ceiling's working sets is bound by the last
+	 * level's ceiling: on that VM the quick cases are L3 cases (32-41% of bw_l3), the full
+	 * ones (copy 512, triad 768 MiB) DRAM cases. Quick arrays of 256 MiB would have made
+	 * them DRAM cases too, but took the A/B tests (tests/test_ab_cli.c, which spawn
+	 * many quick STREAM children) from 3 to 4.7 minutes. */
 	double n = ctx->quick ? (double)(1 << 24) : (double)(1 << 26);
 	cJSON *a = cJSON_CreateArray(), *o = cJSON_CreateObject();
 	if (!a || !o || !cJSON_AddNumberToObject(o, "n", n)) {
@@ -143,6 +150,7 @@ static int copy_work(const cJSON *params, struct ocb_work *w)
 		return rc;
 	w->flops = 0.0;
 	w->bytes = 2.0 * sizeof(float) * (double)n;
+	w->cycle = w->bytes; /* the same two arrays every pass */
 	w->bound = "bw_*"; /* read bandwidth of the level the arrays live in */
 	return OCB_OK;
 }
@@ -155,6 +163,7 @@ static int triad_work(const cJSON *params, struct ocb_work *w)
 		return rc;
 	w->flops = 2.0 * (double)n;
 	w->bytes = 3.0 * sizeof(float) * (double)n;
+	w->cycle = w->bytes;
 	w->bound = "bw_*_triad"; /* the triad ceiling of the level the arrays live in */
 	return OCB_OK;
 }

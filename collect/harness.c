@@ -76,8 +76,8 @@ void ocb_harness_bound(struct ocb_result *r, const struct ocb_work *w, int have_
 	if (!have_work)
 		return;
 	ocb_machine_caches(ctx->machine, &mc);
-	if (ocb_roof_bound(&mc, w->bound, w->compute, ocb_work_ws(w), r->threads, r->bound,
-			   sizeof r->bound) != 0)
+	if (ocb_roof_bound(&mc, w->bound, w->compute, ocb_work_ws(w), w->cycle, r->threads,
+			   r->bound, sizeof r->bound) != 0)
 		return;
 	if (ctx->nceilings && !(cv = malloc(ctx->nceilings * sizeof *cv)))
 		return; /* no memory: fraction unknown */
@@ -483,7 +483,7 @@ int ocb_harness_case(const struct ocb_bench *b, const cJSON *params, const struc
 		     struct ocb_result *out)
 {
 	struct ocb_harness_opts opts;
-	struct ocb_work w = {NAN, NAN, NULL, NULL, 0};
+	struct ocb_work w = {.flops = NAN, .bytes = NAN};
 	int have_work = 0, set_up = 0, rc;
 	void *state = NULL;
 

@@ -585,7 +585,7 @@ static void bound_interleaved(struct run_env *e)
 	for (size_t i = 0; e->acc && i < e->np; i++) {
 		if (!e->acc[i].params_json || strcmp(e->acc[i].status, "ok") != 0)
 			continue;
-		struct ocb_work w = {NAN, NAN, NULL, NULL, 0};
+		struct ocb_work w = {.flops = NAN, .bytes = NAN};
 		const struct ocb_bench *b = e->plan[i].bench;
 		int have_work = b->work && b->work(e->plan[i].full, &w) == OCB_OK;
 		e->ctx->threads = e->plan[i].threads;

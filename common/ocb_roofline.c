@@ -63,10 +63,20 @@ enum ocb_level ocb_roof_level(const struct ocb_roof_caches *m, double ws, int th
 	return OCB_LEVEL_DRAM;
 }
 
-int ocb_roof_bound(const struct ocb_roof_caches *m, const char *wish, const char *compute,
-		   double ws, int threads, char *out, size_t len)
+enum ocb_level ocb_roof_level_cycle(const struct ocb_roof_caches *m, double ws, double cycle,
+				    int threads)
 {
-	const char *lv = ocb_level_kind(ocb_roof_level(m, ws, threads));
+	const enum ocb_level lv = ocb_roof_level(m, ws, threads);
+	const int have_l3 = m && (m->llc > 0 || m->l3 > 0);
+	if (lv == OCB_LEVEL_DRAM && have_l3 && cycle > 0 && cycle < ocb_roof_dram_cycle(m, threads))
+		return OCB_LEVEL_L3;
+	return lv;
+}
+
+int ocb_roof_bound(const struct ocb_roof_caches *m, const char *wish, const char *compute,
+		   double ws, double cycle, int threads, char *out, size_t len)
+{
+	const char *lv = ocb_level_kind(ocb_roof_level_cycle(m, ws, cycle, threads));
 	int k;
 	if (!compute || !*compute)
 		compute = OCB_ROOF_DEFAULT_COMPUTE;

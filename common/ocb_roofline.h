@@ -94,15 +94,27 @@ const struct ocb_roof_ceil *ocb_roof_find(const struct ocb_roof_ceil *c, size_t 
  * DRAM from 4 shares. */
 enum ocb_level ocb_roof_level(const struct ocb_roof_caches *m, double ws, int threads);
 
+/* ocb_roof_level for a case that streams through `cycle` bytes before it reads the same
+ * bytes again (0: unknown, taken as enough: the DRAM cases that rotate copies of their
+ * data past ocb_roof_dram_cycle). A DRAM-level working set whose cycle is shorter than
+ * ocb_roof_dram_cycle, the working sets the DRAM ceiling is measured on, finds part of
+ * its data in the last level on every pass, and can run above that ceiling: it gets the
+ * last level (L3) instead, whose bandwidth is a roof it cannot beat. Where no L3 is known
+ * it stays DRAM. Seen on the Zen 5 VM (last level measured at 38-50 MiB): the quick STREAM
+ * copy, 2 arrays of 64 MiB, ran at 109-119% of the 2-thread bw_dram (a band from 192 MiB
+ * per thread), and the beaten-ceiling rule flagged that ceiling as measured low. */
+enum ocb_level ocb_roof_level_cycle(const struct ocb_roof_caches *m, double ws, double cycle,
+				    int threads);
+
 /* result.bound of a case, written to out (len >= 32), from its work model:
  *   wish NULL or ""        -> "roofline:<compute>,bw_<level>"   (roofline minimum)
  *   wish "bw_*"            -> "bw_<level>"          (bandwidth at the level of ws)
  *   wish "bw_*_triad"      -> "bw_<level>_triad"
  *   any other wish         -> copied: one named ceiling ("flops_sgemm", "ops_int8", ...)
- * compute NULL or "": OCB_ROOF_DEFAULT_COMPUTE; the level from ocb_roof_level(m, ws,
- * threads). Returns 0, or -1 when out is too small (out then holds ""). */
+ * compute NULL or "": OCB_ROOF_DEFAULT_COMPUTE; the level from ocb_roof_level_cycle(m,
+ * ws, cycle, threads). Returns 0, or -1 when out is too small (out then holds ""). */
 int ocb_roof_bound(const struct ocb_roof_caches *m, const char *wish, const char *compute,
-		   double ws, int threads, char *out, size_t len);
+		   double ws, double cycle, int threads, char *out, size_t len);
 
 /* Splits a stored bound into its compute roof and bandwidth roof kinds (either "" when
  * the bound has none): "roofline:C,B" -> C, B; "roofline:B" (before compute roofs were

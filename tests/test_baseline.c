@@ -189,26 +189,36 @@ Test(baseline, work_models)
 	cr_assert_float_eq(w.bytes, 8000.0, 1e-9);
 	cr_assert_float_eq(w.flops, 0.0, 1e-9);
 	cr_assert_str_eq(w.bound, "bw_*");
+	cr_assert_float_eq(w.cycle, w.bytes, 1e-9); /* the same arrays every pass */
 	cr_assert_eq(ocb_bench_stream_triad.work(p, &w), OCB_OK);
 	cr_assert_float_eq(w.bytes, 12000.0, 1e-9);
+	cr_assert_float_eq(w.cycle, w.bytes, 1e-9);
 	cr_assert_float_eq(w.flops, 2000.0, 1e-9);
 	cr_assert_str_eq(w.bound, "bw_*_triad");
 	cJSON_Delete(p);
-	/* 3 x 256 MiB: DRAM on a 32 MiB-L3 machine and on a 480 MiB-L3 one; 3 x 16 MiB
-	 * arrays are L3 on the second */
+	/* 3 x 256 MiB, swept pass after pass: DRAM on a 32 MiB-L3 machine (past 2 threads x
+	 * 4 x 32 MiB) and on a 480 MiB-L3 VM whose last level measured 42 MiB; where only
+	 * the reported 480 MiB is known, under 2 x 4 x 480 MiB (capped at 1 GiB a thread):
+	 * partly in the cache, L3. 3 x 16 MiB arrays are L3 on the VM either way. */
 	p = params1("n", 1 << 26, NULL, 0);
 	cr_assert_eq(ocb_bench_stream_triad.work(p, &w), OCB_OK);
 	struct ocb_roof_caches zen3 = {32 << 10, 512 << 10, 32 << 20, 2, 2, 0};
 	struct ocb_roof_caches xeon = {48 << 10, 2 << 20, 480 << 20, 2, 2, 0};
+	struct ocb_roof_caches xeon_llc = xeon;
+	xeon_llc.llc = 42 << 20;
 	char b[32];
-	cr_assert_eq(ocb_roof_bound(&zen3, w.bound, w.compute, w.bytes, 2, b, sizeof b), 0);
+	cr_assert_eq(ocb_roof_bound(&zen3, w.bound, w.compute, w.bytes, w.cycle, 2, b, sizeof b), 0);
 	cr_assert_str_eq(b, "bw_dram_triad");
-	cr_assert_eq(ocb_roof_bound(&xeon, w.bound, w.compute, w.bytes, 2, b, sizeof b), 0);
+	cr_assert_eq(ocb_roof_bound(&xeon_llc, w.bound, w.compute, w.bytes, w.cycle, 2, b, sizeof b), 0);
 	cr_assert_str_eq(b, "bw_dram_triad");
+	cr_assert_eq(ocb_roof_bound(&xeon, w.bound, w.compute, w.bytes, w.cycle, 2, b, sizeof b), 0);
+	cr_assert_str_eq(b, "bw_l3_triad");
 	cJSON_Delete(p);
 	p = params1("n", 1 << 22, NULL, 0);
 	cr_assert_eq(ocb_bench_stream_triad.work(p, &w), OCB_OK);
-	cr_assert_eq(ocb_roof_bound(&xeon, w.bound, w.compute, w.bytes, 2, b, sizeof b), 0);
+	cr_assert_eq(ocb_roof_bound(&xeon, w.bound, w.compute, w.bytes, w.cycle, 2, b, sizeof b), 0);
+	cr_assert_str_eq(b, "bw_l3_triad");
+	cr_assert_eq(ocb_roof_bound(&xeon_llc, w.bound, w.compute, w.bytes, w.cycle, 2, b, sizeof b), 0);
 	cr_assert_str_eq(b, "bw_l3_triad");
 	cJSON_Delete(p);
 }

@@ -119,9 +119,9 @@ Test(ceiling_llc, level_choice_uses_the_measured_capacity)
 	cr_expect_eq(ocb_roof_level(&xeon, 300 * MIB, 2), OCB_LEVEL_DRAM);
 	cr_expect_eq(ocb_roof_level(&xeon, 1 * MIB, 1), OCB_LEVEL_L2); /* private levels as before */
 	char b[32];
-	cr_assert_eq(ocb_roof_bound(&xeon, "", "ops_int8", 56.6e6, 2, b, sizeof b), 0);
+	cr_assert_eq(ocb_roof_bound(&xeon, "", "ops_int8", 56.6e6, 0, 2, b, sizeof b), 0);
 	cr_expect_str_eq(b, "roofline:ops_int8,bw_dram");
-	cr_assert_eq(ocb_roof_bound(&xeon, "bw_*_triad", NULL, 3 * 12 * MIB, 2, b, sizeof b), 0);
+	cr_assert_eq(ocb_roof_bound(&xeon, "bw_*_triad", NULL, 3 * 12 * MIB, 0, 2, b, sizeof b), 0);
 	cr_expect_str_eq(b, "bw_l3_triad");
 	/* no L3 reported, none measured: L2 is the last level for buffer sizing */
 	struct ocb_roof_caches none = {32 * KIB, 1 * MIB, 0, 1, 1, 0};

@@ -593,7 +593,7 @@ Test(harness, merge_concatenates_and_recomputes)
 	/* The bound, recomputed from the merged median (5 s): 1e6 B / 5 s vs 10 GB/s. */
 	struct ocb_ceiling ce[] = {{.kind = "bw_dram", .threads = 1, .value = 10, .unit = "GB/s"}};
 	struct ocb_ctx ctx = {.threads = 1, .ceilings = ce, .nceilings = 1};
-	struct ocb_work w = {2e6, 1e6, "bw_dram", NULL, 0};
+	struct ocb_work w = {2e6, 1e6, "bw_dram", NULL, 0, 0};
 	ocb_harness_bound(&acc, &w, 1, &ctx);
 	cr_expect_str_eq(acc.bound, "bw_dram");
 	cr_expect_float_eq(acc.bound_frac, 1e6 / 5.0 * 1e-9 / 10, 1e-18);

@@ -385,10 +385,10 @@ Test(qkernel, suite_work_bounds_and_bad_params)
 	struct ocb_roof_caches mc;
 	char bound[32];
 	ocb_machine_caches(&zen3, &mc);
-	cr_assert_eq(ocb_roof_bound(&mc, w.bound, w.compute, w.bytes, 1, bound, sizeof bound), 0);
+	cr_assert_eq(ocb_roof_bound(&mc, w.bound, w.compute, w.bytes, 0, 1, bound, sizeof bound), 0);
 	cr_expect_str_eq(bound, "roofline:ops_int8,bw_dram");
 	ocb_machine_caches(&xeon, &mc);
-	cr_assert_eq(ocb_roof_bound(&mc, w.bound, w.compute, w.bytes, 2, bound, sizeof bound), 0);
+	cr_assert_eq(ocb_roof_bound(&mc, w.bound, w.compute, w.bytes, 0, 2, bound, sizeof bound), 0);
 	cr_expect_str_eq(bound, "roofline:ops_int8,bw_l3");
 	double wb = 16384.0 * (double)qformat_row_bytes(qformat_find("tq1_0"), 16384);
 	int nc = 0;
@@ -413,7 +413,7 @@ Test(qkernel, suite_work_bounds_and_bad_params)
 				   .l2_bytes = 1 << 20, .l3_bytes = 508LL << 20,
 				   .llc_bytes = 54LL << 20, .mem_bytes = 24LL << 30};
 	ocb_machine_caches(&zen5, &mc);
-	cr_assert_eq(ocb_roof_bound(&mc, w.bound, w.compute, w.bytes, 1, bound, sizeof bound), 0);
+	cr_assert_eq(ocb_roof_bound(&mc, w.bound, w.compute, w.bytes, 0, 1, bound, sizeof bound), 0);
 	cr_expect_str_eq(bound, "roofline:ops_int8,bw_l3"); /* its blocks alone */
 	struct ocb_ctx z5 = {.threads = 1, .machine = &zen5};
 	struct ocb_result res = {.threads = 1};
@@ -431,7 +431,7 @@ Test(qkernel, suite_work_bounds_and_bad_params)
 	p = filled_text(gemv, "{\"format\":\"tq1_0\",\"m\":512,\"k\":512}");
 	cr_assert_eq(gemv->work(p, &w), OCB_OK);
 	ocb_machine_caches(&zen3, &mc);
-	cr_assert_eq(ocb_roof_bound(&mc, w.bound, w.compute, w.bytes, 1, bound, sizeof bound), 0);
+	cr_assert_eq(ocb_roof_bound(&mc, w.bound, w.compute, w.bytes, 0, 1, bound, sizeof bound), 0);
 	cr_expect_str_eq(bound, "roofline:ops_int8,bw_l2"); /* 55 KB of weights */
 	cJSON_Delete(p);
 	struct ocb_ctx ctx = { .threads = 1, .seed = 1 };
