@@ -126,6 +126,12 @@ struct ocb_bench {
 	 * on the same data, e.g. the GEMV planner's median (0 = none). A timed median far
 	 * from it means the host's speed changed between (collect/suspect.h, "setup"). */
 	double (*reference_s)(void *state);
+	/* KERNEL, may be NULL: the threads run() really runs on where the kernel may take
+	 * fewer than the case asks (a product too small for a second thread to pay: the
+	 * tiled ternary GEMM's work rule, the GEMV planner's one-thread setting); 0 = as
+	 * asked. The scaling rule says so when such a case is slower than its 1-thread
+	 * twin (collect/suspect.h). */
+	int (*team)(void *state);
 };
 
 #endif

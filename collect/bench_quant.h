@@ -17,6 +17,7 @@ struct qbench {
 	int64_t m, k, n, pool;
 	int threads;
 	const char *variant; /* "avx2", "ref", "openblas" */
+	int one_thread;      /* the GEMV's plan runs it on one thread (threads > 1) */
 	void *mem;
 	void *w;    /* m rows: qformat_row_bytes(f, k) each, or k floats */
 	/* DRAM-level case: `ncopies` identical copies of W, `wstride` bytes apart, used in
@@ -41,6 +42,8 @@ struct qbench {
 int qbench_setup(const cJSON *params, const struct ocb_ctx *ctx, int gemm, void **state);
 void qbench_teardown(void *state);
 const char *qbench_variant(void *state);
+/* struct ocb_bench .team: 1 where the plan runs the GEMV on one thread, else 0 */
+int qbench_team(void *state);
 /* Runs the product once (gemv when n == 1 and !gemm). */
 int qbench_run(struct qbench *q, int gemm);
 /* Runs once and compares with the scalar reference (fp32: a double-precision loop) on

@@ -31,9 +31,10 @@ static int gemv_repacked(const struct qformat *f)
 /* The r16 kernels' setting for this shape, timed on the rotation copies as the
  * repetitions will use them (kernels/qgemv_plan.h), once per process: logged, and stored
  * as metrics of workload "quant_gemv": plan_time_<case> (s) and plan_streams_<case>,
- * plan_pf_l1_<case>, plan_pf_l2_<case> (the setting kept), plan_median_<case> (s, its
- * median GEMV time in the planning rounds: the set-up timing the harness holds the
- * case's median against, collect/suspect.h). Nothing is stored where nothing was timed. */
+ * plan_pf_l1_<case>, plan_pf_l2_<case>, plan_threads_<case> (the setting kept: the
+ * threads it runs on), plan_median_<case> (s, its median GEMV time in the planning
+ * rounds: the set-up timing the harness holds the case's median against,
+ * collect/suspect.h). Nothing is stored where nothing was timed. */
 static int qbench_plan(struct qbench *q, const struct ocb_ctx *ctx)
 {
 	/* a later pass of the same case (or another case of this shape and thread count) in
@@ -42,6 +43,7 @@ static int qbench_plan(struct qbench *q, const struct ocb_ctx *ctx)
 	struct qgemv_setting kept;
 	if (qgemv_plan_find(q->f, q->m, q->k, q->threads, &kept)) {
 		q->variant = qgemv_plan_variant(q->f, &kept);
+		q->one_thread = kept.threads == 1 && q->threads > 1;
 		return OCB_OK;
 	}
 	const void *copies[MAX_COPIES];
@@ -54,22 +56,25 @@ static int qbench_plan(struct qbench *q, const struct ocb_ctx *ctx)
 	if (rc || pi.ncand == 0)
 		return rc;
 	q->variant = qgemv_plan_variant(q->f, &pi.setting);
-	char cands[256] = "";
+	q->one_thread = pi.setting.threads == 1 && q->threads > 1;
+	char cands[320] = "";
 	size_t o = 0;
 	for (int j = 0; j < pi.ncand && o < sizeof cands; j++)
-		o += (size_t)snprintf(cands + o, sizeof cands - o, "%s%d:%d:%d %.3g ms", j ? ", " : "",
+		o += (size_t)snprintf(cands + o, sizeof cands - o, "%s%d:%d:%d%s %.3g ms", j ? ", " : "",
 				      pi.cand[j].streams, pi.cand[j].pf_l1, pi.cand[j].pf_l2,
-				      pi.median_s[j] * 1e3);
-	ocb_info("quant_gemv: %s %lldx%lld t%d: plan %d:%d:%d (streams:L1:L2 bytes) in %.3f s; "
-		 "medians of %d rounds: %s", q->f->name, (long long)q->m, (long long)q->k, q->threads,
-		 pi.setting.streams, pi.setting.pf_l1, pi.setting.pf_l2, pi.seconds, pi.rounds, cands);
+				      pi.cand[j].threads == 1 ? "-1t" : "", pi.median_s[j] * 1e3);
+	ocb_info("quant_gemv: %s %lldx%lld t%d: plan %d:%d:%d%s (streams:L1:L2 bytes[-1t: on one "
+		 "thread]) in %.3f s; medians of %d rounds: %s", q->f->name, (long long)q->m,
+		 (long long)q->k, q->threads, pi.setting.streams, pi.setting.pf_l1, pi.setting.pf_l2,
+		 pi.setting.threads == 1 ? "-1t" : "", pi.seconds, pi.rounds, cands);
 	const struct ocb_metric_sink *ms = ctx ? &ctx->metrics : NULL;
-	const char *names[5] = { "plan_time", "plan_streams", "plan_pf_l1", "plan_pf_l2",
-				 "plan_median" };
-	const double vals[5] = { pi.seconds, pi.setting.streams, pi.setting.pf_l1, pi.setting.pf_l2,
-				 pi.median_s[pi.chosen] };
-	const char *units[5] = { "s", "count", "bytes", "bytes", "s" };
-	for (int i = 0; i < 5 && !rc; i++) {
+	const char *names[6] = { "plan_time", "plan_streams", "plan_pf_l1", "plan_pf_l2",
+				 "plan_median", "plan_threads" };
+	const double vals[6] = { pi.seconds, pi.setting.streams, pi.setting.pf_l1, pi.setting.pf_l2,
+				 pi.median_s[pi.chosen],
+				 pi.setting.threads == 1 ? 1 : q->threads };
+	const char *units[6] = { "s", "count", "bytes", "bytes", "s", "count" };
+	for (int i = 0; i < 6 && !rc; i++) {
 		char key[96];
 		snprintf(key, sizeof key, "%s_%s_%lldx%lld_t%d", names[i], q->f->name, (long long)q->m,
 			 (long long)q->k, q->threads);
@@ -196,6 +201,11 @@ void qbench_teardown(void *state)
 	ocb_free(q->mem);
 	qrepack_free(q->wr);
 	free(q);
+}
+
+int qbench_team(void *state)
+{
+	return ((struct qbench *)state)->one_thread ? 1 : 0;
 }
 
 const char *qbench_variant(void *state)
@@ -396,4 +406,5 @@ const struct ocb_bench ocb_bench_quant_gemv = {
 	.teardown = qbench_teardown,
 	.sweep_threads = 1,
 	.reference_s = gemv_reference,
+	.team = qbench_team,
 };

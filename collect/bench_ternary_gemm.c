@@ -169,6 +169,17 @@ static int work(const cJSON *p, struct ocb_work *w)
 	return OCB_OK;
 }
 
+/* struct ocb_bench .team: the threads the tiled kernel runs this shape on where fewer
+ * than asked (OpenBLAS decides its own: 0) */
+static int team(void *st)
+{
+	struct tstate *s = st;
+	if (s->impl == 2)
+		return 0;
+	const int t = tg_gemm_team(s->impl == 1, s->n, s->m, s->k, s->threads);
+	return t < s->threads ? t : 0;
+}
+
 static const char *variant(void *st)
 {
 	struct tstate *s = st;
@@ -197,5 +208,6 @@ const struct ocb_bench ocb_bench_ternary_gemm = {
 	.work = work,
 	.variant = variant,
 	.teardown = teardown,
+	.team = team,
 	.sweep_threads = 1,
 };

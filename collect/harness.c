@@ -529,6 +529,8 @@ int ocb_harness_case(const struct ocb_bench *b, const cJSON *params, const struc
 
 	if (b->kind == OCB_KERNEL && b->reference_s)
 		out->ref_s = b->reference_s(state);
+	if (b->kind == OCB_KERNEL && b->team)
+		out->team = b->team(state);
 	rc = b->kind == OCB_WORKLOAD ? time_workload(b, state, ctx, ctr, out)
 				     : time_kernel(b, state, &opts, ctr, ctx, out);
 	if (rc != OCB_OK || strcmp(out->status, "ok") != 0)
@@ -585,6 +587,8 @@ int ocb_harness_merge(struct ocb_result *acc, struct ocb_result *part)
 	acc->host_wall_s += part->host_wall_s;
 	if (!(acc->ref_s > 0)) /* every pass keeps the first one's plan, and its median */
 		acc->ref_s = part->ref_s;
+	if (!acc->team)
+		acc->team = part->team;
 	if (strcmp(acc->status, "ok") != 0)
 		goto out; /* already failed: the first failure stays */
 	if (strcmp(part->status, "ok") != 0) {

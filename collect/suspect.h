@@ -7,7 +7,9 @@
  *   roof     the fraction of the roof exceeds OCB_SUSPECT_ROOF_MAX (a roof is an upper
  *            bound: above it, the work model, the ceiling or the timing is wrong)
  *   scaling  an N-thread median worse than the same case's 1-thread median (checked when
- *            the run has both)
+ *            the run has both); where the kernel ran the N-thread case on fewer threads
+ *            by its own rule (struct ocb_result.team), the reason says so: still
+ *            flagged, since the case is slower than one thread, but explained
  *   host     other processes kept the CPUs busy during the timed runs (collect/hostload.h):
  *            a team of spin-waiting threads on every core then loses a scheduler time
  *            slice per parallel region

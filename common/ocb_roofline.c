@@ -67,7 +67,17 @@ enum ocb_level ocb_roof_level_cycle(const struct ocb_roof_caches *m, double ws, 
 				    int threads)
 {
 	const enum ocb_level lv = ocb_roof_level(m, ws, threads);
+	const double l1 = m && m->l1d > 0 ? m->l1d : 32.0 * 1024;
+	const double l2 = m && m->l2 > 0 ? m->l2 : 256.0 * 1024;
+	const int t = threads > 0 ? threads : 1;
+	/* per core's worth, as ocb_roof_level counts SMT siblings */
+	const double share = m && m->cores > 0 && m->cores < t ? (double)m->cores / t : 1.0;
+	const double per = ws / t;
 	const int have_l3 = m && (m->llc > 0 || m->l3 > 0);
+	if (lv == OCB_LEVEL_L2 && per < 2 * l1 * share)
+		return OCB_LEVEL_L1;
+	if (lv == OCB_LEVEL_L3 && per < 2 * l2 * share)
+		return OCB_LEVEL_L2;
 	if (lv == OCB_LEVEL_DRAM && have_l3 && cycle > 0 && cycle < ocb_roof_dram_cycle(m, threads))
 		return OCB_LEVEL_L3;
 	return lv;

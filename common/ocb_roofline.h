@@ -94,15 +94,24 @@ const struct ocb_roof_ceil *ocb_roof_find(const struct ocb_roof_ceil *c, size_t 
  * DRAM from 4 shares. */
 enum ocb_level ocb_roof_level(const struct ocb_roof_caches *m, double ws, int threads);
 
-/* ocb_roof_level for a case that streams through `cycle` bytes before it reads the same
- * bytes again (0: unknown, taken as enough: the DRAM cases that rotate copies of their
- * data past ocb_roof_dram_cycle). A DRAM-level working set whose cycle is shorter than
- * ocb_roof_dram_cycle, the working sets the DRAM ceiling is measured on, finds part of
- * its data in the last level on every pass, and can run above that ceiling: it gets the
- * last level (L3) instead, whose bandwidth is a roof it cannot beat. Where no L3 is known
- * it stays DRAM. Seen on the Zen 5 VM (last level measured at 38-50 MiB): the quick STREAM
- * copy, 2 arrays of 64 MiB, ran at 109-119% of the 2-thread bw_dram (a band from 192 MiB
- * per thread), and the beaten-ceiling rule flagged that ceiling as measured low. */
+/* The level of a measured case, which reads its working set over and over (every
+ * repetition does): ocb_roof_level, moved to the faster level where the slower level's
+ * ceiling is not a roof for it. A ceiling is measured from the start of its band on
+ * (collect/ceilings.c ocb_ceilings_bands: L2 from 2 l1d per thread, L3 from 2 l2),
+ * where nothing of the sweep stays in the faster cache; a working set between a cache's
+ * capacity and that start still finds part of its data in the cache on every pass
+ * (replacement is not LRU), and can run above the slower level's ceiling:
+ *   L2 -> L1  ws / threads < 2 l1d per thread
+ *   L3 -> L2  ws / threads < 2 l2 per thread
+ *   DRAM -> L3  where the case streams through `cycle` bytes before it reads the same
+ *            bytes again and that is under ocb_roof_dram_cycle, the DRAM ceiling's own
+ *            working sets (0: unknown, taken as enough: the DRAM cases that rotate copies
+ *            of their data past that cycle); where no L3 is known it stays DRAM.
+ * The faster level's bandwidth is a roof such a case cannot beat. Seen on the Zen 5 VM
+ * (48 KiB L1d, 1 MiB L2, last level measured at 38-50 MiB): the quick STREAM copy, 2
+ * arrays of 64 MiB, ran at 109-119% of the 2-thread bw_dram (a band from 192 MiB per
+ * thread), and the beaten-ceiling rule flagged that ceiling as measured low; the Q8_0
+ * GEMV of 1024 x 1024 at 1 thread (1.12 MB, 2% over L1d + L2) at 107% of bw_l3. */
 enum ocb_level ocb_roof_level_cycle(const struct ocb_roof_caches *m, double ws, double cycle,
 				    int threads);
 

@@ -98,6 +98,9 @@ struct ocb_result {
 	 * quotes them. */
 	int passes;
 	double pass_lo, pass_hi;
+	/* Threads the kernel really ran on where fewer than `threads` (struct ocb_bench
+	 * .team); 0 = as asked. Not stored: the scaling reason says it. */
+	int team;
 	struct ocb_counter_val *counters;
 	size_t ncounters;
 };

@@ -44,25 +44,25 @@ int qgemv_plan_candidates(enum qformat_type type, const struct ocb_cpu_id *cpu,
 	const int ns0 = qr_default_streams(type, cpu);
 	const struct qk_pf pf0 = qr_default_prefetch(type, cpu, ns0);
 	int n = 0;
-	out[n++] = (struct qgemv_setting){ns0, pf0.l1, pf0.l2};
+	out[n++] = (struct qgemv_setting){ns0, pf0.l1, pf0.l2, 0};
 	struct qgemv_setting more[QGEMV_PLAN_MAX];
 	int nm = 0;
 	if (strcmp(cpu->vendor, "AuthenticAMD") == 0) {
 		if (type == QF_TQ2_0) {
-			more[nm++] = (struct qgemv_setting){1, 8192, 0};
-			more[nm++] = (struct qgemv_setting){2, 2560, 0};
-			more[nm++] = (struct qgemv_setting){2, 2048, 0};
-			more[nm++] = (struct qgemv_setting){2, 3072, 0};
+			more[nm++] = (struct qgemv_setting){1, 8192, 0, 0};
+			more[nm++] = (struct qgemv_setting){2, 2560, 0, 0};
+			more[nm++] = (struct qgemv_setting){2, 2048, 0, 0};
+			more[nm++] = (struct qgemv_setting){2, 3072, 0, 0};
 		} else {
 			if (qr_max_streams(type) >= 8)
-				more[nm++] = (struct qgemv_setting){8, 1024, 0};
-			more[nm++] = (struct qgemv_setting){4, 1024, 0};
-			more[nm++] = (struct qgemv_setting){4, 0, 0};
-			more[nm++] = (struct qgemv_setting){2, 0, 0};
+				more[nm++] = (struct qgemv_setting){8, 1024, 0, 0};
+			more[nm++] = (struct qgemv_setting){4, 1024, 0, 0};
+			more[nm++] = (struct qgemv_setting){4, 0, 0, 0};
+			more[nm++] = (struct qgemv_setting){2, 0, 0, 0};
 		}
 	} else {
-		more[nm++] = (struct qgemv_setting){2, pf0.l1, pf0.l2};
-		more[nm++] = (struct qgemv_setting){4, pf0.l1, pf0.l2};
+		more[nm++] = (struct qgemv_setting){2, pf0.l1, pf0.l2, 0};
+		more[nm++] = (struct qgemv_setting){4, pf0.l1, pf0.l2, 0};
 	}
 	for (int i = 0; i < nm && n < QGEMV_PLAN_MAX; i++) {
 		int dup = 0;
@@ -187,7 +187,13 @@ int qgemv_plan(const struct qformat *f, const void *wr, int64_t m, int64_t k, co
 		return OCB_OK;
 	}
 	threads = norm_threads(threads);
-	const int n = qgemv_plan_candidates(qr_kernel_type(f), ocb_cpu_id(), info->cand);
+	int n = qgemv_plan_candidates(qr_kernel_type(f), ocb_cpu_id(), info->cand);
+	/* and the default on one thread: at 1024 x 1024 a 2-thread call (4-9 us) cost about
+	 * as much to start and join as it saved on the Zen 5 VM (README) */
+	if (threads > 1 && n < QGEMV_PLAN_MAX) {
+		info->cand[n] = info->cand[0];
+		info->cand[n++].threads = 1;
+	}
 	double *t = malloc(sizeof(double) * (size_t)(PLAN_ROUNDS_MAX * n));
 	if (!t)
 		return ocb_seterr(OCB_ENOMEM, "qgemv_plan: timings");
@@ -225,6 +231,7 @@ int qgemv_plan(const struct qformat *f, const void *wr, int64_t m, int64_t k, co
 
 const char *qgemv_plan_variant(const struct qformat *f, const struct qgemv_setting *set)
 {
-	return f && qgemv_choose(f) == QGEMV_VNNI512_R16 ? qr_r16_variant(f, set->streams)
-							 : qgemv_variant(f);
+	return f && qgemv_choose(f) == QGEMV_VNNI512_R16
+		       ? qr_r16_variant(f, set->streams, set->threads == 1)
+		       : qgemv_variant(f);
 }

@@ -26,7 +26,7 @@
 #include "quant_formats.h"
 #include "quant_repack.h"
 
-#define QGEMV_PLAN_MAX 6 /* candidate settings per format, at most */
+#define QGEMV_PLAN_MAX 7 /* candidate settings per format, at most, with the one-thread one */
 
 struct qgemv_plan_info {
 	int ncand;			   /* settings timed (0: nothing to plan, see why) */

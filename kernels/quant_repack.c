@@ -530,7 +530,7 @@ static int gemv_r8_run(const struct qformat *f, enum qgemv_kind kind, const void
 		.kernn = zmm ? qr_zmm_kernels(fr->type, ns) : NULL, .ns = ns, .R = R,
 		.ng = m / R, .nb = nb, .np = (nb + pb - 1) / pb, .ab = qformat_act_bytes(f, 1, f->act_block),
 		.pf = {use.pf_l1, use.pf_l2}};
-	const int nt = threads > 0 ? threads : omp_get_max_threads();
+	const int nt = use.threads == 1 ? 1 : threads > 0 ? threads : omp_get_max_threads();
 	if (nt == 1) { /* no team: even a team of one ends in a futex wake-up (libgomp's
 			* barrier), a system call per GEMV that cost 1-1.5 us of a 6 us
 			* 1024 x 1024 TQ2_0 one on the Zen 5 VM */
@@ -783,20 +783,21 @@ int qgemv_streams(const struct qformat *f)
 		       : 1;
 }
 
-const char *qr_r16_variant(const struct qformat *f, int ns)
+const char *qr_r16_variant(const struct qformat *f, int ns, int one_thread)
 {
+	static const char *const name[2][4] = {
+		{"avx512vnni-r16", "avx512vnni-r16x2", "avx512vnni-r16x4", "avx512vnni-r16x8"},
+		{"avx512vnni-r16-1t", "avx512vnni-r16x2-1t", "avx512vnni-r16x4-1t",
+		 "avx512vnni-r16x8-1t"}};
 	const int maxs = qr_max_streams(r8_fmt(f)->type);
 	ns = ns < maxs ? ns : maxs;
-	return ns == 8 ? "avx512vnni-r16x8"
-	       : ns == 4 ? "avx512vnni-r16x4"
-	       : ns == 2 ? "avx512vnni-r16x2"
-			 : qgemv_kind_name(QGEMV_VNNI512_R16);
+	return name[one_thread != 0][ns == 8 ? 3 : ns == 4 ? 2 : ns == 2 ? 1 : 0];
 }
 
 const char *qgemv_variant(const struct qformat *f)
 {
 	const enum qgemv_kind kind = qgemv_choose(f);
-	return kind == QGEMV_VNNI512_R16 ? qr_r16_variant(f, qgemv_streams(f)) : qgemv_kind_name(kind);
+	return kind == QGEMV_VNNI512_R16 ? qr_r16_variant(f, qgemv_streams(f), 0) : qgemv_kind_name(kind);
 }
 
 enum qformat_type qr_kernel_type(const struct qformat *f)
@@ -808,7 +809,7 @@ struct qgemv_setting qr_default_setting(enum qformat_type type)
 {
 	const int ns = r16_streams(type);
 	const struct qk_pf pf = qk_prefetch_r16(type, ns);
-	return (struct qgemv_setting){ns, pf.l1, pf.l2};
+	return (struct qgemv_setting){ns, pf.l1, pf.l2, 0};
 }
 
 struct qk_pf qk_prefetch_r16(enum qformat_type type, int ns)

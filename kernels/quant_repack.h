@@ -102,10 +102,12 @@ int qgemv_r8_ref(const struct qformat *f, const void *wr, int64_t m, int64_t k,
 		 const void *xq, float *y, int threads);
 
 /* The knobs of the r16 kernels: groups each thread reads side by side (1, 2, 4 or 8,
- * capped at the format's kernels), and software prefetch bytes ahead of each into L1
- * (prefetcht0) and into L2 only (prefetcht1); 0: none. */
+ * capped at the format's kernels), software prefetch bytes ahead of each into L1
+ * (prefetcht0) and into L2 only (prefetcht1; 0: none), and threads: 0 runs the call on
+ * the threads it asks for, 1 on one thread whatever it asks (a GEMV too small for a
+ * second thread to pay for starting and joining it: the planner times that too). */
 struct qgemv_setting {
-	int streams, pf_l1, pf_l2;
+	int streams, pf_l1, pf_l2, threads;
 };
 
 /* qgemv_r8 under an explicit setting of the r16 kernels (other kinds ignore it), whatever

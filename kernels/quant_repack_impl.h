@@ -91,8 +91,9 @@ struct qgemv_setting qr_default_setting(enum qformat_type type);
 enum qformat_type qr_kernel_type(const struct qformat *f);
 
 /* The variant name of f's r16 kernels on ns streams (capped at the format's):
- * "avx512vnni-r16", "avx512vnni-r16x2", ... */
-const char *qr_r16_variant(const struct qformat *f, int ns);
+ * "avx512vnni-r16", "avx512vnni-r16x2", ...; with "-1t" where a plan runs the call on
+ * one thread (struct qgemv_setting.threads) */
+const char *qr_r16_variant(const struct qformat *f, int ns, int one_thread);
 
 /* The default GEMV kind for f on a CPU with AVX2 and the given identification, whose best
  * VNNI is `vnni` (QR_AVX2: none) (quant_repack.c). Pure: tests feed it CPUs we do not

@@ -123,6 +123,12 @@ const char *tg_gemm_path(int lowbit)
 	return kk ? kk->name : "ref";
 }
 
+int tg_gemm_team(int lowbit, int n, int m, int k, int threads)
+{
+	const struct tg_tile_kernel *kk = path(lowbit);
+	return kk ? tg_tiled_team(kk, n, m, k, threads) : nthreads(threads);
+}
+
 void tg_gemm_workspace(int lowbit, int n, int m, int k, int threads, size_t *wbytes,
 		       size_t *abytes)
 {

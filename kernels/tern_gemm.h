@@ -67,6 +67,11 @@ int tg_gemm_lowbit_avx2(const int8_t *xq, const float *xd, int n, const int8_t *
  * "avx512vnni", "avxvnni", "avx2", "avx2-lowbit" or "ref". */
 const char *tg_gemm_path(int lowbit);
 
+/* Threads tg_gemm (lowbit 0) / tg_gemm_lowbit (1) runs a call of this shape on with
+ * `threads` asked (<= 0: OpenMP's default) on this CPU: fewer for a small product (the
+ * tiled kernels' work rule, tern_tile.h); the _ref path uses them all. */
+int tg_gemm_team(int lowbit, int n, int m, int k, int threads);
+
 /* The transient bytes tg_gemm (lowbit 0) / tg_gemm_lowbit (1) allocates during a call on
  * this CPU with `threads` threads: *wbytes the packed weight panels (+ column sums), one
  * per thread, *abytes the prepared activation rows (+ row sums), per thread; 0 on the

@@ -175,6 +175,11 @@ static void slab_bytes(const struct tg_tile_kernel *kk, int n, int k, size_t sz[
 	sz[3] = kk->arows == TG_A_U8 ? nb * nr * 4 : 0;
 }
 
+int tg_tiled_team(const struct tg_tile_kernel *kk, int n, int m, int k, int threads)
+{
+	return team(kk, n, m, k, threads);
+}
+
 void tg_tiled_workspace(const struct tg_tile_kernel *kk, int n, int m, int k, int threads,
 			size_t *wbytes, size_t *abytes)
 {

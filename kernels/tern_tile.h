@@ -71,6 +71,10 @@ int tg_gemm_tiled(const struct tg_tile_kernel *kk, const int8_t *xq, const float
 void tg_tiled_workspace(const struct tg_tile_kernel *kk, int n, int m, int k, int threads,
 			size_t *wbytes, size_t *abytes);
 
+/* Threads tg_gemm_tiled(kk, ..., threads) runs a call of this shape on: at most one per
+ * 3.2e7 int8 ops and one per item (panel x row chunk), at least 1. */
+int tg_tiled_team(const struct tg_tile_kernel *kk, int n, int m, int k, int threads);
+
 /* sums[b] = sum of v[b * 256 .. b * 256 + 255] (int8, len a multiple of 32). AVX2. */
 void tg_block_sums_avx2(const int8_t *v, int len, int32_t *sums);
 

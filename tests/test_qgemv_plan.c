@@ -31,7 +31,8 @@ static void clear_env(void)
 
 static int same(const struct qgemv_setting *a, const struct qgemv_setting *b)
 {
-	return a->streams == b->streams && a->pf_l1 == b->pf_l1 && a->pf_l2 == b->pf_l2;
+	return a->streams == b->streams && a->pf_l1 == b->pf_l1 && a->pf_l2 == b->pf_l2 &&
+	       a->threads == b->threads;
 }
 
 /* The CPU's default first, then distinct settings each of which has a kernel */
@@ -126,11 +127,29 @@ Test(qgemv_plan, plan_made_and_used, .fini = clear_env)
 		cr_assert(qgemv_plan_find(f, m, k, 2, &got) && same(&got, &pi.setting), "%s", f->name);
 		cr_assert(!qgemv_plan_find(f, m, k, 1, &got), "another thread count has no plan");
 		cr_assert(!qgemv_plan_find(f, m + 16, k, 2, &got), "another shape has no plan");
-		cr_assert_str_eq(qgemv_plan_variant(f, &pi.setting),
-				 pi.setting.streams == 1 ? "avx512vnni-r16"
-				 : pi.setting.streams == 2 ? "avx512vnni-r16x2"
-				 : pi.setting.streams == 4 ? "avx512vnni-r16x4"
-							   : "avx512vnni-r16x8");
+		char want[48];
+		snprintf(want, sizeof want, "%s%s",
+			 pi.setting.streams == 1   ? "avx512vnni-r16"
+			 : pi.setting.streams == 2 ? "avx512vnni-r16x2"
+			 : pi.setting.streams == 4 ? "avx512vnni-r16x4"
+						   : "avx512vnni-r16x8",
+			 pi.setting.threads == 1 ? "-1t" : "");
+		cr_assert_str_eq(qgemv_plan_variant(f, &pi.setting), want);
+		/* at 2 threads the default setting is timed on one thread too, last */
+		const struct qgemv_setting *one = &pi.cand[pi.ncand - 1];
+		cr_assert(one->threads == 1 && one->streams == pi.cand[0].streams &&
+			  one->pf_l1 == pi.cand[0].pf_l1 && one->pf_l2 == pi.cand[0].pf_l2,
+			  "%s: last candidate %d:%d:%d threads %d", f->name, one->streams,
+			  one->pf_l1, one->pf_l2, one->threads);
+		for (int j = 0; j + 1 < pi.ncand; j++)
+			cr_assert_eq(pi.cand[j].threads, 0, "%s candidate %d", f->name, j);
+		/* and runs the call on one thread whatever it asks: the same code path as a
+		 * 1-thread call, so the same bits */
+		float *ya = malloc(sizeof(float) * (size_t)m), *yb = malloc(sizeof(float) * (size_t)m);
+		cr_assert_eq(qgemv_r8_setting(f, wr2, m, k, p.xq, ya, 2, one), OCB_OK);
+		cr_assert_eq(qgemv_r8_setting(f, wr2, m, k, p.xq, yb, 1, &pi.cand[0]), OCB_OK);
+		cr_assert_eq(memcmp(ya, yb, sizeof(float) * (size_t)m), 0, "%s", f->name);
+		free(ya), free(yb);
 		/* the planned call and each candidate: right within the bound */
 		for (int j = -1; j < pi.ncand; j++) {
 			memset(y, 0, sizeof(float) * (size_t)m);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../collect/ceilings.h"
 #include "../collect/harness.h"
 #include "../common/ocb_roofline.h"
 #include "../report/rdata.h"
@@ -76,6 +77,21 @@ Test(roofline, level_cycle_partly_cached)
 	cr_expect_eq(ocb_roof_level_cycle(&zen5, 768 * MIB, 768 * MIB, 2), OCB_LEVEL_DRAM);
 	/* a short cycle never moves a cache-level case */
 	cr_expect_eq(ocb_roof_level_cycle(&zen5, 512 * KIB, 512 * KIB, 1), OCB_LEVEL_L2);
+	/* over a cache, under the next ceiling's band start (2 l1d, 2 l2 per thread): the
+	 * faster level. The Q8_0 GEMV of 1024^2 (1.12 MB) at 1 thread ran at 107% of bw_l3 */
+	cr_expect_eq(ocb_roof_level(&zen5, 1.12e6, 1), OCB_LEVEL_L3);
+	cr_expect_eq(ocb_roof_level_cycle(&zen5, 1.12e6, 0, 1), OCB_LEVEL_L2);
+	cr_expect_eq(ocb_roof_level_cycle(&zen5, 2 * MIB - 1, 0, 1), OCB_LEVEL_L2);
+	cr_expect_eq(ocb_roof_level_cycle(&zen5, 2 * MIB, 0, 1), OCB_LEVEL_L3);
+	cr_expect_eq(ocb_roof_level_cycle(&zen5, 4 * MIB - 2, 0, 2), OCB_LEVEL_L2);
+	cr_expect_eq(ocb_roof_level_cycle(&zen5, 4 * MIB, 0, 2), OCB_LEVEL_L3);
+	cr_expect_eq(ocb_roof_level(&zen5, 60 * KIB, 1), OCB_LEVEL_L2);
+	cr_expect_eq(ocb_roof_level_cycle(&zen5, 60 * KIB, 0, 1), OCB_LEVEL_L1);
+	cr_expect_eq(ocb_roof_level_cycle(&zen5, 96 * KIB, 0, 1), OCB_LEVEL_L2);
+	/* SMT siblings share a core's caches: 2 threads on 1 core hold one core's worth */
+	const struct ocb_roof_caches smt = {48 * KIB, 1 * MIB, 32 * MIB, 1, 2, 0};
+	cr_expect_eq(ocb_roof_level_cycle(&smt, 1.5 * MIB, 0, 2), OCB_LEVEL_L2);
+	cr_expect_eq(ocb_roof_level_cycle(&smt, 2 * MIB, 0, 2), OCB_LEVEL_L3);
 	/* no L3 known: past L2 it is DRAM whatever the cycle */
 	const struct ocb_roof_caches none = {0, 0, 0, 0, 0, 0};
 	cr_expect_eq(ocb_roof_level_cycle(&none, 1 * MIB, 1 * MIB, 1), OCB_LEVEL_DRAM);
@@ -306,4 +322,26 @@ Test(roofline, harness_and_report_agree)
 			       .bound_frac = NAN};
 	snprintf(row.bound, sizeof row.bound, "%s", r.bound);
 	cr_expect(isnan(ocb_rrow_roof_frac(&row, &mc4)));
+}
+
+/* The level rule for measured cases moves a working set to the faster level exactly
+ * below the start of the slower level's ceiling band (collect/ceilings.c): the two are
+ * written apart and must not drift. Per thread, 1 and 2 threads, full-mode bands. */
+Test(roofline, level_cycle_follows_the_ceiling_bands)
+{
+	struct ocb_machine zen5 = {.cores = 2, .threads = 2, .l1d_bytes = 48 << 10,
+				   .l2_bytes = 1 << 20, .l3_bytes = 508LL << 20,
+				   .llc_bytes = 43LL << 20};
+	struct ocb_bands b;
+	struct ocb_roof_caches mc;
+	ocb_ceilings_bands(&zen5, 0, &b);
+	ocb_machine_caches(&zen5, &mc);
+	for (int t = 1; t <= 2; t++) {
+		cr_expect_eq(ocb_roof_level_cycle(&mc, t * b.lo[1] - t, 0, t), OCB_LEVEL_L1, "t %d", t);
+		cr_expect_eq(ocb_roof_level_cycle(&mc, t * b.lo[1], 0, t), OCB_LEVEL_L2, "t %d", t);
+		cr_expect_eq(ocb_roof_level_cycle(&mc, t * b.lo[2] - t, 0, t), OCB_LEVEL_L2, "t %d", t);
+		cr_expect_eq(ocb_roof_level_cycle(&mc, t * b.lo[2], 0, t), OCB_LEVEL_L3, "t %d", t);
+		/* the DRAM band starts at 4 x the last level per thread, the cycle rule's bound */
+		cr_expect_float_eq(ocb_roof_dram_cycle(&mc, t), t * b.lo[3], 1, "t %d", t);
+	}
 }

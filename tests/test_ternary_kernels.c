@@ -390,3 +390,17 @@ Test(ternary_kernels, gemm_lowbit_matches_ref)
 		free(x), free(xd), free(xq), free(w), free(y1), free(y2);
 	}
 }
+
+/* The tiled kernels take one thread per 3.2e7 int8 ops: the 256^3 product (3.4e7) runs on
+ * one thread whatever is asked, 512 x 512 x 256 (1.3e8) on two */
+Test(ternary_kernels, team_from_the_work)
+{
+	if (strcmp(tg_gemm_path(0), "ref") == 0)
+		cr_skip_test("no tiled kernel on this CPU: the _ref loops use every thread");
+	for (int lowbit = 0; lowbit < 2; lowbit++) {
+		cr_expect_eq(tg_gemm_team(lowbit, 256, 256, 256, 2), 1, "lowbit %d", lowbit);
+		cr_expect_eq(tg_gemm_team(lowbit, 512, 512, 256, 2), 2, "lowbit %d", lowbit);
+		cr_expect_eq(tg_gemm_team(lowbit, 1024, 1024, 256, 2), 2, "lowbit %d", lowbit);
+		cr_expect_eq(tg_gemm_team(lowbit, 1024, 1024, 256, 1), 1, "lowbit %d", lowbit);
+	}
+}

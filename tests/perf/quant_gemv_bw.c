@@ -293,8 +293,9 @@ static int measure(const struct qformat *f, int64_t n, int reps, int threads, vo
 		printf("%-6s plan  %.0f ms, %d rounds, median GB/s per setting (streams:L1:L2):", f->name,
 		       plan.seconds * 1e3, plan.rounds);
 		for (int j = 0; j < plan.ncand; j++)
-			printf("  %d:%d:%d %.2f%s", plan.cand[j].streams, plan.cand[j].pf_l1,
-			       plan.cand[j].pf_l2, (double)wbytes / plan.median_s[j] / 1e9,
+			printf("  %d:%d:%d%s %.2f%s", plan.cand[j].streams, plan.cand[j].pf_l1,
+			       plan.cand[j].pf_l2, plan.cand[j].threads == 1 ? "-1t" : "",
+			       (double)wbytes / plan.median_s[j] / 1e9,
 			       j == plan.chosen ? " (chosen)" : "");
 		printf("\n");
 		sink += ev.sink;
