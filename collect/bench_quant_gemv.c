@@ -60,9 +60,10 @@ static int qbench_plan(struct qbench *q, const struct ocb_ctx *ctx)
 	char cands[320] = "";
 	size_t o = 0;
 	for (int j = 0; j < pi.ncand && o < sizeof cands; j++)
-		o += (size_t)snprintf(cands + o, sizeof cands - o, "%s%d:%d:%d%s %.3g ms", j ? ", " : "",
-				      pi.cand[j].streams, pi.cand[j].pf_l1, pi.cand[j].pf_l2,
-				      pi.cand[j].threads == 1 ? "-1t" : "", pi.median_s[j] * 1e3);
+		o += (size_t)snprintf(cands + o, sizeof cands - o, "%s%d:%d:%d%s %.3g ms",
+				      j ? ", " : "", pi.cand[j].streams, pi.cand[j].pf_l1,
+				      pi.cand[j].pf_l2, pi.cand[j].threads == 1 ? "-1t" : "",
+				      pi.median_s[j] * 1e3);
 	ocb_info("quant_gemv: %s %lldx%lld t%d: plan %d:%d:%d%s (streams:L1:L2 bytes[-1t: on one "
 		 "thread]) in %.3f s; medians of %d rounds: %s", q->f->name, (long long)q->m,
 		 (long long)q->k, q->threads, pi.setting.streams, pi.setting.pf_l1, pi.setting.pf_l2,

@@ -105,8 +105,9 @@ int ocb_suspect_scaling(struct ocb_result *rn, const struct ocb_result *r1)
 	fmt_time(b, sizeof b, r1->st.median);
 	char team[96] = "";
 	if (rn->team > 0 && rn->team < rn->threads)
-		snprintf(team, sizeof team, ": the kernel ran it on %d thread%s, too small a product "
-			 "to split", rn->team, rn->team == 1 ? "" : "s");
+		snprintf(team, sizeof team,
+			 ": the kernel ran it on %d thread%s, too small a product to split",
+			 rn->team, rn->team == 1 ? "" : "s");
 	ocb_suspect_add(rn, "%d threads slower than 1 (%s vs %s, x%.2f)%s", rn->threads, a, b,
 			rn->st.median / r1->st.median, team);
 	return 1;

@@ -528,8 +528,8 @@ static int gemv_r8_run(const struct qformat *f, enum qgemv_kind kind, const void
 							   : kind == QGEMV_VNNI512_R8 ? QR_AVX512VNNI
 										      : QR_AVX2),
 		.kernn = zmm ? qr_zmm_kernels(fr->type, ns) : NULL, .ns = ns, .R = R,
-		.ng = m / R, .nb = nb, .np = (nb + pb - 1) / pb, .ab = qformat_act_bytes(f, 1, f->act_block),
-		.pf = {use.pf_l1, use.pf_l2}};
+		.ng = m / R, .nb = nb, .np = (nb + pb - 1) / pb,
+		.ab = qformat_act_bytes(f, 1, f->act_block), .pf = {use.pf_l1, use.pf_l2}};
 	const int nt = use.threads == 1 ? 1 : threads > 0 ? threads : omp_get_max_threads();
 	if (nt == 1) { /* no team: even a team of one ends in a futex wake-up (libgomp's
 			* barrier), a system call per GEMV that cost 1-1.5 us of a 6 us
@@ -539,9 +539,9 @@ static int gemv_r8_run(const struct qformat *f, enum qgemv_kind kind, const void
 #pragma omp parallel num_threads(nt)
 		gemv_r8_part(&c, omp_get_thread_num(), omp_get_num_threads());
 	}
-	const int64_t ng = c.ng;
-	for (int64_t r = ng * R; r < m; r++)
-		y[r] = f->vec_dot_avx2(k, (const char *)wr + (size_t)ng * gb + (size_t)(r - ng * R) * rb, xq);
+	const char *rest = (const char *)wr + (size_t)c.ng * gb; /* rows past the groups */
+	for (int64_t r = c.ng * R; r < m; r++)
+		y[r] = f->vec_dot_avx2(k, rest + (size_t)(r - c.ng * R) * rb, xq);
 	return OCB_OK;
 }
 
@@ -797,7 +797,8 @@ const char *qr_r16_variant(const struct qformat *f, int ns, int one_thread)
 const char *qgemv_variant(const struct qformat *f)
 {
 	const enum qgemv_kind kind = qgemv_choose(f);
-	return kind == QGEMV_VNNI512_R16 ? qr_r16_variant(f, qgemv_streams(f), 0) : qgemv_kind_name(kind);
+	return kind == QGEMV_VNNI512_R16 ? qr_r16_variant(f, qgemv_streams(f), 0)
+					 : qgemv_kind_name(kind);
 }
 
 enum qformat_type qr_kernel_type(const struct qformat *f)
