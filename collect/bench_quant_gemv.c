@@ -35,6 +35,13 @@ static int gemv_repacked(const struct qformat *f)
  * threads it runs on), plan_median_<case> (s, its median GEMV time in the planning
  * rounds: the set-up timing the harness holds the case's median against,
  * collect/suspect.h). Nothing is stored where nothing was timed. */
+/* What the case reports of the setting its GEMVs run: the variant, and one thread */
+static void qbench_use(struct qbench *q, const struct qgemv_setting *set)
+{
+	q->variant = qgemv_plan_variant(q->f, set);
+	q->one_thread = set->threads == 1 && q->threads > 1;
+}
+
 static int qbench_plan(struct qbench *q, const struct ocb_ctx *ctx)
 {
 	/* a later pass of the same case (or another case of this shape and thread count) in
@@ -42,8 +49,7 @@ static int qbench_plan(struct qbench *q, const struct ocb_ctx *ctx)
 	 * passes run one setting */
 	struct qgemv_setting kept;
 	if (qgemv_plan_find(q->f, q->m, q->k, q->threads, &kept)) {
-		q->variant = qgemv_plan_variant(q->f, &kept);
-		q->one_thread = kept.threads == 1 && q->threads > 1;
+		qbench_use(q, &kept);
 		return OCB_OK;
 	}
 	const void *copies[MAX_COPIES];
@@ -55,8 +61,7 @@ static int qbench_plan(struct qbench *q, const struct ocb_ctx *ctx)
 	int rc = qgemv_plan(q->f, q->wr, q->m, q->k, q->xq, q->y, q->threads, &opts, &pi);
 	if (rc || pi.ncand == 0)
 		return rc;
-	q->variant = qgemv_plan_variant(q->f, &pi.setting);
-	q->one_thread = pi.setting.threads == 1 && q->threads > 1;
+	qbench_use(q, &pi.setting);
 	char cands[320] = "";
 	size_t o = 0;
 	for (int j = 0; j < pi.ncand && o < sizeof cands; j++)

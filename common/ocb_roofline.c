@@ -44,21 +44,35 @@ double ocb_roof_dram_cycle(const struct ocb_roof_caches *m, int threads)
 	return fmin(4.0 * ocb_roof_llc(m), 1024.0 * 1024 * 1024) * (threads > 0 ? threads : 1);
 }
 
+/* The cache sizes the level rules read, with their defaults, and a working set's share
+ * per thread: t threads on min(t, cores) cores, SMT siblings splitting one core's L1d
+ * and L2 (share = cores / t). */
+struct roof_geom {
+	double l1, l2, l3, cores, per, share;
+};
+
+static struct roof_geom roof_geom(const struct ocb_roof_caches *m, double ws, int threads)
+{
+	const int t = threads > 0 ? threads : 1;
+	struct roof_geom g = {
+		.l1 = m && m->l1d > 0 ? m->l1d : 32.0 * 1024,
+		.l2 = m && m->l2 > 0 ? m->l2 : 256.0 * 1024,
+		.l3 = m && m->llc > 0 ? m->llc : m && m->l3 > 0 ? m->l3 : 0.0,
+		.cores = m && m->cores > 0 && m->cores < t ? (double)m->cores : (double)t,
+		.per = ws / t};
+	g.share = g.cores / t;
+	return g;
+}
+
 enum ocb_level ocb_roof_level(const struct ocb_roof_caches *m, double ws, int threads)
 {
-	double l1 = m && m->l1d > 0 ? m->l1d : 32.0 * 1024;
-	double l2 = m && m->l2 > 0 ? m->l2 : 256.0 * 1024;
-	double l3 = m && m->llc > 0 ? m->llc : m && m->l3 > 0 ? m->l3 : 0.0;
-	int t = threads > 0 ? threads : 1;
-	/* t threads on min(t, cores) cores: SMT siblings split one core's L1d and L2. */
-	double cores = m && m->cores > 0 && m->cores < t ? (double)m->cores : (double)t;
-	double per = ws / t, share = cores / t;
-	double priv = l1 + l2; /* distinct bytes one core's private caches can hold */
-	if (!(ws > 0) || per <= l1 * share)
+	const struct roof_geom g = roof_geom(m, ws, threads);
+	const double priv = g.l1 + g.l2; /* distinct bytes one core's private caches can hold */
+	if (!(ws > 0) || g.per <= g.l1 * g.share)
 		return OCB_LEVEL_L1;
-	if (per <= priv * share)
+	if (g.per <= priv * g.share)
 		return OCB_LEVEL_L2;
-	if (l3 > 0 && ws <= l3 + cores * priv)
+	if (g.l3 > 0 && ws <= g.l3 + g.cores * priv)
 		return OCB_LEVEL_L3;
 	return OCB_LEVEL_DRAM;
 }
@@ -67,18 +81,12 @@ enum ocb_level ocb_roof_level_cycle(const struct ocb_roof_caches *m, double ws, 
 				    int threads)
 {
 	const enum ocb_level lv = ocb_roof_level(m, ws, threads);
-	const double l1 = m && m->l1d > 0 ? m->l1d : 32.0 * 1024;
-	const double l2 = m && m->l2 > 0 ? m->l2 : 256.0 * 1024;
-	const int t = threads > 0 ? threads : 1;
-	/* per core's worth, as ocb_roof_level counts SMT siblings */
-	const double share = m && m->cores > 0 && m->cores < t ? (double)m->cores / t : 1.0;
-	const double per = ws / t;
-	const int have_l3 = m && (m->llc > 0 || m->l3 > 0);
-	if (lv == OCB_LEVEL_L2 && per < 2 * l1 * share)
+	const struct roof_geom g = roof_geom(m, ws, threads);
+	if (lv == OCB_LEVEL_L2 && g.per < 2 * g.l1 * g.share)
 		return OCB_LEVEL_L1;
-	if (lv == OCB_LEVEL_L3 && per < 2 * l2 * share)
+	if (lv == OCB_LEVEL_L3 && g.per < 2 * g.l2 * g.share)
 		return OCB_LEVEL_L2;
-	if (lv == OCB_LEVEL_DRAM && have_l3 && cycle > 0 && cycle < ocb_roof_dram_cycle(m, threads))
+	if (lv == OCB_LEVEL_DRAM && g.l3 > 0 && cycle > 0 && cycle < ocb_roof_dram_cycle(m, threads))
 		return OCB_LEVEL_L3;
 	return lv;
 }

@@ -209,16 +209,15 @@ int qgemv_plan(const struct qformat *f, const void *wr, int64_t m, int64_t k, co
 			const int j = (i + rounds) % n;
 			const void *w = nc ? opts->copies[next] : wr;
 			next = nc ? (next + 1) % nc : 0;
+			/* one matrix and no hook: timed warm, after an untimed call of the same
+			 * setting, so that its threads find their rows in their own caches, as the
+			 * repetitions that follow will (after another thread count's call they
+			 * would be in the other core's L2) */
 			if (opts && opts->before)
 				opts->before(opts->arg);
 			else if (nc <= 1 && (rc = qgemv_r8_setting(f, w, m, k, xq, y, threads,
 								    &info->cand[j])))
 				break;
-			/* (one matrix, timed warm: first an untimed call of the same setting, so
-			 * that its threads find their rows in their own caches, as the
-			 * repetitions that follow will; after another thread count's call they
-			 * would be in the other core's L2, which slowed the 1-thread setting of
-			 * 1024 x 1024 GEMVs in the planner against the repetitions) */
 			const double s = ocb_now_s();
 			rc = qgemv_r8_setting(f, w, m, k, xq, y, threads, &info->cand[j]);
 			t[rounds * n + j] = ocb_now_s() - s;

@@ -155,7 +155,7 @@ static void do_item(const struct plan *pl, struct mine *me, int it)
 
 /* Threads for the call: at most one per TG_OPS_PER_THREAD int8 ops (a small product, the
  * LM's 1024 x 64 x 64, finishes before a woken team would) and per item. */
-static int team(const struct tg_tile_kernel *kk, int n, int m, int k, int threads)
+int tg_tiled_team(const struct tg_tile_kernel *kk, int n, int m, int k, int threads)
 {
 	int nt = threads > 0 ? threads : omp_get_max_threads();
 	int items = (m + kk->nr - 1) / kk->nr * ((n + kk->mr - 1) / kk->mr);
@@ -175,15 +175,10 @@ static void slab_bytes(const struct tg_tile_kernel *kk, int n, int k, size_t sz[
 	sz[3] = kk->arows == TG_A_U8 ? nb * nr * 4 : 0;
 }
 
-int tg_tiled_team(const struct tg_tile_kernel *kk, int n, int m, int k, int threads)
-{
-	return team(kk, n, m, k, threads);
-}
-
 void tg_tiled_workspace(const struct tg_tile_kernel *kk, int n, int m, int k, int threads,
 			size_t *wbytes, size_t *abytes)
 {
-	size_t sz[4], nt = (size_t)team(kk, n, m, k, threads);
+	size_t sz[4], nt = (size_t)tg_tiled_team(kk, n, m, k, threads);
 	slab_bytes(kk, n, k, sz);
 	*wbytes = nt * (sz[2] + sz[3]);
 	*abytes = nt * (sz[0] + sz[1]);
@@ -195,7 +190,7 @@ int tg_gemm_tiled(const struct tg_tile_kernel *kk, const int8_t *xq, const float
 	int ldk = tg_ldk(k), kg = kk->wpack == TG_W_S16 ? 2 : 4;
 	struct plan pl = {.kk = kk, .n = n, .m = m, .ldk = ldk, .nb = tg_nblk(k),
 			  .steps = ldk / kg, .bsteps = TG_ABLK / kg, .ntile = (n + kk->mr - 1) / kk->mr,
-			  .npan = (m + kk->nr - 1) / kk->nr, .nt = team(kk, n, m, k, threads),
+			  .npan = (m + kk->nr - 1) / kk->nr, .nt = tg_tiled_team(kk, n, m, k, threads),
 			  .xq = xq, .w = w, .xd = xd, .sw = sw, .y = y};
 	size_t sz[4], slab;
 	pl.arow = kk->arows == TG_A_S16 ? 2 * (size_t)ldk : (size_t)ldk;
