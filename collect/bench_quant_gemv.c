@@ -62,7 +62,7 @@ static int qbench_plan(struct qbench *q, const struct ocb_ctx *ctx)
 	if (rc || pi.ncand == 0)
 		return rc;
 	qbench_use(q, &pi.setting);
-	char cands[320] = "";
+	char cands[640] = "";
 	size_t o = 0;
 	for (int j = 0; j < pi.ncand && o < sizeof cands; j++)
 		o += (size_t)snprintf(cands + o, sizeof cands - o, "%s%d:%d:%d%s %.3g ms",

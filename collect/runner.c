@@ -356,17 +356,18 @@ static void print_result(const struct ocb_result *r, int json)
 }
 
 /* The scaling rule (collect/suspect.h) for the result r of plan[i]: against the median
- * of the same bench and params at 1 thread, med[j] (NaN: not measured or not ok). */
-static void flag_scaling(const struct ocb_planned *plan, size_t np, size_t i, const double *med,
-			 struct ocb_result *r)
+ * and CI of the same bench and params at 1 thread, st[j] (median NaN: not measured or not
+ * ok). */
+static void flag_scaling(const struct ocb_planned *plan, size_t np, size_t i,
+			 const struct ocb_stats *st, struct ocb_result *r)
 {
 	if (plan[i].threads <= 1)
 		return;
 	for (size_t j = 0; j < np; j++) {
 		if (plan[j].bench != plan[i].bench || plan[j].params != plan[i].params ||
-		    plan[j].threads != 1 || !(med[j] > 0))
+		    plan[j].threads != 1 || !(st[j].median > 0))
 			continue;
-		struct ocb_result r1 = {.threads = 1, .st = {.n = 1, .median = med[j]}};
+		struct ocb_result r1 = {.threads = 1, .st = st[j]};
 		snprintf(r1.status, sizeof r1.status, "ok");
 		ocb_suspect_scaling(r, &r1);
 		return;
@@ -491,21 +492,22 @@ static size_t pass_order(const struct ocb_planned *plan, size_t np,
 	return nord;
 }
 
-/* The per-case arrays of a run (caller frees): med[] all NaN, acc[] and first_n[] (passes
- * > 1 only) zeroed, order[] to fill, bench_of[i] = plan[i].bench. */
-static int alloc_run_arrays(const struct ocb_planned *plan, size_t np, int npass, double **med,
+/* The per-case arrays of a run (caller frees): ok_st[] with NaN medians, acc[] and
+ * first_n[] (passes > 1 only) zeroed, order[] to fill, bench_of[i] = plan[i].bench. */
+static int alloc_run_arrays(const struct ocb_planned *plan, size_t np, int npass,
+			    struct ocb_stats **ok_st,
 			    struct ocb_result **acc, size_t **first_n, size_t **order,
 			    const struct ocb_bench ***bench_of)
 {
-	*med = malloc(np * sizeof **med);
+	*ok_st = malloc(np * sizeof **ok_st);
 	*acc = npass > 1 ? calloc(np, sizeof **acc) : NULL;
 	*first_n = npass > 1 ? calloc(np, sizeof **first_n) : NULL;
 	*order = malloc(np * sizeof **order);
 	*bench_of = malloc(np * sizeof **bench_of);
-	if (!*med || (npass > 1 && (!*acc || !*first_n)) || !*order || !*bench_of)
+	if (!*ok_st || (npass > 1 && (!*acc || !*first_n)) || !*order || !*bench_of)
 		return ocb_seterr(OCB_ENOMEM, "run: %zu cases", np);
 	for (size_t i = 0; i < np; i++) {
-		(*med)[i] = NAN;
+		(*ok_st)[i] = (struct ocb_stats){.median = NAN};
 		(*bench_of)[i] = plan[i].bench;
 	}
 	return OCB_OK;
@@ -526,7 +528,7 @@ struct run_env {
 	struct ocb_progress *prog;
 	struct ocb_result *acc; /* interleaved: each case's merged passes */
 	size_t *first_n;        /* interleaved: samples of each case's first pass (0: not yet) */
-	double *med;            /* each planned case's ok median (NaN: none yet) */
+	struct ocb_stats *ok_st; /* each planned case's ok statistics (median NaN: none yet) */
 	struct ocb_run_summary *sum;
 	struct ocb_beaten *beaten; /* the ceilings this run's stored results ran above */
 	int64_t machine_id;
@@ -572,8 +574,8 @@ static int run_case(struct run_env *e, size_t i)
 	if (interleaved) /* kept in memory until the last pass (samples only) */
 		return ocb_harness_merge(&e->acc[i], &r);
 	if (strcmp(r.status, "ok") == 0)
-		e->med[i] = r.st.median;
-	flag_scaling(e->plan, e->np, i, e->med, &r);
+		e->ok_st[i] = r.st;
+	flag_scaling(e->plan, e->np, i, e->ok_st, &r);
 	ocb_beaten_note(e->beaten, e->ctx->ceilings, e->ctx->nceilings, &r);
 	ocb_progress_clear(e->prog);
 	return store_one(e->s, e->run_id, &r, e->o, e->sc, e->sum);
@@ -633,12 +635,12 @@ static int store_interleaved(struct run_env *e)
 			continue;
 		e->ctx->threads = e->plan[i].threads;
 		ocb_harness_flag(&e->acc[i], e->o->harness.target_ci, e->ctx);
-		e->med[i] = e->acc[i].st.median;
+		e->ok_st[i] = e->acc[i].st;
 	}
 	for (size_t i = 0; e->acc && i < e->np && rc == OCB_OK; i++) {
 		if (!e->acc[i].params_json)
 			continue;
-		flag_scaling(e->plan, e->np, i, e->med, &e->acc[i]);
+		flag_scaling(e->plan, e->np, i, e->ok_st, &e->acc[i]);
 		ocb_beaten_note(e->beaten, e->ctx->ceilings, e->ctx->nceilings, &e->acc[i]);
 		e->sc->nfinals = 0;
 		e->sc->finals[0] = '\0';
@@ -660,7 +662,7 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 	struct ocb_counters *ctr = NULL;
 	struct ocb_progress prog;
 	struct ocb_result *acc = NULL; /* interleaved: each case's merged passes */
-	double *med = NULL;            /* each planned case's ok median (NaN: none yet) */
+	struct ocb_stats *ok_st = NULL; /* each planned case's ok statistics */
 	size_t *first_n = NULL; /* interleaved: the samples of each case's first pass */
 	size_t *order = NULL;
 	const struct ocb_bench **bench_of = NULL; /* plan[i].bench, for the prerequisite order */
@@ -714,7 +716,7 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 	long nkernel = 0;
 	for (size_t i = 0; i < np; i++)
 		nkernel += plan[i].bench->kind == OCB_KERNEL;
-	rc = alloc_run_arrays(plan, np, npass, &med, &acc, &first_n, &order, &bench_of);
+	rc = alloc_run_arrays(plan, np, npass, &ok_st, &acc, &first_n, &order, &bench_of);
 	if (rc != OCB_OK)
 		goto fail;
 	struct ocb_harness_opts hp = pass_harness_opts(&o->harness, npass);
@@ -722,7 +724,7 @@ int ocb_runner_run(struct ocb_store *s, const struct ocb_run_opts *o, struct ocb
 	struct run_env env = {
 		.s = s, .run_id = run_id, .o = o, .plan = plan, .np = np, .npass = npass,
 		.ctx = &ctx, .sc = &sc, .hp = &hp, .ctr = ctr, .prog = &prog, .acc = acc,
-		.first_n = first_n, .med = med, .sum = sum, .beaten = &beaten,
+		.first_n = first_n, .ok_st = ok_st, .sum = sum, .beaten = &beaten,
 		.machine_id = machine_id, .ceil = ceil,
 	};
 	long nexec = (long)npass * nkernel + ((long)np - nkernel), done = 0;
@@ -761,7 +763,7 @@ out:
 		ocb_result_release(&acc[i]);
 	free(acc);
 	free(first_n);
-	free(med);
+	free(ok_st);
 	free(order);
 	free(bench_of);
 	ocb_counters_free(ctr);

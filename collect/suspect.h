@@ -9,7 +9,10 @@
  *   scaling  an N-thread median worse than the same case's 1-thread median (checked when
  *            the run has both); where the kernel ran the N-thread case on fewer threads
  *            by its own rule (struct ocb_result.team), the reason says so: still
- *            flagged, since the case is slower than one thread, but explained
+ *            flagged, since the case is slower than one thread, but explained. A case
+ *            the kernel ran on one thread is the 1-thread case's work timed twice: it is
+ *            worse only where the two 95% CIs do not overlap (its low end above the
+ *            1-thread high end); a median a hair above by chance is not a finding
  *   host     other processes kept the CPUs busy during the timed runs (collect/hostload.h):
  *            a team of spin-waiting threads on every core then loses a scheduler time
  *            slice per parallel region
@@ -50,7 +53,8 @@ int ocb_suspect_check(struct ocb_result *r, double target_ci, int ncpus);
 int ocb_suspect_host_busy(const struct ocb_result *r, int ncpus, double *others);
 
 /* The scaling rule: flags rn (threads > 1) when its median is worse than r1's (threads
- * == 1, same case); both must be ok with a median. Returns 1 when flagged, else 0. */
+ * == 1, same case; with rn->team == 1, when its CI lies wholly above r1's); both must be
+ * ok with a median. Returns 1 when flagged, else 0. */
 int ocb_suspect_scaling(struct ocb_result *rn, const struct ocb_result *r1);
 
 #endif

@@ -64,7 +64,7 @@ int qgemv_plan_candidates(enum qformat_type type, const struct ocb_cpu_id *cpu,
 		more[nm++] = (struct qgemv_setting){2, pf0.l1, pf0.l2, 0};
 		more[nm++] = (struct qgemv_setting){4, pf0.l1, pf0.l2, 0};
 	}
-	for (int i = 0; i < nm && n < QGEMV_PLAN_MAX; i++) {
+	for (int i = 0; i < nm && n < QGEMV_PLAN_SETTINGS; i++) {
 		int dup = 0;
 		for (int j = 0; j < n; j++)
 			dup |= memcmp(&out[j], &more[i], sizeof more[i]) == 0;
@@ -188,11 +188,17 @@ int qgemv_plan(const struct qformat *f, const void *wr, int64_t m, int64_t k, co
 	}
 	threads = norm_threads(threads);
 	int n = qgemv_plan_candidates(qr_kernel_type(f), ocb_cpu_id(), info->cand);
-	/* and the default on one thread: at 1024 x 1024 a 2-thread call (4-9 us) cost about
-	 * as much to start and join as it saved on the Zen 5 VM (README) */
-	if (threads > 1 && n < QGEMV_PLAN_MAX) {
-		info->cand[n] = info->cand[0];
-		info->cand[n++].threads = 1;
+	/* and each on one thread, after them all: at 1024 x 1024 a 2-thread call (4-9 us)
+	 * cost about as much to start and join as it saved on the Zen 5 VM (README). Every
+	 * setting, not the default alone: the one-thread call's best setting is not the
+	 * default (Q4_0 1024^2 at 1 thread: 7.4 us with 4 streams, 8.9 with the default 8),
+	 * and a plan that fell back to the default on one thread ran slower than the
+	 * 1-thread case, which had planned its own */
+	if (threads > 1) {
+		for (int j = 0, n1 = n; j < n1; j++) {
+			info->cand[n] = info->cand[j];
+			info->cand[n++].threads = 1;
+		}
 	}
 	double *t = malloc(sizeof(double) * (size_t)(PLAN_ROUNDS_MAX * n));
 	if (!t)

@@ -26,7 +26,9 @@
 #include "quant_formats.h"
 #include "quant_repack.h"
 
-#define QGEMV_PLAN_MAX 7 /* candidate settings per format, at most, with the one-thread one */
+#define QGEMV_PLAN_SETTINGS 6 /* candidate settings per format, at most */
+/* timed settings per plan, at most: at 2+ threads each candidate also on one thread */
+#define QGEMV_PLAN_MAX (2 * QGEMV_PLAN_SETTINGS)
 
 struct qgemv_plan_info {
 	int ncand;			   /* settings timed (0: nothing to plan, see why) */
@@ -40,7 +42,7 @@ struct qgemv_plan_info {
 };
 
 /* Candidate settings for a format's r16 kernels on a CPU, the CPU's default first
- * (qr_default_streams, qr_default_prefetch); returns how many (<= QGEMV_PLAN_MAX). Pure:
+ * (qr_default_streams, qr_default_prefetch); returns how many (<= QGEMV_PLAN_SETTINGS). Pure:
  * tests feed it CPUs we do not have. */
 int qgemv_plan_candidates(enum qformat_type type, const struct ocb_cpu_id *cpu,
 			  struct qgemv_setting *out);

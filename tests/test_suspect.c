@@ -136,13 +136,22 @@ Test(suspect, n_threads_slower_than_one)
 	cr_expect_eq(ocb_suspect_check(&both, 0.02, 0), 1);
 	cr_expect_eq(ocb_suspect_scaling(&both, &r1), 1);
 	cr_expect(strstr(both.suspect, "target; 2 threads slower"), "%s", both.suspect);
-	/* a kernel that ran the 2-thread case on one thread: still flagged, and said */
-	struct ocb_result one = ok_result(2, 1.10e-3, 1.08e-3, 1.12e-3);
+	/* a kernel that ran the 2-thread case on one thread, slower beyond both CIs: still
+	 * flagged, and said */
+	struct ocb_result one = ok_result(2, 1.155e-3, 1.12e-3, 1.18e-3);
 	one.team = 1;
 	cr_expect_eq(ocb_suspect_scaling(&one, &r1), 1);
-	cr_expect(strstr(one.suspect, "x1.05): the kernel ran it on 1 thread, too small a product "
+	cr_expect(strstr(one.suspect, "x1.10): the kernel ran it on 1 thread, too small a product "
 			 "to split"), "%s", one.suspect);
 	cr_expect(!strstr(r2.suspect, "the kernel ran"), "%s", r2.suspect);
+	/* on one thread, within the 1-thread case's CI: the same work timed twice, not worse;
+	 * the same medians on two real threads are flagged */
+	struct ocb_result tie = ok_result(2, 1.07e-3, 1.06e-3, 1.08e-3);
+	tie.team = 1;
+	cr_expect_eq(ocb_suspect_scaling(&tie, &r1), 0, "%s", tie.suspect);
+	cr_expect_str_eq(tie.suspect, "");
+	struct ocb_result two = ok_result(2, 1.07e-3, 1.06e-3, 1.08e-3);
+	cr_expect_eq(ocb_suspect_scaling(&two, &r1), 1);
 }
 
 Test(suspect, failed_results_are_not_flagged)
