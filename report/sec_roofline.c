@@ -75,10 +75,21 @@ static void tip_safe(char *s)
 
 /* Line (and, overlaid, point) colours of the machines, in x->mc order. */
 static const char *const machine_rgb[] = {"#555555", "#b03a2e", "#1f618d", "#7d6608"};
+#define NMACHINE_RGB (sizeof machine_rgb / sizeof *machine_rgb)
+
+/* Point colours of the (suite, roof) groups of one machine's plot, in first-seen order:
+ * Tableau 10 (M. Stone's palette, told apart in print and by most colour-blind readers).
+ * gnuplot's own line types repeat after 8, and a full run has 10 groups: two of them
+ * were drawn alike (baseline sgemm and ternary int8 points, both purple circles). */
+static const char *const group_rgb[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+					"#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
+#define NGROUP_RGB (sizeof group_rgb / sizeof *group_rgb)
 
 /* Point types per thread count (first seen order): circle, square, triangle, inverted
- * triangle, diamond, pentagon. */
+ * triangle, diamond, pentagon, filled; gnuplot's open form of each is one less, used
+ * for the second round of colours. */
 static const int thr_pt[] = {7, 5, 9, 11, 13, 15};
+#define NTHR_PT (sizeof thr_pt / sizeof *thr_pt)
 
 static int plottable(const struct ocb_rrow *r)
 {
@@ -158,6 +169,13 @@ static size_t thr_index(const struct ocb_rctx *x, int t)
 			return k;
 	}
 	return 0;
+}
+
+/* The marker of a point at `threads` in colour ci of a palette of ncol: the thread
+ * count's shape, open from the palette's second round on (filled in the third, ...) */
+static int marker(const struct ocb_rctx *x, int threads, size_t ci, size_t ncol)
+{
+	return thr_pt[thr_index(x, threads) % NTHR_PT] - (int)(ci / ncol % 2);
 }
 
 /* Labels: the fastest point of each named kernel (bench) carries its name. */
@@ -261,17 +279,18 @@ static int plot_points(const struct ocb_rctx *x, FILE *f, int multi, char **cmd,
 		else
 			snprintf(name, sizeof name, "%s%s%s%s, %d thr", r->suite, ck[0] ? " (" : "", ck,
 				 ck[0] ? ")" : "", r->threads);
-		char lc[32];
 		size_t mi = 0;
 		while (mi < x->nmc && x->mc[mi].machine_id != r->machine_id)
 			mi++;
-		if (multi) /* the machine's colour, as its roof lines */
-			snprintf(lc, sizeof lc, "rgb '%s'", machine_rgb[mi % 4]);
-		else
-			snprintf(lc, sizeof lc, "%zu", colour + 1);
+		/* overlaid: the machine's colour, as its roof lines; else the group's. A
+		 * second round of the colours draws open markers */
+		const size_t ci = multi ? mi : colour;
+		const size_t ncol = multi ? NMACHINE_RGB : NGROUP_RGB;
+		const char *rgb = multi ? machine_rgb[ci % ncol] : group_rgb[ci % ncol];
+		const int pt = marker(x, r->threads, ci, ncol);
 		snprintf(what, sizeof what,
-			 "$P%zu using 1:2:3 with labels hypertext point pt %d ps 1.3 lc %s", ngroups,
-			 thr_pt[thr_index(x, r->threads) % 6], lc);
+			 "$P%zu using 1:2:3 with labels hypertext point pt %d ps 1.3 lc rgb '%s'",
+			 ngroups, pt, rgb);
 		if ((rc = add_plot(cmd, clen, what, name, multi ? r->host : NULL)))
 			break;
 		ngroups++;
@@ -416,7 +435,7 @@ static int plot_ceilings(const struct ocb_rctx *x, FILE *f, int multi, int npts,
 		}
 		for (size_t k = 0; k < nthr && !rc; k++)
 			rc = plot_roofs_at(mc, threads[k], k, nthr, multi ? mc->host : NULL,
-					   machine_rgb[m % 4],
+					   machine_rgb[m % NMACHINE_RGB],
 					   &d, xlab * (1 + 0.6 * (double)m), f, &tag, cmd, clen);
 	}
 	return rc;
@@ -493,7 +512,7 @@ static int roofline_norm(struct ocb_rctx *x)
 			char what[160], name[96];
 			snprintf(what, sizeof what,
 				 "$N%zu using 1:2:3 with labels hypertext point pt %d ps 1.3 lc rgb '%s'",
-				 nblk, thr_pt[thr_index(x, thr[k]) % 6], machine_rgb[m % 4]);
+				 nblk, marker(x, thr[k], m, NMACHINE_RGB), machine_rgb[m % NMACHINE_RGB]);
 			snprintf(name, sizeof name, "%d thr", thr[k]);
 			rc = add_plot(&cmd, &clen, what, name, mc->host);
 			nblk++;

@@ -477,3 +477,64 @@ Test(report, params_order_by_value)
 	free(md);
 	fx_rmdir(dir);
 }
+
+/* Every point group of a roofline is drawn apart: 12 (suite, roof) groups on one
+ * machine, more than the palette's 10 colours (and gnuplot's own 8 line types, which
+ * drew two groups of a full run alike), get 12 different (marker, colour) pairs */
+Test(report, roofline_groups_drawn_apart)
+{
+	char dir[256], db[300], out[300], gp[300], log[300];
+	fx_tmpdir(dir, sizeof dir, "roofcol");
+	snprintf(db, sizeof db, "%s/x.db", dir);
+	snprintf(out, sizeof out, "%s/rep", dir);
+	snprintf(gp, sizeof gp, "%s/fake-gnuplot", dir);
+	snprintf(log, sizeof log, "%s/gp.log", dir);
+	FILE *f = fopen(gp, "w"); /* records what it is fed; draws nothing */
+	cr_assert_not_null(f);
+	fprintf(f, "#!/bin/sh\n[ \"$1\" = -e ] && exit 0\ncat >> '%s'\nexit 0\n", log);
+	fclose(f);
+	cr_assert_eq(chmod(gp, 0755), 0);
+	setenv("OCB_GNUPLOT", gp, 1);
+
+	enum { NSUITE = 12 };
+	struct ocb_store *s = fx_open(db);
+	int64_t m = fx_machine(s, "hostA", "aaaa1111");
+	for (int i = 0; i < NSUITE; i++) {
+		char suite[16];
+		snprintf(suite, sizeof suite, "suite%02d", i);
+		int64_t r = fx_run(s, m, suite, NULL);
+		fx_result(s, r, suite, "kern", "{\"n\":1}", 1e-3 * (i + 1), 0.01, 9, 7 + i, 1e6,
+			  1e5 * (i + 1));
+		ocb_store_run_finish(s, r, "complete");
+	}
+	struct ocb_report_opts o = {.out_dir = out, .formats = OCB_FMT_JSON};
+	cr_assert_eq(ocb_report_write(s, &o, NULL), OCB_OK, "%s", ocb_lasterr());
+	ocb_store_close(s);
+
+	char *script = fx_slurp(log);
+	cr_assert_not_null(script);
+	const char *p = strstr(script, "Roofline");
+	cr_assert_not_null(p, "no roofline plot in the script");
+	char styles[NSUITE + 1][48];
+	int n = 0;
+	const char *key = "with labels hypertext point pt ";
+	p = strstr(p, key);
+	cr_assert_not_null(p, "no points");
+	const char *end = strchr(p, '\n'); /* the one plot command (each terminal repeats it) */
+	cr_assert_not_null(end);
+	while ((p = strstr(p, key)) && p < end && n <= NSUITE) {
+		int pt = 0;
+		char rgb[16] = "";
+		cr_assert_eq(sscanf(p + strlen(key), "%d ps 1.3 lc rgb '%15[^']'", &pt, rgb), 2,
+			     "%.80s", p);
+		snprintf(styles[n++], sizeof styles[0], "%d %s", pt, rgb);
+		p += strlen(key);
+	}
+	cr_expect_eq(n, NSUITE, "one point group per suite");
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < i; j++)
+			cr_expect(strcmp(styles[i], styles[j]), "groups %d and %d both drawn as %s", j,
+				  i, styles[i]);
+	free(script);
+	fx_rmdir(dir);
+}
