@@ -85,8 +85,8 @@ static const char *const group_rgb[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b
 					"#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
 #define NGROUP_RGB (sizeof group_rgb / sizeof *group_rgb)
 
-/* Point types per thread count (first seen order): circle, square, triangle, inverted
- * triangle, diamond, pentagon, filled; gnuplot's open form of each is one less, used
+/* Point types per thread count (first seen order), filled: circle, square, triangle,
+ * inverted triangle, diamond, pentagon; gnuplot's open form of each is one less, used
  * for the second round of colours. */
 static const int thr_pt[] = {7, 5, 9, 11, 13, 15};
 #define NTHR_PT (sizeof thr_pt / sizeof *thr_pt)
