@@ -317,23 +317,30 @@ static double block_max_x(const char *script, const char *title, int *n)
 	return mx;
 }
 
-/* Loss vs wall time: train_step_time is the SUM of the steps' time (25 s for 1000
- * steps), so step k sits at k x 25 ms, not k x 25 s; a per-step elapsed_s wins. */
-Test(report, loss_vs_time_axis)
+/* A stand-in gnuplot in dir that records what it is fed into log (dir/gp.log) and draws
+ * nothing, made the report's gnuplot through $OCB_GNUPLOT */
+static void fake_gnuplot(const char *dir, char *log, size_t len)
 {
-	char dir[256], db[300], out[300], gp[300], log[300], env[400];
-	fx_tmpdir(dir, sizeof dir, "curves");
-	snprintf(db, sizeof db, "%s/x.db", dir);
-	snprintf(out, sizeof out, "%s/rep", dir);
+	char gp[300];
 	snprintf(gp, sizeof gp, "%s/fake-gnuplot", dir);
-	snprintf(log, sizeof log, "%s/gp.log", dir);
-	FILE *f = fopen(gp, "w"); /* records what it is fed; draws nothing */
+	snprintf(log, len, "%s/gp.log", dir);
+	FILE *f = fopen(gp, "w");
 	cr_assert_not_null(f);
 	fprintf(f, "#!/bin/sh\n[ \"$1\" = -e ] && exit 0\ncat >> '%s'\nexit 0\n", log);
 	fclose(f);
 	cr_assert_eq(chmod(gp, 0755), 0);
-	snprintf(env, sizeof env, "%s", gp);
-	setenv("OCB_GNUPLOT", env, 1);
+	setenv("OCB_GNUPLOT", gp, 1);
+}
+
+/* Loss vs wall time: train_step_time is the SUM of the steps' time (25 s for 1000
+ * steps), so step k sits at k x 25 ms, not k x 25 s; a per-step elapsed_s wins. */
+Test(report, loss_vs_time_axis)
+{
+	char dir[256], db[300], out[300], log[300];
+	fx_tmpdir(dir, sizeof dir, "curves");
+	snprintf(db, sizeof db, "%s/x.db", dir);
+	snprintf(out, sizeof out, "%s/rep", dir);
+	fake_gnuplot(dir, log, sizeof log);
 
 	struct ocb_store *s = fx_open(db);
 	int64_t m = fx_machine(s, "hostA", "aaaa1111");
@@ -483,18 +490,11 @@ Test(report, params_order_by_value)
  * drew two groups of a full run alike), get 12 different (marker, colour) pairs */
 Test(report, roofline_groups_drawn_apart)
 {
-	char dir[256], db[300], out[300], gp[300], log[300];
+	char dir[256], db[300], out[300], log[300];
 	fx_tmpdir(dir, sizeof dir, "roofcol");
 	snprintf(db, sizeof db, "%s/x.db", dir);
 	snprintf(out, sizeof out, "%s/rep", dir);
-	snprintf(gp, sizeof gp, "%s/fake-gnuplot", dir);
-	snprintf(log, sizeof log, "%s/gp.log", dir);
-	FILE *f = fopen(gp, "w"); /* records what it is fed; draws nothing */
-	cr_assert_not_null(f);
-	fprintf(f, "#!/bin/sh\n[ \"$1\" = -e ] && exit 0\ncat >> '%s'\nexit 0\n", log);
-	fclose(f);
-	cr_assert_eq(chmod(gp, 0755), 0);
-	setenv("OCB_GNUPLOT", gp, 1);
+	fake_gnuplot(dir, log, sizeof log);
 
 	enum { NSUITE = 12 };
 	struct ocb_store *s = fx_open(db);
