@@ -28,13 +28,6 @@ static int gemv_repacked(const struct qformat *f)
 	return f && qgemv_kind_r8(qgemv_choose(f));
 }
 
-/* The r16 kernels' setting for this shape, timed on the rotation copies as the
- * repetitions will use them (kernels/qgemv_plan.h), once per process: logged, and stored
- * as metrics of workload "quant_gemv": plan_time_<case> (s) and plan_streams_<case>,
- * plan_pf_l1_<case>, plan_pf_l2_<case>, plan_threads_<case> (the setting kept: the
- * threads it runs on), plan_median_<case> (s, its median GEMV time in the planning
- * rounds: the set-up timing the harness holds the case's median against,
- * collect/suspect.h). Nothing is stored where nothing was timed. */
 /* What the case reports of the setting its GEMVs run: the variant, and one thread */
 static void qbench_use(struct qbench *q, const struct qgemv_setting *set)
 {
@@ -42,6 +35,13 @@ static void qbench_use(struct qbench *q, const struct qgemv_setting *set)
 	q->one_thread = set->threads == 1 && q->threads > 1;
 }
 
+/* The r16 kernels' setting for this shape, timed on the rotation copies as the
+ * repetitions will use them (kernels/qgemv_plan.h), once per process: logged, and stored
+ * as metrics of workload "quant_gemv": plan_time_<case> (s) and plan_streams_<case>,
+ * plan_pf_l1_<case>, plan_pf_l2_<case>, plan_threads_<case> (the setting kept: the
+ * threads it runs on), plan_median_<case> (s, its median GEMV time in the planning
+ * rounds: the set-up timing the harness holds the case's median against,
+ * collect/suspect.h). Nothing is stored where nothing was timed. */
 static int qbench_plan(struct qbench *q, const struct ocb_ctx *ctx)
 {
 	/* a later pass of the same case (or another case of this shape and thread count) in
