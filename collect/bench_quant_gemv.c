@@ -89,18 +89,22 @@ static int qbench_plan(struct qbench *q, const struct ocb_ctx *ctx)
 	return rc;
 }
 
-/* The load-time step of a GEMV whose chosen kernel wants the r8 layout: repack copy 0
- * (timed, reported as a metric), duplicate it into the other copies, then plan the r16
- * kernels' setting (qbench_plan). */
-static int qbench_repack(struct qbench *q, const struct ocb_ctx *ctx)
+/* The load-time step of a GEMV or GEMM whose chosen kernel wants the r8 layout: repack
+ * copy 0 (timed, stored as a metric of the bench's workload: repack_time_<case>), duplicate
+ * it into the other copies, then, for a GEMV, plan the r16 kernels' setting (qbench_plan;
+ * the GEMM runs no streams and no prefetch: qgemm_r8). */
+static int qbench_repack(struct qbench *q, const struct ocb_ctx *ctx, int gemm)
 {
-	q->variant = qgemv_variant(q->f);
+	if (!gemm)
+		q->variant = qgemv_variant(q->f);
 	if (!gemv_repacked(q->f))
 		return OCB_OK;
+	if (gemm)
+		q->variant = qgemv_kind_name(qgemv_choose(q->f));
 	q->wrstride = ocb_round_up(qrepack_bytes(q->f, q->m, q->k), 64);
 	if (!(q->wr = qrepack_alloc(q->wrstride * (size_t)q->ncopies)))
-		return ocb_seterr(OCB_ENOMEM, "quant gemv %s: %zu bytes of repacked weights",
-				  q->f->name, q->wrstride * (size_t)q->ncopies);
+		return ocb_seterr(OCB_ENOMEM, "quant %s %s: %zu bytes of repacked weights",
+				  gemm ? "gemm" : "gemv", q->f->name, q->wrstride * (size_t)q->ncopies);
 	double t0 = ocb_now_s();
 	int rc = qrepack_pack(q->f, q->w, q->m, q->k, q->wr, q->threads);
 	q->repack_s = ocb_now_s() - t0;
@@ -108,12 +112,17 @@ static int qbench_repack(struct qbench *q, const struct ocb_ctx *ctx)
 		return rc;
 	for (int c = 1; c < q->ncopies; c++)
 		memcpy((char *)q->wr + (size_t)c * q->wrstride, q->wr, qrepack_bytes(q->f, q->m, q->k));
-	char key[96];
-	snprintf(key, sizeof key, "repack_time_%s_%lldx%lld_t%d", q->f->name, (long long)q->m,
-		 (long long)q->k, q->threads);
-	if ((rc = ocb_metric(ctx ? &ctx->metrics : NULL, "quant_gemv", -1, key, q->repack_s, "s")))
+	char key[112];
+	if (gemm)
+		snprintf(key, sizeof key, "repack_time_%s_%lldx%lld_n%lld_t%d", q->f->name,
+			 (long long)q->m, (long long)q->k, (long long)q->n, q->threads);
+	else
+		snprintf(key, sizeof key, "repack_time_%s_%lldx%lld_t%d", q->f->name, (long long)q->m,
+			 (long long)q->k, q->threads);
+	if ((rc = ocb_metric(ctx ? &ctx->metrics : NULL, gemm ? "quant_gemm" : "quant_gemv", -1, key,
+			     q->repack_s, "s")))
 		return rc;
-	return qbench_plan(q, ctx);
+	return gemm ? OCB_OK : qbench_plan(q, ctx);
 }
 
 int qbench_setup(const cJSON *params, const struct ocb_ctx *ctx, int gemm, void **state)
@@ -187,7 +196,7 @@ int qbench_setup(const cJSON *params, const struct ocb_ctx *ctx, int gemm, void 
 	for (int c = 1; c < q->ncopies; c++)
 		memcpy((char *)q->w + (size_t)c * q->wstride, q->w, rb * (size_t)m);
 	q->variant = f ? qkernel_variant() : "openblas";
-	if (f && !gemm && (rc = qbench_repack(q, ctx)))
+	if (f && (rc = qbench_repack(q, ctx, gemm)))
 		goto out;
 	if (!f)
 		openblas_set_num_threads(q->threads);
@@ -233,12 +242,14 @@ int qbench_run(struct qbench *q, int gemm)
 				    (int)q->k, q->x, 1, 0.0f, q->y, 1);
 		return OCB_OK;
 	}
+	const char *wr = q->wr ? (const char *)q->wr + ((const char *)w - (const char *)q->w) /
+							     q->wstride * q->wrstride
+			       : NULL;
 	if (gemm)
-		return qgemm(q->f, w, q->m, q->k, q->xq, q->n, q->y, q->threads);
-	if (q->wr)
-		return qgemv_r8(q->f, (const char *)q->wr + ((const char *)w - (const char *)q->w) /
-						       q->wstride * q->wrstride,
-				q->m, q->k, q->xq, q->y, q->threads);
+		return wr ? qgemm_r8(q->f, wr, q->m, q->k, q->xq, q->n, q->y, q->threads)
+			  : qgemm(q->f, w, q->m, q->k, q->xq, q->n, q->y, q->threads);
+	if (wr)
+		return qgemv_r8(q->f, wr, q->m, q->k, q->xq, q->y, q->threads);
 	return qgemv(q->f, w, q->m, q->k, q->xq, q->y, q->threads);
 }
 
@@ -299,11 +310,11 @@ int qbench_work(const cJSON *params, int gemm, struct ocb_work *w)
 	 * maddubs/madd chains), FLOPs for OpenBLAS fp32. */
 	w->flops = 2 * n * m * k;
 	w->bytes = wbytes + abytes + n * m * 4;
-	/* A GEMV on an interleaved layout streams that layout: TQ1_0's, in TQ2_0 codes, is
-	 * 1.22x its blocks (16384^2: 69.2 MB, not 56.6), which a last level of 54 MiB
-	 * cannot hold however its blocks compare (seen stored as bw_l3 at 36-40%). */
+	/* A GEMV or GEMM on an interleaved layout streams that layout: TQ1_0's, in TQ2_0
+	 * codes, is 1.22x its blocks (16384^2: 69.2 MB, not 56.6), which a last level of
+	 * 54 MiB cannot hold however its blocks compare (seen stored as bw_l3 at 36-40%). */
 	w->ws = 0;
-	if (!gemm && gemv_repacked(f))
+	if (gemv_repacked(f))
 		w->ws = w->bytes - wbytes + (double)qrepack_bytes(f, (int64_t)m, (int64_t)k);
 	/* The roofline: the level bandwidth from the working set (ocb_work_ws) against this
 	 * machine's caches, the compute roof of the datatype. */

@@ -560,6 +560,125 @@ int qgemv_r8_setting(const struct qformat *f, const void *wr, int64_t m, int64_t
 	return gemv_r8_run(f, qgemv_choose(f), wr, m, k, xq, y, threads, set);
 }
 
+/* ---- GEMM on the r8 layout ----
+ * Y[n][m] = Xq[n][k] W^T, batch n (prefill). Each thread takes its groups panel by panel as
+ * the GEMV does, and runs a group's part of a panel (at most 16 rows x 64 blocks: 35 KiB
+ * of Q8_0, 17 KiB of TQ2_0 at k = 4096) against every activation row while it is still
+ * in L1 or L2: the weights come from memory once per call, not once per activation row.
+ * On r16 a zmm kernel takes 4 activation rows per call (qr_zmm_rows_kernel: each decoded
+ * vector of codes feeds all 4); the rows left over, and every row on r8, are one call of
+ * the GEMV's own group kernel each. */
+
+struct gemm_call {
+	const struct qformat *f, *fr;
+	const char *w, *xq;
+	float *y;
+	qr_group_fn kern;  /* one activation row */
+	qr_rows_fn kern4; /* QR_ROWS of them, or NULL */
+	int R;
+	int64_t m, n, ng, nb, np;
+	size_t ab, arow; /* bytes of one activation block, of one activation row */
+};
+
+/* y[j][g R ..] (+)= the group at grp times activation rows j0 .. j0 + nj - 1 (of xq) */
+static void gemm_group_rows(const struct gemm_call *c, int64_t kp, const char *grp,
+			    const char *xq, int64_t g, int64_t j0, int nj, int add)
+{
+	float t[QR_ROWS][16]; /* R <= 16 outputs per row */
+	if (nj == QR_ROWS) {
+		const void *xs[QR_ROWS];
+		float *ys[QR_ROWS];
+		for (int i = 0; i < QR_ROWS; i++)
+			xs[i] = xq + (size_t)(j0 + i) * c->arow, ys[i] = t[i];
+		c->kern4(kp, grp, xs, ys);
+	} else {
+		for (int i = 0; i < nj; i++)
+			c->kern(kp, grp, xq + (size_t)(j0 + i) * c->arow, t[i]);
+	}
+	for (int i = 0; i < nj; i++) {
+		float *yj = c->y + (j0 + i) * c->m + g * c->R;
+		for (int r = 0; r < c->R; r++)
+			yj[r] = add ? yj[r] + t[i][r] : t[i][r];
+	}
+}
+
+static void gemm_r8_part(const struct gemm_call *c, int t, int nt)
+{
+	const int64_t g0 = c->ng * t / nt, g1 = c->ng * (t + 1) / nt;
+	/* hot data: no software prefetch (the hardware's follows the next group) */
+	r16_call_pf = (struct qk_pf){0, 0};
+	r16_call_set = 1;
+	for (int64_t p = 0; p < c->np; p++) {
+		const struct qr_panel pn = panel_at(c->fr, c->R, c->nb, c->ng, p);
+		const size_t xo = (size_t)(pn.b0 * c->fr->block / c->f->act_block) * c->ab;
+		for (int64_t g = g0; g < g1; g++) {
+			const char *grp = c->w + pn.off + (size_t)g * pn.gstride;
+			const int step = c->kern4 ? QR_ROWS : 1;
+			for (int64_t j = 0; j < c->n; j += step) {
+				const int nj = c->n - j < step ? (int)(c->n - j) : step;
+				gemm_group_rows(c, pn.nb * c->fr->block, grp, c->xq + xo, g, j, nj, p > 0);
+			}
+		}
+	}
+	r16_call_set = 0;
+}
+
+int qgemm_r8(const struct qformat *f, const void *wr, int64_t m, int64_t k, const void *xq,
+	     int64_t n, float *y, int threads)
+{
+	int rc = check_shape(f, wr, xq, m, k, "qgemm_r8");
+	if (rc)
+		return rc;
+	if (!y || n <= 0)
+		return ocb_seterr(OCB_EINVAL, "qgemm_r8: NULL output or batch n=%lld", (long long)n);
+	if (!ocb_cpu_avx2())
+		return qgemm_r8_ref(f, wr, m, k, xq, n, y, threads);
+	const enum qgemv_kind kind = qgemv_choose(f);
+	const int R = qgemv_kind_rows(kind); /* = qrepack_rows(f) */
+	const struct qformat *fr = r8_fmt(f);
+	const size_t rb = qformat_row_bytes(f, k), gb = (size_t)R * qformat_row_bytes(fr, k);
+	const int64_t nb = k / fr->block, pb = panel_blocks(fr, R, nb);
+	const struct gemm_call c = {
+		.f = f, .fr = fr, .w = wr, .xq = xq, .y = y,
+		.kern = kind == QGEMV_VNNI512_R16
+				? qr_zmm_kernel(fr->type)
+				: qr_avx2_kernel(fr->type, kind == QGEMV_VNNI_R8      ? QR_AVXVNNI
+							   : kind == QGEMV_VNNI512_R8 ? QR_AVX512VNNI
+										      : QR_AVX2),
+		.kern4 = kind == QGEMV_VNNI512_R16 ? qr_zmm_rows_kernel(fr->type) : NULL,
+		.R = R, .m = m, .n = n, .ng = m / R, .nb = nb, .np = (nb + pb - 1) / pb,
+		.ab = qformat_act_bytes(f, 1, f->act_block), .arow = qformat_act_bytes(f, 1, k)};
+	const int nt = threads > 0 ? threads : omp_get_max_threads();
+	if (nt == 1) { /* no team (gemv_r8_run) */
+		gemm_r8_part(&c, 0, 1);
+	} else {
+#pragma omp parallel num_threads(nt)
+		gemm_r8_part(&c, omp_get_thread_num(), omp_get_num_threads());
+	}
+	const char *rest = (const char *)wr + (size_t)c.ng * gb; /* rows past the groups */
+	for (int64_t j = 0; j < n; j++)
+		for (int64_t r = c.ng * R; r < m; r++)
+			y[j * m + r] = f->vec_dot_avx2(k, rest + (size_t)(r - c.ng * R) * rb,
+						       (const char *)xq + (size_t)j * c.arow);
+	return OCB_OK;
+}
+
+/* Plain C twin: one qgemv_r8_ref per activation row (bit for bit qgemm_ref's rows) */
+int qgemm_r8_ref(const struct qformat *f, const void *wr, int64_t m, int64_t k, const void *xq,
+		 int64_t n, float *y, int threads)
+{
+	int rc = check_shape(f, wr, xq, m, k, "qgemm_r8_ref");
+	if (rc)
+		return rc;
+	if (!y || n <= 0)
+		return ocb_seterr(OCB_EINVAL, "qgemm_r8_ref: NULL output or batch n=%lld",
+				  (long long)n);
+	const size_t arow = qformat_act_bytes(f, 1, k);
+	for (int64_t j = 0; j < n && !rc; j++)
+		rc = qgemv_r8_ref(f, wr, m, k, (const char *)xq + (size_t)j * arow, y + j * m, threads);
+	return rc;
+}
+
 /* ---- which kernel ---- */
 
 const char *qgemv_kind_name(enum qgemv_kind kind)

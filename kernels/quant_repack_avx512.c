@@ -396,3 +396,234 @@ qr_groups_fn qr_zmm_kernels(enum qformat_type type, int ns)
 	}
 #undef PICK
 }
+
+/* ---- GEMM: one group of 16 rows times 4 activation rows (qgemm_r8) ----
+ * The GEMV kernels' decodes, each decoded vector of codes fed to 4 vpdpbusd (one per
+ * activation row) instead of one, so that the loads and the ands, shifts and xors of a
+ * decode are shared by 4 rows and vpdpbusd is what is left. Fields narrower than a byte
+ * are shifted down and masked (one vector of codes 0 .. 2^b - 1 per field) rather than
+ * masked in place as in the GEMV: in place, every field weight needs its own sum per row,
+ * which for 4 rows is more zmm than there are. Two sums per row (even and odd vectors)
+ * keep 8 vpdpbusd chains in flight. Sums are exact in int32 as in the GEMV. */
+
+/* s[t][p] += u times the 4 activations of row t at byte o of its block's qs */
+#define DOT_ROWS(s, u, qs, o, p)                                                            \
+	do {                                                                                \
+		_Pragma("GCC unroll 4") for (int t_ = 0; t_ < QR_ROWS; t_++)                     \
+			s[t_][p] = dpz(s[t_][p], u, (qs)[t_] + (o));                        \
+	} while (0)
+
+/* b-bit field at bit `sh` of every byte of v, as bytes 0 .. 2^b - 1 */
+static INL ZMM __m512i field(__m512i v, int sh, int bits)
+{
+	return _mm512_and_si512(sh ? _mm512_srli_epi16(v, sh) : v,
+				_mm512_set1_epi8((char)((1 << bits) - 1)));
+}
+
+/* is[t] = S of activation row t for one block of 16 rows of a 32-block format (codes at
+ * q; Q8_0's with its bias of 128 as in q8_isum16) */
+static INL ZMM void z32_isum_rows(enum z32_kind kind, const uint8_t *q, const int8_t *const *qs,
+				  __m512i *is)
+{
+	OPAQUE(q);
+	const __m512i z = _mm512_setzero_si512();
+	__m512i s[QR_ROWS][2];
+#pragma GCC unroll 4
+	for (int t = 0; t < QR_ROWS; t++)
+		s[t][0] = s[t][1] = z;
+	if (kind == Z32_Q8_0) {
+		const __m512i bias = _mm512_set1_epi8((char)0x80);
+#pragma GCC unroll 8
+		for (int j = 0; j < 8; j++)
+			DOT_ROWS(s, _mm512_xor_si512(ldz(q + 64 * j), bias), qs, 4 * j, j & 1);
+	} else if (kind == Z32_Q4_0 || kind == Z32_Q4_1) {
+#pragma GCC unroll 4
+		for (int j = 0; j < 4; j++) { /* low nibble: element 4j + i, high: + 16 */
+			const __m512i v = ldz(q + 64 * j);
+			DOT_ROWS(s, field(v, 0, 4), qs, 4 * j, 0);
+			DOT_ROWS(s, field(v, 4, 4), qs, 16 + 4 * j, 1);
+		}
+	} else if (kind == Z32_Q2_G) {
+#pragma GCC unroll 2
+		for (int u = 0; u < 2; u++) {
+			const __m512i v = ldz(q + 64 * u);
+#pragma GCC unroll 4
+			for (int n = 0; n < 4; n++)
+				DOT_ROWS(s, field(v, 2 * n, 2), qs, 8 * n + 4 * u, n & 1);
+		}
+	} else { /* Q3_G, r16's encoding (q3_isum16): slots 0-5 whole, 6 and 7 split */
+		const __m512i A = ldz(q), B = ldz(q + 64), C = ldz(q + 128);
+		DOT_ROWS(s, field(A, 0, 3), qs, 0, 0);
+		DOT_ROWS(s, field(A, 3, 3), qs, 4, 1);
+		DOT_ROWS(s, field(B, 0, 3), qs, 8, 0);
+		DOT_ROWS(s, field(B, 3, 3), qs, 12, 1);
+		DOT_ROWS(s, field(C, 0, 3), qs, 16, 0);
+		DOT_ROWS(s, field(C, 3, 3), qs, 20, 1);
+		/* slot 6: low bits at 6-7 of A, high bit (worth 4) at bit 6 of C; slot 7: B, bit 7 */
+		const __m512i four = _mm512_set1_epi8(4);
+		DOT_ROWS(s, _mm512_or_si512(field(A, 6, 2), _mm512_and_si512(_mm512_srli_epi16(C, 4), four)),
+			 qs, 24, 0);
+		DOT_ROWS(s, _mm512_or_si512(field(B, 6, 2), _mm512_and_si512(_mm512_srli_epi16(C, 5), four)),
+			 qs, 28, 1);
+	}
+#pragma GCC unroll 4
+	for (int t = 0; t < QR_ROWS; t++)
+		is[t] = _mm512_add_epi32(s[t][0], s[t][1]);
+}
+
+/* One block bb of the 16 rows (scales at sb, codes at qb) times the 4 rows' blocks bb */
+#define Z32_BLOCK_ROWS(sb, qb, bb)                                                          \
+	do {                                                                                \
+		const __m512 wd = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(sb))); \
+		const __m512 wo = S == 2 ? _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)((sb) + 16))) \
+					 : wd;                                              \
+		const int8_t *qs[QR_ROWS];                                                       \
+		__m512i is[QR_ROWS];                                                             \
+		_Pragma("GCC unroll 4") for (int t = 0; t < QR_ROWS; t++)                        \
+			qs[t] = a[t][bb].qs;                                                \
+		z32_isum_rows(kind, qb, qs, is);                                            \
+		_Pragma("GCC unroll 4") for (int t = 0; t < QR_ROWS; t++) {                      \
+			acc[t] = _mm512_fmadd_ps(_mm512_mul_ps(wd, _mm512_set1_ps(a[t][bb].d)), \
+						 _mm512_cvtepi32_ps(is[t]), acc[t]);        \
+			c[t] = _mm512_fmadd_ps(wo, _mm512_set1_ps(a[t][bb].ds), c[t]);      \
+		}                                                                           \
+	} while (0)
+
+/* y[t][0..16) = the group of 16 rows at grp times activation row xq[t], t < 4 (layout as
+ * z32_r16n: pairs of blocks, each pair's scales then its codes) */
+static INL ZMM void z32_r16_rows(enum z32_kind kind, int P, int64_t k, const void *grp,
+				 const void *const *xq, float *const *y)
+{
+	const int S = kind == Z32_Q8_0 || kind == Z32_Q4_0 ? 1 : 2;
+	const int64_t nb = k / 32;
+	const size_t bb16 = (size_t)16 * (size_t)(2 * S + P);
+	const block_qa32 *a[QR_ROWS];
+	__m512 acc[QR_ROWS], c[QR_ROWS];
+#pragma GCC unroll 4
+	for (int t = 0; t < QR_ROWS; t++) {
+		a[t] = xq[t];
+		acc[t] = c[t] = _mm512_setzero_ps();
+	}
+	int64_t b = 0;
+	for (; b + 1 < nb; b += 2) {
+		const char *pr = (const char *)grp + (size_t)b * bb16;
+		const uint16_t *sc = (const uint16_t *)(const void *)pr;
+		const uint8_t *q = (const uint8_t *)pr + 64 * S;
+		Z32_BLOCK_ROWS(sc, q, b);
+		Z32_BLOCK_ROWS(sc + 16 * S, q + 16 * P, b + 1);
+	}
+	if (b < nb) { /* an odd last block: its scales, then its codes */
+		const char *pr = (const char *)grp + (size_t)b * bb16;
+		Z32_BLOCK_ROWS((const uint16_t *)(const void *)pr, (const uint8_t *)pr + 32 * S, b);
+	}
+#pragma GCC unroll 4
+	for (int t = 0; t < QR_ROWS; t++)
+		_mm512_storeu_ps(y[t], S == 2 ? _mm512_add_ps(acc[t], c[t])
+					      : _mm512_fnmadd_ps(_mm512_set1_ps(kind == Z32_Q8_0 ? 128.0f
+												: 8.0f),
+								 c[t], acc[t]));
+}
+#undef Z32_BLOCK_ROWS
+
+/* TQ2_0: is[t] = sum(c a) of row t over one block (codes c = t + 1 in 0 .. 2; the
+ * activation block's sum is taken off by the caller). Vector j, field n multiplies
+ * elements 128 (j / 8) + 32 n + 4 (j % 8) + i (tq2_isum16). */
+static INL ZMM void tq2_isum_rows(const uint8_t *q, const int8_t *const *qs, __m512i *is)
+{
+	OPAQUE(q);
+	const __m512i z = _mm512_setzero_si512();
+	__m512i s[QR_ROWS][2];
+#pragma GCC unroll 4
+	for (int t = 0; t < QR_ROWS; t++)
+		s[t][0] = s[t][1] = z;
+#pragma GCC unroll 16
+	for (int j = 0; j < 16; j++) {
+		const __m512i x = ldz(q + 64 * j);
+		const int o = 128 * (j / 8) + 4 * (j % 8);
+#pragma GCC unroll 4
+		for (int n = 0; n < 4; n++)
+			DOT_ROWS(s, field(x, 2 * n, 2), qs, o + 32 * n, n & 1);
+	}
+#pragma GCC unroll 4
+	for (int t = 0; t < QR_ROWS; t++)
+		is[t] = _mm512_add_epi32(s[t][0], s[t][1]);
+}
+
+#define TQ2_BLOCK_ROWS(sb, qb, bb)                                                          \
+	do {                                                                                \
+		const __m512 wd = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(sb))); \
+		const int8_t *qs[QR_ROWS];                                                       \
+		__m512i is[QR_ROWS];                                                             \
+		_Pragma("GCC unroll 4") for (int t = 0; t < QR_ROWS; t++)                        \
+			qs[t] = a[t][bb].qs;                                                \
+		tq2_isum_rows(qb, qs, is);                                                  \
+		_Pragma("GCC unroll 4") for (int t = 0; t < QR_ROWS; t++)                        \
+			acc[t] = _mm512_fmadd_ps(_mm512_mul_ps(wd, _mm512_set1_ps(a[t][bb].d)), \
+						 _mm512_cvtepi32_ps(_mm512_sub_epi32(      \
+							 is[t], _mm512_set1_epi32(a[t][bb].s))), \
+						 acc[t]);                                   \
+	} while (0)
+
+static ZMM void tq2_0_r16_rows(int64_t k, const void *grp, const void *const *xq,
+			       float *const *y)
+{
+	const int64_t nb = k / QK_TQ;
+	const size_t bb16 = 16 * sizeof(block_tq2_0);
+	const block_qa256 *a[QR_ROWS];
+	__m512 acc[QR_ROWS];
+#pragma GCC unroll 4
+	for (int t = 0; t < QR_ROWS; t++) {
+		a[t] = xq[t];
+		acc[t] = _mm512_setzero_ps();
+	}
+	int64_t b = 0;
+	for (; b + 1 < nb; b += 2) {
+		const char *pr = (const char *)grp + (size_t)b * bb16;
+		const uint16_t *sc = (const uint16_t *)(const void *)pr;
+		const uint8_t *q = (const uint8_t *)pr + 64;
+		TQ2_BLOCK_ROWS(sc, q, b);
+		TQ2_BLOCK_ROWS(sc + 16, q + 1024, b + 1);
+	}
+	if (b < nb) {
+		const char *pr = (const char *)grp + (size_t)b * bb16;
+		TQ2_BLOCK_ROWS((const uint16_t *)(const void *)pr, (const uint8_t *)pr + 32, b);
+	}
+#pragma GCC unroll 4
+	for (int t = 0; t < QR_ROWS; t++)
+		_mm512_storeu_ps(y[t], acc[t]);
+}
+#undef TQ2_BLOCK_ROWS
+#undef DOT_ROWS
+
+#define Z32_ROWS_KERNEL(name, kind, P)                                                      \
+	static ZMM void name##_r16_rows(int64_t k, const void *g, const void *const *xq,    \
+					float *const *y)                                    \
+	{                                                                                   \
+		z32_r16_rows(kind, P, k, g, xq, y);                                         \
+	}
+Z32_ROWS_KERNEL(q8_0, Z32_Q8_0, 32)
+Z32_ROWS_KERNEL(q4_0, Z32_Q4_0, 16)
+Z32_ROWS_KERNEL(q4_1, Z32_Q4_1, 16)
+Z32_ROWS_KERNEL(q3_g, Z32_Q3_G, 12)
+Z32_ROWS_KERNEL(q2_g, Z32_Q2_G, 8)
+#undef Z32_ROWS_KERNEL
+
+qr_rows_fn qr_zmm_rows_kernel(enum qformat_type type)
+{
+	switch (type) {
+	case QF_Q8_0:
+		return q8_0_r16_rows;
+	case QF_Q4_0:
+		return q4_0_r16_rows;
+	case QF_Q4_1:
+		return q4_1_r16_rows;
+	case QF_Q3_G:
+		return q3_g_r16_rows;
+	case QF_Q2_G:
+		return q2_g_r16_rows;
+	case QF_TQ2_0:
+		return tq2_0_r16_rows;
+	default:
+		return NULL;
+	}
+}

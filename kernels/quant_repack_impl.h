@@ -71,6 +71,15 @@ typedef void (*qr_groups_fn)(int64_t k, const void *const *groups, const void *x
  * groups side by side, or NULL (other ns, or as qr_zmm_kernel). */
 qr_groups_fn qr_zmm_kernels(enum qformat_type type, int ns);
 
+/* y[t][0..16) = one r16 group times activation row xq[t], for t < QR_ROWS (the GEMM's
+ * kernels: qgemm_r8) */
+#define QR_ROWS 4
+typedef void (*qr_rows_fn)(int64_t k, const void *group, const void *const *xq,
+			   float *const *y);
+
+/* The zmm GEMM kernel of a format on the r16 layout, or NULL (as qr_zmm_kernel). */
+qr_rows_fn qr_zmm_rows_kernel(enum qformat_type type);
+
 /* Streams per thread of the r16 GEMV for a format (1, 2, 4 or 8: groups read side by
  * side, one from each of that many equal parts of the thread's share), the CPU's default
  * (pure, for tests); OCB_QGEMV_STREAMS overrides it (quant_repack.c). At most

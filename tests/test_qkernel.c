@@ -325,14 +325,17 @@ Test(qkernel, suite_quick_cases)
 									 : "flops_fp32");
 			/* GEMV: the kernel quant_repack chose for this CPU, with the streams its
 			 * set-up planned for this shape (e.g. "avx2-r8", "avx512vnni-r16x4"; on
-			 * a CPU with the r16 kernels a plan must exist) */
+			 * a CPU with the r16 kernels a plan must exist). GEMM: that kernel's kind
+			 * on the repacked layout (qgemm_r8), or the plain GEMM's ("avx2"). */
 			struct qgemv_setting plan;
 			const int planned = f && qgemv_plan_find(f, (int64_t)m, (int64_t)k, 2, &plan);
 			cr_assert(!f || strcmp(b->name, "quant_gemv") ||
 				  planned == (qgemv_choose(f) == QGEMV_VNNI512_R16),
 				  "%s: planned %d", fmt, planned);
 			const char *want = !f ? "openblas"
-				: strcmp(b->name, "quant_gemv") ? qkernel_variant()
+				: strcmp(b->name, "quant_gemv")
+					? (qgemv_kind_r8(qgemv_choose(f)) ? qgemv_kind_name(qgemv_choose(f))
+									  : qkernel_variant())
 				: planned ? qgemv_plan_variant(f, &plan)
 				: qgemv_variant(f);
 			cr_assert_str_eq(b->variant(st), want);
