@@ -95,12 +95,13 @@ static int qbench_plan(struct qbench *q, const struct ocb_ctx *ctx)
  * the GEMM runs no streams and no prefetch: qgemm_r8). */
 static int qbench_repack(struct qbench *q, const struct ocb_ctx *ctx, int gemm)
 {
-	if (!gemm)
+	const int repacked = gemv_repacked(q->f);
+	if (!gemm) /* the kernel, streams and all (a plan may change them: qbench_plan) */
 		q->variant = qgemv_variant(q->f);
-	if (!gemv_repacked(q->f))
-		return OCB_OK;
-	if (gemm)
+	else if (repacked) /* the GEMM runs no streams: the kernel kind alone */
 		q->variant = qgemv_kind_name(qgemv_choose(q->f));
+	if (!repacked)
+		return OCB_OK;
 	q->wrstride = ocb_round_up(qrepack_bytes(q->f, q->m, q->k), 64);
 	if (!(q->wr = qrepack_alloc(q->wrstride * (size_t)q->ncopies)))
 		return ocb_seterr(OCB_ENOMEM, "quant %s %s: %zu bytes of repacked weights",

@@ -10,7 +10,8 @@
 
 /* Y[n][m] = Xq[n][k] W^T. Each weight row is decoded once to int8 and reused for all n
  * activation rows (4 at a time in registers), so the product is compute-bound for n >= ~32.
- * On weights repacked for the GEMV, qgemm_r8 (quant_repack.h) is 4-6x faster on Zen 5. */
+ * On weights repacked for the GEMV, qgemm_r8 (quant_repack.h) ran 3.9-6.1x faster at one
+ * thread on the Zen 5 VM (4096^2, n = 8-128; README). */
 int qgemm(const struct qformat *f, const void *w, int64_t m, int64_t k, const void *xq,
 	  int64_t n, float *y, int threads);
 /* Reference: n x m scalar dot products (vec_dot_ref), no weight reuse. */

@@ -9,6 +9,7 @@
 #include "../common/ocb_alloc.h"
 #include "../common/ocb_cpu.h"
 #include "../common/ocb_error.h"
+#include "quant_args.h"
 #include "quant_gemv.h"
 #include "quant_impl.h"
 #include "quant_repack_impl.h"
@@ -412,6 +413,17 @@ static enum qgemv_kind zmm_kind_of(const struct qformat *f, enum qr_isa isa)
 
 static int r16_streams(enum qformat_type type);
 
+/* The one-group kernel of a kernel kind for a kernel format (qr_kernel_type): zmm on
+ * r16, else the r8 kernel of the kind's instruction set (AVX2 also for the plain kind) */
+static qr_group_fn group_kernel(enum qgemv_kind kind, enum qformat_type type)
+{
+	if (kind == QGEMV_VNNI512_R16)
+		return qr_zmm_kernel(type);
+	return qr_avx2_kernel(type, kind == QGEMV_VNNI_R8      ? QR_AVXVNNI
+				    : kind == QGEMV_VNNI512_R8 ? QR_AVX512VNNI
+							       : QR_AVX2);
+}
+
 /* One thread's share of one panel: groups of R rows at base + g * gstride, k columns of
  * activations at xq; add: add to y (a later panel) rather than set it. */
 struct qr_share {
@@ -522,11 +534,7 @@ static int gemv_r8_run(const struct qformat *f, enum qgemv_kind kind, const void
 	ns = ns == 2 || ns == 4 || ns == 8 ? (ns < maxs ? ns : maxs) : 1;
 	const struct gemv_call c = {
 		.f = f, .fr = fr, .w = wr, .xq = xq, .y = y,
-		.kern = kind == QGEMV_VNNI512_R16
-				? qr_zmm_kernel(fr->type)
-				: qr_avx2_kernel(fr->type, kind == QGEMV_VNNI_R8      ? QR_AVXVNNI
-							   : kind == QGEMV_VNNI512_R8 ? QR_AVX512VNNI
-										      : QR_AVX2),
+		.kern = group_kernel(kind, fr->type),
 		.kernn = zmm ? qr_zmm_kernels(fr->type, ns) : NULL, .ns = ns, .R = R,
 		.ng = m / R, .nb = nb, .np = (nb + pb - 1) / pb,
 		.ab = qformat_act_bytes(f, 1, f->act_block), .pf = {use.pf_l1, use.pf_l2}};
@@ -608,12 +616,12 @@ static void gemm_r8_part(const struct gemm_call *c, int t, int nt)
 	/* hot data: no software prefetch (the hardware's follows the next group) */
 	r16_call_pf = (struct qk_pf){0, 0};
 	r16_call_set = 1;
+	const int step = c->kern4 ? QR_ROWS : 1; /* activation rows per kernel call */
 	for (int64_t p = 0; p < c->np; p++) {
 		const struct qr_panel pn = panel_at(c->fr, c->R, c->nb, c->ng, p);
 		const size_t xo = (size_t)(pn.b0 * c->fr->block / c->f->act_block) * c->ab;
 		for (int64_t g = g0; g < g1; g++) {
 			const char *grp = c->w + pn.off + (size_t)g * pn.gstride;
-			const int step = c->kern4 ? QR_ROWS : 1;
 			for (int64_t j = 0; j < c->n; j += step) {
 				const int nj = c->n - j < step ? (int)(c->n - j) : step;
 				gemm_group_rows(c, pn.nb * c->fr->block, grp, c->xq + xo, g, j, nj, p > 0);
@@ -623,14 +631,20 @@ static void gemm_r8_part(const struct gemm_call *c, int t, int nt)
 	r16_call_set = 0;
 }
 
+/* qk_check_args (buffers, n, k), then the layout (check_shape) */
+static int check_gemm(const struct qformat *f, const void *wr, int64_t m, int64_t k,
+		      const void *xq, int64_t n, const float *y, const char *what)
+{
+	int rc = qk_check_args(f, wr, m, k, xq, n, y, what);
+	return rc ? rc : check_shape(f, wr, xq, m, k, what);
+}
+
 int qgemm_r8(const struct qformat *f, const void *wr, int64_t m, int64_t k, const void *xq,
 	     int64_t n, float *y, int threads)
 {
-	int rc = check_shape(f, wr, xq, m, k, "qgemm_r8");
+	int rc = check_gemm(f, wr, m, k, xq, n, y, "qgemm_r8");
 	if (rc)
 		return rc;
-	if (!y || n <= 0)
-		return ocb_seterr(OCB_EINVAL, "qgemm_r8: NULL output or batch n=%lld", (long long)n);
 	if (!ocb_cpu_avx2())
 		return qgemm_r8_ref(f, wr, m, k, xq, n, y, threads);
 	const enum qgemv_kind kind = qgemv_choose(f);
@@ -640,11 +654,7 @@ int qgemm_r8(const struct qformat *f, const void *wr, int64_t m, int64_t k, cons
 	const int64_t nb = k / fr->block, pb = panel_blocks(fr, R, nb);
 	const struct gemm_call c = {
 		.f = f, .fr = fr, .w = wr, .xq = xq, .y = y,
-		.kern = kind == QGEMV_VNNI512_R16
-				? qr_zmm_kernel(fr->type)
-				: qr_avx2_kernel(fr->type, kind == QGEMV_VNNI_R8      ? QR_AVXVNNI
-							   : kind == QGEMV_VNNI512_R8 ? QR_AVX512VNNI
-										      : QR_AVX2),
+		.kern = group_kernel(kind, fr->type),
 		.kern4 = kind == QGEMV_VNNI512_R16 ? qr_zmm_rows_kernel(fr->type) : NULL,
 		.R = R, .m = m, .n = n, .ng = m / R, .nb = nb, .np = (nb + pb - 1) / pb,
 		.ab = qformat_act_bytes(f, 1, f->act_block), .arow = qformat_act_bytes(f, 1, k)};
@@ -667,12 +677,9 @@ int qgemm_r8(const struct qformat *f, const void *wr, int64_t m, int64_t k, cons
 int qgemm_r8_ref(const struct qformat *f, const void *wr, int64_t m, int64_t k, const void *xq,
 		 int64_t n, float *y, int threads)
 {
-	int rc = check_shape(f, wr, xq, m, k, "qgemm_r8_ref");
+	int rc = check_gemm(f, wr, m, k, xq, n, y, "qgemm_r8_ref");
 	if (rc)
 		return rc;
-	if (!y || n <= 0)
-		return ocb_seterr(OCB_EINVAL, "qgemm_r8_ref: NULL output or batch n=%lld",
-				  (long long)n);
 	const size_t arow = qformat_act_bytes(f, 1, k);
 	for (int64_t j = 0; j < n && !rc; j++)
 		rc = qgemv_r8_ref(f, wr, m, k, (const char *)xq + (size_t)j * arow, y + j * m, threads);
