@@ -413,15 +413,24 @@ static enum qgemv_kind zmm_kind_of(const struct qformat *f, enum qr_isa isa)
 
 static int r16_streams(enum qformat_type type);
 
+/* The instruction set of an r8 kind's kernels (AVX2 also for the plain kind) */
+static enum qr_isa r8_isa(enum qgemv_kind kind)
+{
+	return kind == QGEMV_VNNI_R8 ? QR_AVXVNNI : kind == QGEMV_VNNI512_R8 ? QR_AVX512VNNI : QR_AVX2;
+}
+
 /* The one-group kernel of a kernel kind for a kernel format (qr_kernel_type): zmm on
- * r16, else the r8 kernel of the kind's instruction set (AVX2 also for the plain kind) */
+ * r16, else the r8 kernel of the kind's instruction set */
 static qr_group_fn group_kernel(enum qgemv_kind kind, enum qformat_type type)
 {
-	if (kind == QGEMV_VNNI512_R16)
-		return qr_zmm_kernel(type);
-	return qr_avx2_kernel(type, kind == QGEMV_VNNI_R8      ? QR_AVXVNNI
-				    : kind == QGEMV_VNNI512_R8 ? QR_AVX512VNNI
-							       : QR_AVX2);
+	return kind == QGEMV_VNNI512_R16 ? qr_zmm_kernel(type) : qr_avx2_kernel(type, r8_isa(kind));
+}
+
+/* The GEMM's kernel for QR_ROWS activation rows per call */
+static qr_rows_fn rows_kernel(enum qgemv_kind kind, enum qformat_type type)
+{
+	return kind == QGEMV_VNNI512_R16 ? qr_zmm_rows_kernel(type)
+					 : qr_avx2_rows_kernel(type, r8_isa(kind));
 }
 
 /* One thread's share of one panel: groups of R rows at base + g * gstride, k columns of
@@ -573,9 +582,9 @@ int qgemv_r8_setting(const struct qformat *f, const void *wr, int64_t m, int64_t
  * the GEMV does, and runs a group's part of a panel (at most 16 rows x 64 blocks: 35 KiB
  * of Q8_0, 17 KiB of TQ2_0 at k = 4096) against every activation row while it is still
  * in L1 or L2: the weights come from memory once per call, not once per activation row.
- * On r16 a zmm kernel takes 4 activation rows per call (qr_zmm_rows_kernel: each decoded
- * vector of codes feeds all 4); the rows left over, and every row on r8, are one call of
- * the GEMV's own group kernel each. */
+ * A kernel takes 4 activation rows per call (qr_zmm_rows_kernel on r16,
+ * qr_avx2_rows_kernel on r8: each decoded vector of codes feeds all 4); the rows left
+ * over are one call of the GEMV's own group kernel each. */
 
 struct gemm_call {
 	const struct qformat *f, *fr;
@@ -655,7 +664,7 @@ int qgemm_r8(const struct qformat *f, const void *wr, int64_t m, int64_t k, cons
 	const struct gemm_call c = {
 		.f = f, .fr = fr, .w = wr, .xq = xq, .y = y,
 		.kern = group_kernel(kind, fr->type),
-		.kern4 = kind == QGEMV_VNNI512_R16 ? qr_zmm_rows_kernel(fr->type) : NULL,
+		.kern4 = rows_kernel(kind, fr->type),
 		.R = R, .m = m, .n = n, .ng = m / R, .nb = nb, .np = (nb + pb - 1) / pb,
 		.ab = qformat_act_bytes(f, 1, f->act_block), .arow = qformat_act_bytes(f, 1, k)};
 	const int nt = threads > 0 ? threads : omp_get_max_threads();

@@ -103,9 +103,10 @@ int qgemv_r8_ref(const struct qformat *f, const void *wr, int64_t m, int64_t k,
 
 /* Y[n][m] = Xq[n][k] W^T (batch n: prefill) with W as for qgemv_r8 and Xq n activation
  * rows as for qgemm. Each group's part of a column panel (the layout above) is multiplied
- * with all n rows while it is in cache: on r16 by zmm kernels that take 4 activation rows
- * per decoded vector of codes, on r8 (and for the rows left over) by the kernels qgemv_r8
- * runs, one call per row; no streams, no software prefetch (its data are hot). Rows are
+ * with all n rows while it is in cache, by kernels that take 4 activation rows per decoded
+ * vector of codes (zmm on r16, ymm on r8: AVX2, AVX-VNNI or AVX-512 VNNI as qgemv_r8), the
+ * rows left over by the kernels qgemv_r8 runs, one call per row; no streams, no software
+ * prefetch (its data are hot). Rows are
  * split over threads in whole groups. qgemm_r8_ref: qgemv_r8_ref per row (equal to
  * qgemm_ref by construction). OCB_EINVAL as qgemv_r8, and for n < 1. */
 int qgemm_r8(const struct qformat *f, const void *wr, int64_t m, int64_t k, const void *xq,

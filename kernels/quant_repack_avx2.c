@@ -1,6 +1,7 @@
-/* quant_repack_avx2: AVX2 (+FMA, F16C) GEMV kernels on the r8 layout (quant_repack.h):
- * one call computes the 8 outputs of one group of 8 interleaved rows. Each has the plain-C
- * twin qgemv_r8_ref (quant_repack.c), which gives qgemv_ref's results; the integer block
+/* quant_repack_avx2: AVX2 (+FMA, F16C) GEMV and GEMM kernels on the r8 layout
+ * (quant_repack.h): one GEMV call computes the 8 outputs of one group of 8 interleaved rows,
+ * one GEMM call those of 4 activation rows. Each has a plain-C twin (qgemv_r8_ref,
+ * qgemm_r8_ref in quant_repack.c), which gives qgemv_ref's results; the integer block
  * sums here are exact, only the fp32 accumulation order differs.
  *
  * Register picture for 32 weights x 8 rows: vector j of a block holds bytes 4j..4j+3 of
@@ -85,23 +86,31 @@ dpbusd_bcast(__m256i s, __m256i u, const int8_t *p)
 #include "quant_repack_kern.h"
 
 #define PICK(name) (isa == QR_AVX512VNNI ? name##_vnni512 : isa == QR_AVXVNNI ? name##_vnni : name##_avx2)
+/* format type -> its kernel <format><suffix> for isa, or NULL */
+#define PICK_FORMAT(suffix)                                                                 \
+	switch (type) {                                                                     \
+	case QF_Q8_0:                                                                       \
+		return PICK(q8_0##suffix);                                                  \
+	case QF_Q4_0:                                                                       \
+		return PICK(q4_0##suffix);                                                  \
+	case QF_Q4_1:                                                                       \
+		return PICK(q4_1##suffix);                                                  \
+	case QF_Q3_G:                                                                       \
+		return PICK(q3_g##suffix);                                                  \
+	case QF_Q2_G:                                                                       \
+		return PICK(q2_g##suffix);                                                  \
+	case QF_TQ2_0:                                                                      \
+		return PICK(tq2_0##suffix);                                                 \
+	default:                                                                            \
+		return NULL;                                                                \
+	}
 
 qr_group_fn qr_avx2_kernel(enum qformat_type type, enum qr_isa isa)
 {
-	switch (type) {
-	case QF_Q8_0:
-		return PICK(q8_0_r8);
-	case QF_Q4_0:
-		return PICK(q4_0_r8);
-	case QF_Q4_1:
-		return PICK(q4_1_r8);
-	case QF_Q3_G:
-		return PICK(q3_g_r8);
-	case QF_Q2_G:
-		return PICK(q2_g_r8);
-	case QF_TQ2_0:
-		return PICK(tq2_0_r8);
-	default:
-		return NULL;
-	}
+	PICK_FORMAT(_r8)
+}
+
+qr_rows_fn qr_avx2_rows_kernel(enum qformat_type type, enum qr_isa isa)
+{
+	PICK_FORMAT(_r8_rows)
 }

@@ -71,11 +71,15 @@ typedef void (*qr_groups_fn)(int64_t k, const void *const *groups, const void *x
  * groups side by side, or NULL (other ns, or as qr_zmm_kernel). */
 qr_groups_fn qr_zmm_kernels(enum qformat_type type, int ns);
 
-/* y[t][0..16) = one r16 group times activation row xq[t], for t < QR_ROWS (the GEMM's
- * kernels: qgemm_r8) */
+/* y[t][0..R) = one r8 / r16 group of R rows times activation row xq[t], for t < QR_ROWS
+ * (the GEMM's kernels: qgemm_r8) */
 #define QR_ROWS 4
 typedef void (*qr_rows_fn)(int64_t k, const void *group, const void *const *xq,
 			   float *const *y);
+
+/* The GEMM kernel of a format on the r8 layout for an instruction set, or NULL (as
+ * qr_avx2_kernel; quant_repack_avx2.c). */
+qr_rows_fn qr_avx2_rows_kernel(enum qformat_type type, enum qr_isa isa);
 
 /* The zmm GEMM kernel of a format on the r16 layout, or NULL (as qr_zmm_kernel). */
 qr_rows_fn qr_zmm_rows_kernel(enum qformat_type type);

@@ -1,4 +1,5 @@
-/* quant_repack_kern: the body of the r8 group kernels, included three times by
+/* quant_repack_kern: the body of the r8 group kernels (GEMV: one activation row; GEMM:
+ * QR_ROWS of them, at the end), included three times by
  * quant_repack_avx2.c (no include guard, on purpose): once for plain AVX2, where a code x
  * activation product goes through maddubs into int16 partial sums reduced by one
  * madd(., 1) per block (the bounds below keep those sums from wrapping), and for AVX-VNNI
@@ -267,3 +268,210 @@ static QRK_ATTR void QRK(tq2_0_r8)(int64_t k, const void *grp, const void *xq, f
 #undef TQ2_BLOCK
 #undef TQ2_SHIFT
 
+/* ---- GEMM: QR_ROWS activation rows per call (qgemm_r8) ----
+ * Each code vector is loaded and decoded once and feeds all QR_ROWS rows: the decoding
+ * (loads, shifts, masks) is shared, only the dot products are per row. Per row and block,
+ * the int16 sums of the maddubs form hold at most the GEMV's bounds summed over one chain:
+ * Q4_0/Q4_1 8 maddubs of |lane| <= 3810 (30480), Q3_G/Q2_G 8 of <= 1778 (14224), TQ2_0
+ * 64 of <= 2 * 2 * 127 (codes c = t + 1 <= 2, activations clamped to +-127: 32512);
+ * Q8_0's pairs go to int32 at once. The VNNI forms have int32 sums and two chains per row
+ * (vpdpbusd's latency). A format's offset (Q4_0's -8, Q4_1/Q3_G/Q2_G's min, on
+ * VNNI Q8_0's -128) goes into the row's one fp32 sum per block. */
+#ifdef QRK_VNNI
+#define RW_CH 2           /* chains per row */
+#define RW_I32(s) (s)     /* a chain as int32 */
+#define RW_DOT(s, u, p) QRK_DOTB(s, u, p)
+#else
+#define RW_CH 1
+#define RW_I32(s) _mm256_madd_epi16((s), _mm256_set1_epi16(1))
+#define RW_DOT(s, u, p) QRK_DOT(s, u, bcast4(p))
+#endif
+
+/* s[t][h] += u times the 4 bytes at row t's activations + o (h: the chain). The empty asm
+ * keeps each sum running: left alone, gcc reassociates the (wrapping, so associative)
+ * int16 adds into a tree over a block's products and spills them (66-510 stack accesses
+ * per kernel) */
+#define RW_ROWS(s, u, qs, o, h)                                                             \
+	do {                                                                                \
+		const __m256i u_ = (u);                                                     \
+		_Pragma("GCC unroll 4") for (int t_ = 0; t_ < QR_ROWS; t_++) {              \
+			s[t_][(h) % RW_CH] = RW_DOT(s[t_][(h) % RW_CH], u_, (qs)[t_] + (o)); \
+			__asm__("" : "+x"(s[t_][(h) % RW_CH]));                             \
+		}                                                                           \
+	} while (0)
+
+/* row t's chains as one int32 sum */
+#define RW_SUM(s, t) RW_I32(RW_CH == 2 ? _mm256_add_epi32((s)[t][0], (s)[t][RW_CH - 1]) : (s)[t][0])
+
+/* is[t] = row t's exact int32 block sums [S_0 .. S_7] of one block of a 32-block format
+ * (codes at q as in b32_isum); Q8_0's codes go in as w + 128 on VNNI, as |w| with
+ * sign(a, w) on AVX2 (a pair of products reaches 32258: no int16 stage) */
+static inline QRK_ATTR __attribute__((always_inline)) void QRK(b32_isum_rows)(
+	enum b32_kind kind, const uint8_t *q, const int8_t *const *qs, __m256i *is)
+{
+	__m256i s[QR_ROWS][RW_CH];
+#pragma GCC unroll 4
+	for (int t = 0; t < QR_ROWS; t++)
+		for (int h = 0; h < RW_CH; h++)
+			s[t][h] = _mm256_setzero_si256();
+	if (kind == B32_Q8_0) {
+#pragma GCC unroll 8
+		for (int j = 0; j < 8; j++) {
+			const __m256i v = ld(q + 32 * j);
+#ifdef QRK_VNNI
+			RW_ROWS(s, _mm256_xor_si256(v, _mm256_set1_epi8((char)0x80)), qs, 4 * j, j);
+#else
+			const __m256i av = _mm256_abs_epi8(v);
+#pragma GCC unroll 4
+			for (int t = 0; t < QR_ROWS; t++) {
+				s[t][0] = QRK_DOT32(s[t][0], av, _mm256_sign_epi8(bcast4(qs[t] + 4 * j), v));
+				__asm__("" : "+x"(s[t][0])); /* as in RW_ROWS */
+			}
+#endif
+		}
+#pragma GCC unroll 4
+		for (int t = 0; t < QR_ROWS; t++)
+			is[t] = RW_CH == 2 ? _mm256_add_epi32(s[t][0], s[t][RW_CH - 1]) : s[t][0];
+		return;
+	}
+	if (kind == B32_Q4_0 || kind == B32_Q4_1) {
+		const __m256i m4 = _mm256_set1_epi8(0x0f);
+#pragma GCC unroll 4
+		for (int j = 0; j < 4; j++) { /* low nibble: element 4j + i, high: + 16 */
+			const __m256i v = ld(q + 32 * j);
+			RW_ROWS(s, _mm256_and_si256(v, m4), qs, 4 * j, 0);
+			RW_ROWS(s, _mm256_and_si256(_mm256_srli_epi16(v, 4), m4), qs, 16 + 4 * j, 1);
+		}
+	} else { /* Q3_G, Q2_G: as low_isum */
+		const __m256i m3 = _mm256_set1_epi8(3), m4 = _mm256_set1_epi8(4);
+		const __m256i hv = kind == B32_Q3_G ? ld(q + 64) : _mm256_setzero_si256();
+#pragma GCC unroll 2
+		for (int u = 0; u < 2; u++) {
+			const __m256i v = ld(q + 32 * u);
+#pragma GCC unroll 4
+			for (int n = 0; n < 4; n++) {
+				__m256i c = _mm256_and_si256(n ? _mm256_srli_epi16(v, 2 * n) : v, m3);
+				if (kind == B32_Q3_G) {
+					const int sh = n + 4 * u - 2;
+					const __m256i hb = sh > 0 ? _mm256_srli_epi16(hv, sh)
+							   : sh < 0 ? _mm256_slli_epi16(hv, -sh) : hv;
+					c = _mm256_or_si256(c, _mm256_and_si256(hb, m4));
+				}
+				RW_ROWS(s, c, qs, 8 * n + 4 * u, n);
+			}
+		}
+	}
+#pragma GCC unroll 4
+	for (int t = 0; t < QR_ROWS; t++)
+		is[t] = RW_SUM(s, t);
+}
+
+/* y[t][0..8) = one group of 8 rows of a 32-block format times activation row xq[t] */
+static inline QRK_ATTR __attribute__((always_inline)) void QRK(b32_r8_rows)(
+	enum b32_kind kind, int P, int64_t k, const void *grp, const void *const *xq,
+	float *const *y)
+{
+	const int S = kind == B32_Q4_0 || kind == B32_Q8_0 ? 1 : 2;
+	const int64_t nb = k / 32;
+	const uint16_t *sc = grp; /* scales first, then codes (quant_repack.h) */
+	const uint8_t *q = (const uint8_t *)grp + 16 * S * nb;
+#ifdef QRK_VNNI /* the offset's factor on a block's scale */
+	const float off = kind == B32_Q4_0 ? -8.0f : kind == B32_Q8_0 ? -128.0f : 1.0f;
+#else
+	const float off = kind == B32_Q4_0 ? -8.0f : 1.0f;
+#endif
+	const int has_off = RW_CH == 2 || kind != B32_Q8_0;
+	const block_qa32 *a[QR_ROWS];
+	__m256 acc[QR_ROWS];
+#pragma GCC unroll 4
+	for (int t = 0; t < QR_ROWS; t++)
+		a[t] = xq[t], acc[t] = _mm256_setzero_ps();
+	for (int64_t b = 0; b < nb; b++) {
+		const uint16_t *sb = sc + 8 * S * b;
+		const __m256 wd = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)sb));
+		const __m256 wo = _mm256_mul_ps(
+			S == 2 ? _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(sb + 8))) : wd,
+			_mm256_set1_ps(off));
+		const int8_t *qs[QR_ROWS];
+		__m256i is[QR_ROWS];
+#pragma GCC unroll 4
+		for (int t = 0; t < QR_ROWS; t++)
+			qs[t] = a[t][b].qs;
+		QRK(b32_isum_rows)(kind, q + 8 * P * b, qs, is);
+#pragma GCC unroll 4
+		for (int t = 0; t < QR_ROWS; t++) {
+			acc[t] = _mm256_fmadd_ps(_mm256_mul_ps(wd, _mm256_broadcast_ss(&a[t][b].d)),
+						 _mm256_cvtepi32_ps(is[t]), acc[t]);
+			if (has_off)
+				acc[t] = _mm256_fmadd_ps(wo, _mm256_broadcast_ss(&a[t][b].ds), acc[t]);
+		}
+	}
+#pragma GCC unroll 4
+	for (int t = 0; t < QR_ROWS; t++)
+		_mm256_storeu_ps(y[t], acc[t]);
+}
+
+#define B32_ROWS_KERNEL(name, kind, P)                                                      \
+	static QRK_ATTR void QRK(name##_r8_rows)(int64_t k, const void *g, const void *const *xq, \
+						 float *const *y)                           \
+	{                                                                                   \
+		QRK(b32_r8_rows)(kind, P, k, g, xq, y);                                     \
+	}
+B32_ROWS_KERNEL(q8_0, B32_Q8_0, 32)
+B32_ROWS_KERNEL(q4_0, B32_Q4_0, 16)
+B32_ROWS_KERNEL(q4_1, B32_Q4_1, 16)
+B32_ROWS_KERNEL(q3_g, B32_Q3_G, 12)
+B32_ROWS_KERNEL(q2_g, B32_Q2_G, 8)
+#undef B32_ROWS_KERNEL
+
+/* TQ2_0: vector j, field n (bits 2n, 2n + 1: the code c = t + 1) multiplies elements
+ * 128 (j / 8) + 32 n + 4 (j % 8) + i (as tq2_isum); the activation block's sum s comes off
+ * per row (sum (c - 1) a = sum c a - s) */
+static QRK_ATTR void QRK(tq2_0_r8_rows)(int64_t k, const void *grp, const void *const *xq,
+					float *const *y)
+{
+	const int64_t nb = k / QK_TQ;
+	const uint16_t *sc = grp; /* scales first, then codes (quant_repack.h) */
+	const uint8_t *q = (const uint8_t *)grp + 16 * nb;
+	const __m256i m3 = _mm256_set1_epi8(3);
+	const block_qa256 *a[QR_ROWS];
+	__m256 acc[QR_ROWS];
+#pragma GCC unroll 4
+	for (int t = 0; t < QR_ROWS; t++)
+		a[t] = xq[t], acc[t] = _mm256_setzero_ps();
+	for (int64_t b = 0; b < nb; b++) {
+		const uint8_t *qb = q + 512 * b;
+		const int8_t *qs[QR_ROWS];
+		__m256i s[QR_ROWS][RW_CH];
+#pragma GCC unroll 4
+		for (int t = 0; t < QR_ROWS; t++) {
+			qs[t] = a[t][b].qs;
+			for (int h = 0; h < RW_CH; h++)
+				s[t][h] = _mm256_setzero_si256();
+		}
+#pragma GCC unroll 16
+		for (int j = 0; j < 16; j++) {
+			const __m256i x = ld(qb + 32 * j);
+			const int o = 128 * (j / 8) + 4 * (j % 8);
+#pragma GCC unroll 4
+			for (int n = 0; n < 4; n++)
+				RW_ROWS(s, _mm256_and_si256(n ? _mm256_srli_epi16(x, 2 * n) : x, m3), qs,
+					o + 32 * n, n);
+		}
+		const __m256 wd = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(sc + 8 * b)));
+#pragma GCC unroll 4
+		for (int t = 0; t < QR_ROWS; t++) {
+			const __m256i is = _mm256_sub_epi32(RW_SUM(s, t), _mm256_set1_epi32(a[t][b].s));
+			acc[t] = _mm256_fmadd_ps(_mm256_mul_ps(wd, _mm256_broadcast_ss(&a[t][b].d)),
+						 _mm256_cvtepi32_ps(is), acc[t]);
+		}
+	}
+#pragma GCC unroll 4
+	for (int t = 0; t < QR_ROWS; t++)
+		_mm256_storeu_ps(y[t], acc[t]);
+}
+#undef RW_SUM
+#undef RW_ROWS
+#undef RW_DOT
+#undef RW_I32
+#undef RW_CH

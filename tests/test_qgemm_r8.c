@@ -2,7 +2,7 @@
  * (kernels/quant_repack.h qgemm_r8): every format, against the plain-layout reference
  * qgemm_ref row by row within the fp32 summation-order bound, on every kernel kind this
  * CPU has (AVX2 r8, AVX-VNNI r8, AVX-512 VNNI r8 and r16), batches that do and do not fill
- * the zmm kernels' 4 rows, column panels, rows past the last group, 1-3 threads; its
+ * the 4-row kernels (r8 and r16), column panels, rows past the last group, 1-3 threads; its
  * plain-C twin equal to qgemm_ref by construction; bad arguments refused. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -111,7 +111,8 @@ Test(qgemm_r8, vnni512_r8)
 	check_kind("r8-vnni512", QGEMV_VNNI512_R8);
 }
 
-/* the zmm kernels: 4 activation rows per call (qr_zmm_rows_kernel), the rest one by one */
+/* the zmm kernels: 4 activation rows per call (qr_zmm_rows_kernel), the rest one by one
+ * (the r8 kinds above: qr_avx2_rows_kernel, likewise) */
 Test(qgemm_r8, vnni512_r16_four_rows)
 {
 	if (!ocb_cpu_avx512vnni())
