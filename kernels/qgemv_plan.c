@@ -32,9 +32,10 @@ static int nplans, plan_next;
 /* Candidates on AMD (measured on the Zen 5 VM, README "Zen 5: a planner"): the 32-block
  * formats on 8 streams with 1 KiB ahead (first on 3-4 Dec 2026), 4 with and without it, 2
  * without (first by 13-24 points on another instance); Q8_0's kernels stop at 4; TQ2_0
- * (and TQ1_0, run as TQ2_0) on one stream 8 KiB ahead (first on 3 Dec), or 2 with 2.5, 2
- * or 3 KiB (first on 4 Dec: 2.5 KiB in 6 of 6 runs against 2, 3, 4 and 8 KiB, by 0-6
- * points over 3 KiB; 4 streams ran at 62-67%, 8 KiB on 2 trailed 2.5 by 5-9). On Intel
+ * (and TQ1_0, run as TQ2_0) on 2 or 4 streams without prefetch, or one 8 KiB ahead
+ * (first on 3 and 4 Dec with the multi-stream kernels then; on 5 Dec, with the new ones,
+ * first at 1 thread in none of 8 rounds, at 2 in 3 of 8: quant_repack.c
+ * qr_default_streams). On Intel
  * the default (one stream, 2 KiB into L1 and 8 KiB into L2; TQ2_0 1 KiB) and the same
  * prefetches on 2 and 4 streams, which its read rate was never measured against. type:
  * the kernels' format (TQ2_0 for TQ1_0). */
@@ -49,10 +50,8 @@ int qgemv_plan_candidates(enum qformat_type type, const struct ocb_cpu_id *cpu,
 	int nm = 0;
 	if (strcmp(cpu->vendor, "AuthenticAMD") == 0) {
 		if (type == QF_TQ2_0) {
+			more[nm++] = (struct qgemv_setting){4, 0, 0, 0};
 			more[nm++] = (struct qgemv_setting){1, 8192, 0, 0};
-			more[nm++] = (struct qgemv_setting){2, 2560, 0, 0};
-			more[nm++] = (struct qgemv_setting){2, 2048, 0, 0};
-			more[nm++] = (struct qgemv_setting){2, 3072, 0, 0};
 		} else {
 			if (qr_max_streams(type) >= 8)
 				more[nm++] = (struct qgemv_setting){8, 1024, 0, 0};

@@ -827,17 +827,23 @@ void qk_prefetch_r16_set(int l1, int l2)
  * configs; 3 Dec 2026, the Zen 5 VM, cold 16384^2, 1 thread, two to three runs): Q8_0 on
  * 4 streams none 78-81%, 1 KiB 81-84%; Q4_0 on 8 none 70-72%, 1 KiB 77-86%; Q3_G on 8
  * none 63-65%, 1 KiB 79-80%; Q2_G on 8 none 61-63%, 1 KiB 77-78%. Every other line
- * only (every 128 or 256 bytes) did worse than none (Q4_0 on 4 and 8: 45-57%). */
+ * only (every 128 or 256 bytes) did worse than none (Q4_0 on 4 and 8: 45-57%).
+ * TQ2_0 on 2 and 4 streams: none. Its multi-stream kernels walk each block in a loop
+ * (quant_repack_avx512.c tq2_0_r16s says why), which the hardware prefetchers follow;
+ * a prefetch on top cost it (5 Dec 2026, 1 thread: 4 streams none 83-88%, 1 KiB 38-41%;
+ * 2 streams none 70-85%, 1 KiB 55-57%). On one stream it keeps 8 KiB. */
 struct qk_pf qr_default_prefetch(enum qformat_type type, const struct ocb_cpu_id *cpu, int ns)
 {
 	const int intel = strcmp(cpu->vendor, "GenuineIntel") == 0;
 	if (intel)
 		return (struct qk_pf){.l1 = type == QF_TQ2_0 ? 1024 : 2048, .l2 = 8192};
-	return (struct qk_pf){.l1 = type == QF_TQ2_0 ? 8192 : ns >= 4 ? 1024 : 0, .l2 = 0};
+	if (type == QF_TQ2_0)
+		return (struct qk_pf){.l1 = ns == 1 ? 8192 : 0, .l2 = 0};
+	return (struct qk_pf){.l1 = ns >= 4 ? 1024 : 0, .l2 = 0};
 }
 
 /* Streams per thread of the r16 GEMV (quant_repack_impl.h). On AMD: as many as the
- * kernels have for the 32-block formats (8; Q8_0 4: qr_max_streams), 1 for TQ2_0; one
+ * kernels have for the 32-block formats (8; Q8_0 4: qr_max_streams), 2 for TQ2_0; one
  * elsewhere. Why several: a core's DRAM share is bound by its misses in flight, not by
  * its arithmetic: Q4_0 with its dot products taken out (an xor in place of each vpdpbusd)
  * ran no faster, 66-81% of the read loop on 1-8 streams, where Q8_0 so reduced reached
@@ -872,10 +878,18 @@ struct qk_pf qr_default_prefetch(enum qformat_type type, const struct ocb_cpu_id
  * On 4 Dec 2026, on another instance of the same VM, 2 streams without prefetch led 8
  * by 13-24 points in every round: the best setting depends on the host, so these
  * defaults are now the first candidate of a planner that times the others on the
- * weights at hand (qgemv_plan.h); they stand where nothing is planned. */
+ * weights at hand (qgemv_plan.h); they stand where nothing is planned.
+ * TQ2_0 ran on one stream (8 KiB ahead) until its multi-stream kernels walked each block
+ * in a loop (5 Dec 2026, quant_repack_avx512.c tq2_0_r16s); then, every setting timed in
+ * turn within one process (`quant_gemv_bw 16384 8 T 1 tq2_0 1:8192,2:0,4:0`), fraction of
+ * the best read, 1 / 2 / 4 streams: eight rounds at 1 thread 63-81% / 78-102% / 75-98%
+ * (2 first in 6), eight at 2 threads 65-81% / 65-92% / 42-92% (no order held: 4 first in
+ * 3, last in 4; the 2-thread read rate moved between 55 and 86 GB/s). */
 int qr_default_streams(enum qformat_type type, const struct ocb_cpu_id *cpu)
 {
-	return strcmp(cpu->vendor, "AuthenticAMD") != 0 || type == QF_TQ2_0 ? 1 : qr_max_streams(type);
+	if (strcmp(cpu->vendor, "AuthenticAMD") != 0)
+		return 1;
+	return type == QF_TQ2_0 ? 2 : qr_max_streams(type);
 }
 
 /* Streams a format's zmm kernels exist for, at most: 8 for the 32-block formats, but 4
