@@ -34,7 +34,7 @@ static int nplans, plan_next;
  * without (first by 13-24 points on another instance); Q8_0's kernels stop at 4; TQ2_0
  * (and TQ1_0, run as TQ2_0) on 2 or 4 streams without prefetch, or one 8 KiB ahead
  * (first on 3 and 4 Dec with the multi-stream kernels then; on 5 Dec, with the new ones,
- * first at 1 thread in none of 8 rounds, at 2 in 3 of 8: quant_repack.c
+ * first at 1 thread in none of 8 rounds, at 2 in 3 of 11: quant_repack.c
  * qr_default_streams). On Intel
  * the default (one stream, 2 KiB into L1 and 8 KiB into L2; TQ2_0 1 KiB) and the same
  * prefetches on 2 and 4 streams, which its read rate was never measured against. type:

@@ -883,8 +883,8 @@ struct qk_pf qr_default_prefetch(enum qformat_type type, const struct ocb_cpu_id
  * in a loop (5 Dec 2026, quant_repack_avx512.c tq2_0_r16s); then, every setting timed in
  * turn within one process (`quant_gemv_bw 16384 8 T 1 tq2_0 1:8192,2:0,4:0`), fraction of
  * the best read, 1 / 2 / 4 streams: eight rounds at 1 thread 63-81% / 78-102% / 75-98%
- * (2 first in 6), eight at 2 threads 65-81% / 65-92% / 42-92% (no order held: 4 first in
- * 3, last in 4; the 2-thread read rate moved between 55 and 86 GB/s). */
+ * (2 first in 5, 4 in 3), eleven at 2 threads 65-81% / 65-92% / 42-92% (4 first in 5, 2
+ * in 3, 1 in 3; the 2-thread read rate moved between 55 and 86 GB/s). */
 int qr_default_streams(enum qformat_type type, const struct ocb_cpu_id *cpu)
 {
 	if (strcmp(cpu->vendor, "AuthenticAMD") != 0)

@@ -331,12 +331,13 @@ static ZMM void tq2_0_r16(int64_t k, const void *g, const void *xq, float *y)
  * parity, each sum's chain fed by ns groups); the layout as tq2_0_r16's.
  * Why a loop, where every other kernel here unrolls: on the Zen 5 VM, cold 16384^2 at one
  * thread, the same arithmetic over the same bytes (a driver outside the tree, every
- * variant timed in turn within one process, three runs, 5 Dec 2026) ran at 104-108% of
- * the best read loop on 2 streams and 94-98% on 4 as a loop without software prefetch,
- * against 46-49% for the unrolled body without prefetch and 72-82% for it with 8 KiB
- * ahead (this kernel before). Hot (8 groups in L2) both ran at 94-96 GB/s. Our reading:
- * the hardware prefetchers follow a load that walks 64 bytes per step, not 32 loads each
- * 2112 bytes apart per step. */
+ * variant timed in turn within one process, 5 Dec 2026) ran at 100-111% of the best read
+ * loop on 2 streams and 89-99% on 4 as this loop without software prefetch (five runs),
+ * against 41-46% for the unrolled body (a pair of blocks per step, as tq2_0_r16) without
+ * prefetch and 69-84% with 8 KiB ahead (the multi-stream kernels before were that body
+ * per stream). Hot (8 groups in L2) they ran alike (94-97 GB/s). Our reading, without
+ * counters to show it: the hardware prefetchers follow a load that walks 64 bytes per
+ * step, not 32 loads that each jump 2112 bytes per step (tests/perf/README.md). */
 static INL ZMM void tq2_0_r16s(int ns, int64_t k, const void *const *grp, const void *xq,
 			       float *const *y)
 {
@@ -384,13 +385,15 @@ static INL ZMM void tq2_0_r16s(int ns, int64_t k, const void *const *grp, const 
 		const __m512i as = _mm512_set1_epi32(a[b].s * 64);
 #pragma GCC unroll 4
 		for (int t = 0; t < ns; t++) {
-			const __m512 wd = _mm512_cvtph_ps(
-				_mm256_loadu_si256((const __m256i *)(const void *)((const char *)grp[t] + base + so)));
+			const char *sc = (const char *)grp[t] + base + so;
+			const __m512 wd =
+				_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)sc));
 			const __m512i is = _mm512_sub_epi32(
 				add4(_mm512_slli_epi32(s[t][0], 6), _mm512_slli_epi32(s[t][1], 4),
 				     _mm512_slli_epi32(s[t][2], 2), s[t][3]),
 				as);
-			acc[t] = _mm512_fmadd_ps(_mm512_mul_ps(wd, ad), _mm512_cvtepi32_ps(is), acc[t]);
+			acc[t] = _mm512_fmadd_ps(_mm512_mul_ps(wd, ad), _mm512_cvtepi32_ps(is),
+						 acc[t]);
 		}
 	}
 #pragma GCC unroll 4
