@@ -830,7 +830,7 @@ void qk_prefetch_r16_set(int l1, int l2)
  * only (every 128 or 256 bytes) did worse than none (Q4_0 on 4 and 8: 45-57%).
  * TQ2_0 on 2 and 4 streams: none. Its multi-stream kernels walk each block in a loop
  * (quant_repack_avx512.c tq2_0_r16s says why), which the hardware prefetchers follow;
- * a prefetch on top cost it (5 Dec 2026, 1 thread: 4 streams none 83-88%, 1 KiB 38-41%;
+ * a prefetch on top cost it (5 Dec 2026, 1 thread: 4 streams none 83-86%, 1 KiB 38-41%;
  * 2 streams none 70-85%, 1 KiB 55-57%). On one stream it keeps 8 KiB. */
 struct qk_pf qr_default_prefetch(enum qformat_type type, const struct ocb_cpu_id *cpu, int ns)
 {

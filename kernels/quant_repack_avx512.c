@@ -267,6 +267,12 @@ Z32_KERNEL8(q2_g, Z32_Q2_G, 8)
  * byte are taken in place with the masks 0x03, 0x0c, 0x30, 0xc0 (t, 4t, 16t, 64t), into 8
  * independent sums. Result: 64 sum(t a) per row, exact (|64 t a| <= 192 * 128 per product,
  * 256 products: < 2^23). */
+/* 64 sum(t a) from the four masks' sums (field n's sum is 4^n times its codes' one) */
+static INL ZMM __m512i tq2_weigh(__m512i t0, __m512i t1, __m512i t2, __m512i t3)
+{
+	return add4(_mm512_slli_epi32(t0, 6), _mm512_slli_epi32(t1, 4), _mm512_slli_epi32(t2, 2), t3);
+}
+
 static INL ZMM __m512i tq2_isum16(const uint8_t *q, const int8_t *aq)
 {
 	OPAQUE(q);
@@ -285,20 +291,19 @@ static INL ZMM __m512i tq2_isum16(const uint8_t *q, const int8_t *aq)
 	}
 	const __m512i t0 = _mm512_add_epi32(s[0], s[1]), t1 = _mm512_add_epi32(s[2], s[3]);
 	const __m512i t2 = _mm512_add_epi32(s[4], s[5]), t3 = _mm512_add_epi32(s[6], s[7]);
-	return add4(_mm512_slli_epi32(t0, 6), _mm512_slli_epi32(t1, 4), _mm512_slli_epi32(t2, 2), t3);
+	return tq2_weigh(t0, t1, t2, t3);
 }
 
-/* One TQ2_0 block bb of 16 rows, its scales at sb and codes at qb:
- * acc += d_w d_a sum((t - 1) a), with sum((t - 1) a) = sum(t a) - s (s the activation
- * block's exact sum), all times 64 */
-#define TQ2_BLOCK(sb, qb, bb, acc)                                                          \
-	do {                                                                                \
-		const __m512 wd = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(sb))); \
-		const __m512i is = _mm512_sub_epi32(tq2_isum16(qb, a[bb].qs),               \
-						    _mm512_set1_epi32(a[bb].s * 64));       \
-		acc = _mm512_fmadd_ps(_mm512_mul_ps(wd, _mm512_set1_ps(a[bb].d / 64)),      \
-				      _mm512_cvtepi32_ps(is), acc);                         \
-	} while (0)
+/* One TQ2_0 block of 16 rows, its fp16 scales at sb, s64 = 64 sum(t a) of its codes
+ * against activation block ab: acc + d_w d_a sum((t - 1) a), with sum((t - 1) a) =
+ * sum(t a) - s (s the activation block's exact sum), all times 64 */
+static INL ZMM __m512 tq2_acc(__m512 acc, const void *sb, __m512i s64, const block_qa256 *ab)
+{
+	const __m512 wd = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)sb));
+	const __m512i is = _mm512_sub_epi32(s64, _mm512_set1_epi32(ab->s * 64));
+	return _mm512_fmadd_ps(_mm512_mul_ps(wd, _mm512_set1_ps(ab->d / 64)),
+			       _mm512_cvtepi32_ps(is), acc);
+}
 
 /* One group of 16 rows, in pairs of blocks: 2 x 32 bytes of scales, then 2 x 1024 of codes
  * (the 16 code vectors of a block unrolled: one stream, fed by a software prefetch) */
@@ -315,16 +320,15 @@ static ZMM void tq2_0_r16(int64_t k, const void *g, const void *xq, float *y)
 		prefetch_ahead(pr, pf, 2 * (int)bb16);
 		const uint16_t *sc = (const uint16_t *)(const void *)pr;
 		const uint8_t *q = (const uint8_t *)pr + 64;
-		TQ2_BLOCK(sc, q, b, acc0);
-		TQ2_BLOCK(sc + 16, q + 1024, b + 1, acc1);
+		acc0 = tq2_acc(acc0, sc, tq2_isum16(q, a[b].qs), &a[b]);
+		acc1 = tq2_acc(acc1, sc + 16, tq2_isum16(q + 1024, a[b + 1].qs), &a[b + 1]);
 	}
 	if (b < nb) { /* an odd last block */
 		const char *pr = (const char *)g + (size_t)b * bb16;
-		TQ2_BLOCK((const uint16_t *)(const void *)pr, (const uint8_t *)pr + 32, b, acc0);
+		acc0 = tq2_acc(acc0, pr, tq2_isum16((const uint8_t *)pr + 32, a[b].qs), &a[b]);
 	}
 	_mm512_storeu_ps(y, _mm512_add_ps(acc0, acc1));
 }
-#undef TQ2_BLOCK
 
 /* ns (2 or 4) groups of 16 rows side by side, one code vector of each group per step of a
  * loop over a block's 16 (4 sums per group: the masks of tq2_isum16 without its split by
@@ -379,22 +383,10 @@ static INL ZMM void tq2_0_r16s(int ns, int64_t k, const void *const *grp, const 
 				s[t][3] = dpz(s[t][3], _mm512_and_si512(x, m3), ab + 96);
 			}
 		}
-		/* as TQ2_BLOCK: 64 sum((t - 1) a) = the four sums weighted by their masks'
-		 * place, minus 64 s */
-		const __m512 ad = _mm512_set1_ps(a[b].d / 64);
-		const __m512i as = _mm512_set1_epi32(a[b].s * 64);
 #pragma GCC unroll 4
-		for (int t = 0; t < ns; t++) {
-			const char *sc = (const char *)grp[t] + base + so;
-			const __m512 wd =
-				_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)sc));
-			const __m512i is = _mm512_sub_epi32(
-				add4(_mm512_slli_epi32(s[t][0], 6), _mm512_slli_epi32(s[t][1], 4),
-				     _mm512_slli_epi32(s[t][2], 2), s[t][3]),
-				as);
-			acc[t] = _mm512_fmadd_ps(_mm512_mul_ps(wd, ad), _mm512_cvtepi32_ps(is),
-						 acc[t]);
-		}
+		for (int t = 0; t < ns; t++)
+			acc[t] = tq2_acc(acc[t], (const char *)grp[t] + base + so,
+					 tq2_weigh(s[t][0], s[t][1], s[t][2], s[t][3]), &a[b]);
 	}
 #pragma GCC unroll 4
 	for (int t = 0; t < ns; t++)
