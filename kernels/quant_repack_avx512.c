@@ -264,15 +264,17 @@ Z32_KERNEL8(q2_g, Z32_Q2_G, 8)
 /* ---- TQ2_0 (TQ1_0 packed as TQ2_0) ----
  * 16 vectors per block; unit j = bytes 4j..4j+3 of plane h = j / 8, and code n of byte
  * 4(j % 8) + i multiplies element 128h + 32n + 4(j % 8) + i. The four 2-bit codes of a
- * byte are taken in place with the masks 0x03, 0x0c, 0x30, 0xc0 (t, 4t, 16t, 64t), into 8
- * independent sums. Result: 64 sum(t a) per row, exact (|64 t a| <= 192 * 128 per product,
- * 256 products: < 2^23). */
+ * byte are taken in place with the masks 0x03, 0x0c, 0x30, 0xc0 (t, 4t, 16t, 64t). */
+
 /* 64 sum(t a) from the four masks' sums (field n's sum is 4^n times its codes' one) */
 static INL ZMM __m512i tq2_weigh(__m512i t0, __m512i t1, __m512i t2, __m512i t3)
 {
 	return add4(_mm512_slli_epi32(t0, 6), _mm512_slli_epi32(t1, 4), _mm512_slli_epi32(t2, 2), t3);
 }
 
+/* One block's 16 vectors unrolled into 8 independent sums (each mask's split by the
+ * vector's parity). Returns 64 sum(t a) per row, exact (|64 t a| <= 192 * 128 per
+ * product, 256 products: < 2^23). */
 static INL ZMM __m512i tq2_isum16(const uint8_t *q, const int8_t *aq)
 {
 	OPAQUE(q);
