@@ -30,12 +30,12 @@ static struct plan_entry plans[PLAN_SLOTS];
 static int nplans, plan_next;
 
 /* Candidates on AMD (measured on the Zen 5 VM, README "Zen 5: a planner"): the 32-block
- * formats on 8 streams with 1 KiB ahead (first on 3-4 Dec 2026), 4 with and without it, 2
- * without (first by 13-24 points on another instance); Q8_0's kernels stop at 4; TQ2_0
- * (and TQ1_0, run as TQ2_0) on 2 or 4 streams without prefetch, or one 8 KiB ahead
- * (first on 3 and 4 Dec with the multi-stream kernels then; on 5 Dec, with the new ones,
- * first at 1 thread in none of 8 rounds, at 2 in 3 of 11: quant_repack.c
- * qr_default_streams). On Intel
+ * formats on 8 streams with 1 KiB ahead (first on 3-4 Dec 2026), 4 with 2 KiB (1 KiB
+ * before 5 Dec: quant_repack.c qr_default_prefetch) and without, 2 without (first by
+ * 13-24 points on another instance); Q8_0's kernels stop at 4; TQ2_0 (and TQ1_0, run as
+ * TQ2_0) on 4 streams with 2 KiB, 2 without (the two first at 1 thread, 4 at 2), or one
+ * 8 KiB ahead (first on 3 and 4 Dec with the multi-stream kernels then: quant_repack.c
+ * qr_default_streams). The prefetches are qr_default_prefetch's for those streams. On Intel
  * the default (one stream, 2 KiB into L1 and 8 KiB into L2; TQ2_0 1 KiB) and the same
  * prefetches on 2 and 4 streams, which its read rate was never measured against. type:
  * the kernels' format (TQ2_0 for TQ1_0). */
@@ -49,16 +49,17 @@ int qgemv_plan_candidates(enum qformat_type type, const struct ocb_cpu_id *cpu,
 	struct qgemv_setting more[QGEMV_PLAN_MAX];
 	int nm = 0;
 	if (strcmp(cpu->vendor, "AuthenticAMD") == 0) {
-		if (type == QF_TQ2_0) {
+		const struct qk_pf pf1 = qr_default_prefetch(type, cpu, 1),
+				   pf4 = qr_default_prefetch(type, cpu, 4),
+				   pf8 = qr_default_prefetch(type, cpu, 8);
+		if (qr_max_streams(type) >= 8)
+			more[nm++] = (struct qgemv_setting){8, pf8.l1, pf8.l2, 0};
+		more[nm++] = (struct qgemv_setting){4, pf4.l1, pf4.l2, 0};
+		if (type != QF_TQ2_0)
 			more[nm++] = (struct qgemv_setting){4, 0, 0, 0};
-			more[nm++] = (struct qgemv_setting){1, 8192, 0, 0};
-		} else {
-			if (qr_max_streams(type) >= 8)
-				more[nm++] = (struct qgemv_setting){8, 1024, 0, 0};
-			more[nm++] = (struct qgemv_setting){4, 1024, 0, 0};
-			more[nm++] = (struct qgemv_setting){4, 0, 0, 0};
-			more[nm++] = (struct qgemv_setting){2, 0, 0, 0};
-		}
+		more[nm++] = (struct qgemv_setting){2, 0, 0, 0};
+		if (type == QF_TQ2_0)
+			more[nm++] = (struct qgemv_setting){1, pf1.l1, pf1.l2, 0};
 	} else {
 		more[nm++] = (struct qgemv_setting){2, pf0.l1, pf0.l2, 0};
 		more[nm++] = (struct qgemv_setting){4, pf0.l1, pf0.l2, 0};

@@ -828,22 +828,27 @@ void qk_prefetch_r16_set(int l1, int l2)
  * 4 streams none 78-81%, 1 KiB 81-84%; Q4_0 on 8 none 70-72%, 1 KiB 77-86%; Q3_G on 8
  * none 63-65%, 1 KiB 79-80%; Q2_G on 8 none 61-63%, 1 KiB 77-78%. Every other line
  * only (every 128 or 256 bytes) did worse than none (Q4_0 on 4 and 8: 45-57%).
- * TQ2_0 on 2 and 4 streams: none. Its multi-stream kernels walk each block in a loop
- * (quant_repack_avx512.c tq2_0_r16s says why), which the hardware prefetchers follow;
- * a prefetch on top cost it (5 Dec 2026, 1 thread: 4 streams none 83-86%, 1 KiB 38-41%;
- * 2 streams none 70-85%, 1 KiB 55-57%). On one stream it keeps 8 KiB. */
+ * On 4 streams 2 KiB came out ahead of 1 KiB since (5 Dec 2026, evening, both timed in
+ * turn within one process, ten rounds at 1 and 2 threads): Q8_0 in all ten (one a tie), by
+ * 0-8%; Q4_0 in all ten, by 1.5-23%. 8 streams keep 1 KiB (2 KiB behind in 8 of 10).
+ * TQ2_0 on 2 streams: none; on 4, 2 KiB. Its multi-stream kernels walk each block in a
+ * loop (quant_repack_avx512.c tq2_0_r16s says why), which the hardware prefetchers
+ * follow; a prefetch of a pair of blocks at once on top cost it (5 Dec 2026, 1 thread: 4
+ * streams none 83-86%, 1 KiB 38-41%; 2 streams none 70-85%, 1 KiB 55-57%), one line per
+ * line loaded (since that evening) does not: on 4 streams with 2 KiB it comes first at 2
+ * threads (qr_default_streams). On one stream it keeps 8 KiB. */
 struct qk_pf qr_default_prefetch(enum qformat_type type, const struct ocb_cpu_id *cpu, int ns)
 {
 	const int intel = strcmp(cpu->vendor, "GenuineIntel") == 0;
 	if (intel)
 		return (struct qk_pf){.l1 = type == QF_TQ2_0 ? 1024 : 2048, .l2 = 8192};
 	if (type == QF_TQ2_0)
-		return (struct qk_pf){.l1 = ns == 1 ? 8192 : 0, .l2 = 0};
-	return (struct qk_pf){.l1 = ns >= 4 ? 1024 : 0, .l2 = 0};
+		return (struct qk_pf){.l1 = ns == 1 ? 8192 : ns == 4 ? 2048 : 0, .l2 = 0};
+	return (struct qk_pf){.l1 = ns == 4 ? 2048 : ns >= 8 ? 1024 : 0, .l2 = 0};
 }
 
 /* Streams per thread of the r16 GEMV (quant_repack_impl.h). On AMD: as many as the
- * kernels have for the 32-block formats (8; Q8_0 4: qr_max_streams), 2 for TQ2_0; one
+ * kernels have (8 for the 32-block formats; Q8_0 and TQ2_0 4: qr_max_streams); one
  * elsewhere. Why several: a core's DRAM share is bound by its misses in flight, not by
  * its arithmetic: Q4_0 with its dot products taken out (an xor in place of each vpdpbusd)
  * ran no faster, 66-81% of the read loop on 1-8 streams, where Q8_0 so reduced reached
@@ -884,12 +889,15 @@ struct qk_pf qr_default_prefetch(enum qformat_type type, const struct ocb_cpu_id
  * turn within one process (`quant_gemv_bw 16384 8 T 1 tq2_0 1:8192,2:0,4:0`), fraction of
  * the best read, 1 / 2 / 4 streams: eight rounds at 1 thread 63-81% / 78-102% / 75-98%
  * (2 first in 5, 4 in 3), eleven at 2 threads 65-81% / 65-92% / 42-92% (4 first in 5, 2
- * in 3, 1 in 3; the 2-thread read rate moved between 55 and 86 GB/s). */
+ * in 3, 1 in 3; the 2-thread read rate moved between 55 and 86 GB/s). With 2 KiB ahead
+ * asked one line per line loaded (that evening; qr_default_prefetch), 4 streams came
+ * first at 2 threads in 7 of 8 rounds (88-118% against 74-94% on 2 without), and at 1
+ * thread tied with 2 (4 of 7 rounds; 71-113% against 69-107%): TQ2_0 takes 4. */
 int qr_default_streams(enum qformat_type type, const struct ocb_cpu_id *cpu)
 {
 	if (strcmp(cpu->vendor, "AuthenticAMD") != 0)
 		return 1;
-	return type == QF_TQ2_0 ? 2 : qr_max_streams(type);
+	return qr_max_streams(type);
 }
 
 /* Streams a format's zmm kernels exist for, at most: 8 for the 32-block formats, but 4

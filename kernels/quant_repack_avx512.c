@@ -61,6 +61,17 @@ static INL void prefetch_ahead(const char *p, struct qk_pf pf, int bytes)
 	}
 }
 
+/* The line pf.l2 bytes past p into L2 and the one pf.l1 past it into L1 (each where its
+ * distance is not 0): one of each per line a loop loads, spread over its loads, where
+ * prefetch_ahead asks for many lines at once */
+static INL void prefetch_line(const void *p, struct qk_pf pf)
+{
+	if (pf.l2)
+		_mm_prefetch((const char *)p + pf.l2, _MM_HINT_T1);
+	if (pf.l1)
+		_mm_prefetch((const char *)p + pf.l1, _MM_HINT_T0);
+}
+
 /* ---- blocks of 32: Q8_0, Q4_0, Q4_1, Q3_G, Q2_G (quant_repack_kern.h explains the
  * offsets) ---- */
 
@@ -334,7 +345,13 @@ static ZMM void tq2_0_r16(int64_t k, const void *g, const void *xq, float *y)
 
 /* ns (2 or 4) groups of 16 rows side by side, one code vector of each group per step of a
  * loop over a block's 16 (4 sums per group: the masks of tq2_isum16 without its split by
- * parity, each sum's chain fed by ns groups); the layout as tq2_0_r16's.
+ * parity, each sum's chain fed by ns groups); the layout as tq2_0_r16's. A prefetch, where
+ * set, asks for one line per line loaded (prefetch_line): on the Zen 5 VM (5 Dec 2026,
+ * cold 16384^2, settings timed in turn within one process, seven rounds at 1 thread and
+ * eight at 2) 4 streams with 2 KiB ahead so reached 71-113% / 88-118% of the best read,
+ * against 69-107% / 74-94% on 2 streams without and 55-85% / 52-87% on one with 8 KiB,
+ * where 2 KiB asked for a pair of blocks (33 lines) at once had cost 2 or 4 streams up to
+ * half their rate (quant_repack.c qr_default_prefetch).
  * Why a loop, where every other kernel here unrolls: on the Zen 5 VM, cold 16384^2 at one
  * thread, the same arithmetic over the same bytes (a driver outside the tree, every
  * variant timed in turn within one process, 5 Dec 2026) ran at 100-111% of the best read
@@ -367,8 +384,6 @@ static INL ZMM void tq2_0_r16s(int ns, int64_t k, const void *const *grp, const 
 		const uint8_t *q[4];
 #pragma GCC unroll 4
 		for (int t = 0; t < ns; t++) {
-			if (!(b & 1) && !alone)
-				prefetch_ahead((const char *)grp[t] + base, pf, 2 * (int)bb16);
 			s[t][0] = s[t][1] = s[t][2] = s[t][3] = z;
 			q[t] = (const uint8_t *)grp[t] + base + qo;
 		}
@@ -378,6 +393,7 @@ static INL ZMM void tq2_0_r16s(int ns, int64_t k, const void *const *grp, const 
 			const int8_t *ab = aq + 128 * (j >> 3) + 4 * (j & 7);
 #pragma GCC unroll 4
 			for (int t = 0; t < ns; t++) {
+				prefetch_line(q[t] + 64 * j, pf);
 				const __m512i x = ldz(q[t] + 64 * j);
 				s[t][0] = dpz(s[t][0], _mm512_and_si512(x, m0), ab);
 				s[t][1] = dpz(s[t][1], _mm512_and_si512(x, m1), ab + 32);

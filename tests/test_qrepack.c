@@ -240,14 +240,14 @@ Test(qrepack, vnni512_r16_streams)
 }
 
 /* Streams per thread of the r16 GEMV per CPU and format (quant_repack.c's measurements):
- * on AMD as many as the format's kernels have (8; Q8_0 4) for the 32-block formats, 2 for
- * TQ2_0; 1 on Intel. Each default has its kernel. */
+ * on AMD as many as the format's kernels have (8; Q8_0 and TQ2_0 4); 1 on Intel. Each
+ * default has its kernel. */
 Test(qrepack, default_streams_per_cpu)
 {
 	const struct ocb_cpu_id zen5 = { .vendor = "AuthenticAMD", .family = 0x1a, .model = 0x02 };
 	const struct ocb_cpu_id emr = { .vendor = "GenuineIntel", .family = 6, .model = 0xcf };
 	const enum qformat_type types[] = { QF_Q8_0, QF_Q4_0, QF_Q4_1, QF_Q3_G, QF_Q2_G, QF_TQ2_0 };
-	const int amd[] = { 4, 8, 8, 8, 8, 2 };
+	const int amd[] = { 4, 8, 8, 8, 8, 4 };
 	for (size_t i = 0; i < sizeof types / sizeof *types; i++) {
 		const int ns = qr_default_streams(types[i], &zen5);
 		cr_assert_eq(qr_default_streams(types[i], &emr), 1, "type %d", (int)types[i]);
@@ -311,8 +311,8 @@ Test(qrepack, default_kind_per_cpu)
 
 /* The r16 kernels' prefetch per vendor and streams (quant_repack.c's measurements): Intel
  * into L2 8 KiB ahead and into L1 near (TQ2_0 1 KiB, the 32-block formats 2 KiB); AMD into
- * L1 only: TQ2_0 8 KiB on one stream and none on more, the 32-block formats 1 KiB from 4
- * streams on, none below */
+ * L1 only: TQ2_0 8 KiB on one stream, none on 2, 2 KiB on 4; the 32-block formats none on
+ * 1 and 2, 2 KiB on 4, 1 KiB on 8 */
 Test(qrepack, default_prefetch_per_cpu)
 {
 	const struct ocb_cpu_id zen5 = { .vendor = "AuthenticAMD", .family = 0x1a, .model = 0x02 };
@@ -323,9 +323,11 @@ Test(qrepack, default_prefetch_per_cpu)
 		p = qr_default_prefetch(QF_TQ2_0, &emr, ns);
 		cr_assert(p.l1 == 1024 && p.l2 == 8192, "%d %d", p.l1, p.l2);
 		p = qr_default_prefetch(QF_Q8_0, &zen5, ns);
-		cr_assert(p.l1 == (ns >= 4 ? 1024 : 0) && p.l2 == 0, "ns %d: %d %d", ns, p.l1, p.l2);
+		cr_assert(p.l1 == (ns == 4 ? 2048 : ns == 8 ? 1024 : 0) && p.l2 == 0, "ns %d: %d %d",
+			  ns, p.l1, p.l2);
 		p = qr_default_prefetch(QF_TQ2_0, &zen5, ns);
-		cr_assert(p.l1 == (ns == 1 ? 8192 : 0) && p.l2 == 0, "ns %d: %d %d", ns, p.l1, p.l2);
+		cr_assert(p.l1 == (ns == 1 ? 8192 : ns == 4 ? 2048 : 0) && p.l2 == 0, "ns %d: %d %d",
+			  ns, p.l1, p.l2);
 	}
 }
 
