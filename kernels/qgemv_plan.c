@@ -74,6 +74,20 @@ int qgemv_plan_candidates(enum qformat_type type, const struct ocb_cpu_id *cpu,
 	return n;
 }
 
+/* Why two groups: in one rotation over both, the same team setting always came right
+ * after a one-thread call, and on the Zen 5 VM that made it slower (TQ2_0 16384^2 at 2
+ * threads, three pairs of runs: 4 streams with 2 KiB 40.6 / 50.5 / 45.5 GB/s in that
+ * place against 63.1 / 60.1 / 40.8 in the next, one stream with 8 KiB 56.7 / 53.3 / 35.2
+ * there against 58.7 / 55.6 / 46.5 third; README, "Zen 5, 5 Dec 2026 (evening)"). Here
+ * the one that follows the switch changes with the round, and the median over rounds
+ * sets that aside. */
+int qgemv_plan_order(int n, int nteam, int round, int i)
+{
+	if (nteam <= 0 || nteam > n)
+		nteam = n;
+	return i < nteam ? (i + round) % nteam : nteam + (i - nteam + round) % (n - nteam);
+}
+
 int qgemv_plan_pick(const double *t, int n, int rounds, double *median_s)
 {
 	double col[PLAN_ROUNDS_MAX];
@@ -188,6 +202,7 @@ int qgemv_plan(const struct qformat *f, const void *wr, int64_t m, int64_t k, co
 	}
 	threads = norm_threads(threads);
 	int n = qgemv_plan_candidates(qr_kernel_type(f), ocb_cpu_id(), info->cand);
+	const int nteam = n; /* the settings on the whole team: cand[0, nteam) */
 	/* and each on one thread, after them all: at 1024 x 1024 a 2-thread call (4-9 us)
 	 * cost about as much to start and join as it saved on the Zen 5 VM (README). Every
 	 * setting, not the default alone: the one-thread call's best setting is not the
@@ -207,12 +222,13 @@ int qgemv_plan(const struct qformat *f, const void *wr, int64_t m, int64_t k, co
 	int rc = OCB_OK, rounds = 0, next = 0;
 	for (int j = 0; j < n && !rc; j++) /* once each untimed: code and activations warm */
 		rc = qgemv_r8_setting(f, wr, m, k, xq, y, threads, &info->cand[j]);
-	/* rotating order, so that every setting sees the host's phases alike */
+	/* rotating order, so that every setting sees the host's phases alike (and none
+	 * always follows a one-thread call: qgemv_plan_order) */
 	while (!rc && rounds < PLAN_ROUNDS_MAX &&
 	       (rounds < PLAN_ROUNDS_MIN || ocb_now_s() - t0 < PLAN_BUDGET_S ||
 		rounds % 2 == 0)) {
 		for (int i = 0; i < n && !rc; i++) {
-			const int j = (i + rounds) % n;
+			const int j = qgemv_plan_order(n, nteam, rounds, i);
 			const void *w = nc ? opts->copies[next] : wr;
 			next = nc ? (next + 1) % nc : 0;
 			/* one matrix and no hook: timed warm, after an untimed call of the same

@@ -47,6 +47,11 @@ struct qgemv_plan_info {
 int qgemv_plan_candidates(enum qformat_type type, const struct ocb_cpu_id *cpu,
 			  struct qgemv_setting *out);
 
+/* The setting timed i-th (0 <= i < n) in round `round` of a plan over n settings whose
+ * first nteam run on the whole team (the rest on one thread): the team's settings in
+ * turn, then the others, each group rotated by the round (nteam = n: one group). Pure. */
+int qgemv_plan_order(int n, int nteam, int round, int i);
+
 /* Index of the fastest of n settings from their timings t[r * n + j] (round r, setting
  * j), by median over the rounds (at most the first 41); a tie goes to the lower index
  * (the default). Pure. */
