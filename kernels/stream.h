@@ -32,13 +32,15 @@ double ocb_stream_sum(const float *x, size_t n, long reps, int threads);
 /* The read loops a read ceiling takes the best of on this CPU (stream.c says why):
  * variant 0 the dispatching one-stream loop (zmm where the CPU has AVX-512F, else ymm);
  * where it has AVX-512F, 1 the one-stream ymm loop; then the widest loop on 2 and on 4
- * streams per thread (each thread's slice cut in 2 or 4 parts read side by side): 4
- * variants with AVX-512F, 3 with AVX2, 1 without. ocb_stream_sum_variant(v, ..) runs
- * variant v (0, or any v out of range: ocb_stream_sum). */
+ * streams per thread (each thread's slice cut in 2 or 4 parts read side by side), and on
+ * 4 with a software prefetch 2 KiB ahead: 5 variants with AVX-512F, 4 with AVX2, 1
+ * without. ocb_stream_sum_variant(v, ..) runs variant v (0, or any v out of range:
+ * ocb_stream_sum). */
 int ocb_stream_sum_variants(void);
 double ocb_stream_sum_variant(int v, const float *x, size_t n, long reps, int threads);
 /* The loads the dispatching kernels use on this CPU, for method texts: the read
- * ceiling's (sum != 0: "AVX-512F or AVX2 on 1, 2 or 4 streams per thread, the best", or
+ * ceiling's (sum != 0: "AVX-512F or AVX2 on 1, 2 or 4 streams per thread (4 also with a
+ * prefetch), the best", or
  * its AVX2 form) or the triad's and copy's ("AVX2"); "C" without AVX2. */
 const char *ocb_stream_isa(int sum);
 double ocb_stream_sum_ref(const float *x, size_t n, long reps, int threads);

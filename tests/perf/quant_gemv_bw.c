@@ -6,7 +6,7 @@
  * plain read loop over a buffer of the same size allocated the same way (the read
  * ceiling's loops, ocb_stream_sum_variant, the best of them, each timed after the GEMV in
  * every repetition: one stream on zmm and on ymm where the CPU has AVX-512F, else ymm,
- * and 2 and 4 streams per thread).
+ * and 2 and 4 streams per thread, and 4 with a prefetch).
  * Prints the fraction GEMV/read per format against its target (85% for Q8_0, Q4_0,
  * TQ2_0; 70% for the others), the kernel variant this CPU chose and its streams per
  * thread (`x4`: groups read side by side, qgemv_streams; kernels/quant_repack.h:
