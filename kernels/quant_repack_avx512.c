@@ -350,8 +350,8 @@ static ZMM void tq2_0_r16(int64_t k, const void *g, const void *xq, float *y)
  * cold 16384^2, settings timed in turn within one process, seven rounds at 1 thread and
  * eight at 2) 4 streams with 2 KiB ahead so reached 71-113% / 88-118% of the best read,
  * against 69-107% / 74-94% on 2 streams without and 55-85% / 52-87% on one with 8 KiB,
- * where 2 KiB asked for a pair of blocks (33 lines) at once had cost 2 or 4 streams up to
- * half their rate (quant_repack.c qr_default_prefetch).
+ * where a prefetch asking for a pair of blocks (33 lines) at once had cost 2 or 4 streams
+ * up to half their rate (quant_repack.c qr_default_prefetch).
  * Why a loop, where every other kernel here unrolls: on the Zen 5 VM, cold 16384^2 at one
  * thread, the same arithmetic over the same bytes (a driver outside the tree, every
  * variant timed in turn within one process, 5 Dec 2026) ran at 100-111% of the best read

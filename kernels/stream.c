@@ -170,7 +170,8 @@ double ocb_stream_sum_avx512(const float *x, size_t n, long reps, int threads)
 			_Pragma("GCC unroll 4") for (int j_ = 0; j_ < (K); j_++)             \
 			{                                                                   \
 				if (PF)                                                     \
-					_mm_prefetch((const char *)((x) + (size_t)j_ * part_ + i_) + (PF), \
+					_mm_prefetch((const char *)((x) + (size_t)j_ * part_ + i_) \
+							     + (PF),                        \
 						     _MM_HINT_T0);                          \
 				_Pragma("GCC unroll 2") for (int l_ = 0; l_ < 16; l_ += W)   \
 				{                                                           \
@@ -211,6 +212,7 @@ __attribute__((target("avx512f"))) static double sum4_slice_avx512(const float *
 {
 	SUMK_BODY(__m512, 16, _mm512_loadu_ps, _mm512_add_ps, _mm512_setzero_ps(), x, n, 4, 0);
 }
+
 /* 4 streams, each line asked for 2 KiB ahead into L1 (prefetcht0), as the GEMV kernels
  * on 4 streams do (quant_repack.c qr_default_prefetch). On the Zen 5 VM (5 Dec 2026, 69
  * and 285 MB cold, in turn with the loops above, twelve rounds at 1 and 2 threads) it
@@ -221,12 +223,14 @@ __attribute__((target("avx512f"))) static double sum4_slice_avx512(const float *
  * without it. */
 __attribute__((target("avx2"))) static double sum4p_slice_avx2(const float *x, size_t n)
 {
-	SUMK_BODY(__m256, 8, _mm256_loadu_ps, _mm256_add_ps, _mm256_setzero_ps(), x, n, 4, 2048);
+	SUMK_BODY(__m256, 8, _mm256_loadu_ps, _mm256_add_ps, _mm256_setzero_ps(), x, n, 4,
+		  2048);
 }
 
 __attribute__((target("avx512f"))) static double sum4p_slice_avx512(const float *x, size_t n)
 {
-	SUMK_BODY(__m512, 16, _mm512_loadu_ps, _mm512_add_ps, _mm512_setzero_ps(), x, n, 4, 2048);
+	SUMK_BODY(__m512, 16, _mm512_loadu_ps, _mm512_add_ps, _mm512_setzero_ps(), x, n, 4,
+		  2048);
 }
 #undef SUMK_BODY
 
@@ -263,9 +267,10 @@ const char *ocb_stream_isa(int sum)
 		return "C";
 	if (!sum)
 		return "AVX2";
-	return ocb_cpu_avx512f()
-		       ? "AVX-512F or AVX2 on 1, 2 or 4 streams per thread (4 also with a prefetch), the best"
-		       : "AVX2 on 1, 2 or 4 streams per thread (4 also with a prefetch), the best";
+	return ocb_cpu_avx512f() ? "AVX-512F or AVX2 on 1, 2 or 4 streams per thread (4 also with "
+				   "a prefetch), the best"
+				 : "AVX2 on 1, 2 or 4 streams per thread (4 also with a prefetch), "
+				   "the best";
 }
 
 /* ---- triad ---- */

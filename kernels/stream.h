@@ -40,8 +40,8 @@ int ocb_stream_sum_variants(void);
 double ocb_stream_sum_variant(int v, const float *x, size_t n, long reps, int threads);
 /* The loads the dispatching kernels use on this CPU, for method texts: the read
  * ceiling's (sum != 0: "AVX-512F or AVX2 on 1, 2 or 4 streams per thread (4 also with a
- * prefetch), the best", or
- * its AVX2 form) or the triad's and copy's ("AVX2"); "C" without AVX2. */
+ * prefetch), the best", or its AVX2 form) or the triad's and copy's ("AVX2"); "C"
+ * without AVX2. */
 const char *ocb_stream_isa(int sum);
 double ocb_stream_sum_ref(const float *x, size_t n, long reps, int threads);
 double ocb_stream_sum_avx2(const float *x, size_t n, long reps, int threads);

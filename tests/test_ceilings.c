@@ -229,9 +229,10 @@ Test(ceilings, stream_sum_variants_per_cpu)
 		check_sum_variant(name, sum_variant);
 	}
 	cr_assert_str_eq(ocb_stream_isa(1),
-			 ocb_cpu_avx512f()
-				 ? "AVX-512F or AVX2 on 1, 2 or 4 streams per thread (4 also with a prefetch), the best"
-				 : "AVX2 on 1, 2 or 4 streams per thread (4 also with a prefetch), the best");
+			 ocb_cpu_avx512f() ? "AVX-512F or AVX2 on 1, 2 or 4 streams per thread (4 also "
+					     "with a prefetch), the best"
+					   : "AVX2 on 1, 2 or 4 streams per thread (4 also with a "
+					     "prefetch), the best");
 }
 
 Test(ceilings, stream_triad_and_copy_avx2_equal_ref)

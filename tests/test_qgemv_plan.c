@@ -104,15 +104,17 @@ Test(qgemv_plan, order_rotates_each_group)
 		int seen[6] = { 0 };
 		for (int i = 0; i < n; i++) {
 			const int j = qgemv_plan_order(n, nteam, r, i);
-			cr_assert(j >= 0 && j < n && !seen[j], "round %d place %d: %d", r, i, j);
+			cr_assert(j >= 0 && j < n && !seen[j], "round %d place %d: %d", r, i,
+				  j);
 			seen[j] = 1;
-			cr_assert_eq(j < nteam, i < nteam, "round %d: a one-thread setting among the team's", r);
+			cr_assert_eq(j < nteam, i < nteam,
+				     "round %d: a one-thread setting among the team's", r);
 		}
 		first[qgemv_plan_order(n, nteam, r, 0)]++;
 	}
 	for (int j = 0; j < nteam; j++)
-		cr_assert_eq(first[j], rounds / nteam, "setting %d first in %d of %d rounds", j, first[j],
-			     rounds);
+		cr_assert_eq(first[j], rounds / nteam, "setting %d first in %d of %d rounds", j,
+			     first[j], rounds);
 	for (int r = 0; r < 4; r++) /* one group (1 thread): a plain rotation */
 		for (int i = 0; i < 4; i++)
 			cr_assert_eq(qgemv_plan_order(4, 4, r, i), (i + r) % 4);
