@@ -78,9 +78,9 @@ int qgemv_plan_candidates(enum qformat_type type, const struct ocb_cpu_id *cpu,
  * after a one-thread call, and on the Zen 5 VM that made it slower (TQ2_0 16384^2 at 2
  * threads, three pairs of runs: 4 streams with 2 KiB 40.6 / 50.5 / 45.5 GB/s in that
  * place against 63.1 / 60.1 / 40.8 in the next, one stream with 8 KiB 56.7 / 53.3 / 35.2
- * there against 58.7 / 55.6 / 46.5 third; README, "Zen 5, 5 Dec 2026 (evening)"). Here
- * the one that follows the switch changes with the round, and the median over rounds
- * sets that aside. */
+ * there against 58.7 / 55.6 / 46.5 third; README, "Zen 5, 5 Dec 2026 (evening,
+ * later)"). Here the one that follows the switch changes with the round, and the median
+ * over rounds sets that aside. */
 int qgemv_plan_order(int n, int nteam, int round, int i)
 {
 	if (nteam <= 0 || nteam > n)
