@@ -15,6 +15,13 @@
 #define PLAN_ROUNDS_MAX 41
 #define PLAN_BUDGET_S 0.2 /* rounds beyond the minimum while the planning took less */
 #define PLAN_SLOTS 64	   /* shapes remembered; the oldest is replaced beyond */
+/* A setting replaces the default only if it also ran faster in at least 4 of 5 of the
+ * rounds (each round times every setting back to back, so a pair saw the same host
+ * phase). Why: on the Zen 5 VM medians a few percent apart are within the host's drift,
+ * and a plan that left the default on them ran at 56% of the read loop (README, "Zen 5,
+ * 5 Dec 2026 (night)"); a difference a plan can trust wins nearly every round. */
+#define PLAN_WINS_NUM 4
+#define PLAN_WINS_DEN 5
 
 /* one plan of the r16 kernels (only they are planned) */
 struct plan_entry {
@@ -94,10 +101,14 @@ int qgemv_plan_pick(const double *t, int n, int rounds, double *median_s)
 	int best = 0;
 	rounds = rounds < PLAN_ROUNDS_MAX ? rounds : PLAN_ROUNDS_MAX; /* the first ones */
 	for (int j = 0; j < n; j++) {
-		for (int r = 0; r < rounds; r++)
+		int wins = 0; /* rounds in which j ran faster than the default */
+		for (int r = 0; r < rounds; r++) {
 			col[r] = t[r * n + j];
+			wins += t[r * n + j] < t[r * n];
+		}
 		median_s[j] = ocb_median(col, (size_t)rounds);
-		if (median_s[j] < median_s[best])
+		if (median_s[j] < median_s[best] &&
+		    wins * PLAN_WINS_DEN >= rounds * PLAN_WINS_NUM)
 			best = j;
 	}
 	return best;
