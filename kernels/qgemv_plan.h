@@ -72,7 +72,8 @@ struct qgemv_plan_opts {
 /* Time f's candidate settings on the repacked weights wr (m x k, qrepack_pack'ed; or the
  * copies of opts, which may be NULL) with activations xq into y (m floats, overwritten),
  * on `threads` threads, in rotating rounds (at least 5, more while under 0.2 s), and
- * remember the fastest for this shape; info (may be NULL) says what was timed and kept.
+ * remember the one qgemv_plan_pick keeps for this shape; info (may be NULL) says what was
+ * timed and kept.
  * Where f does not run the r16 kernels, or the environment sets them, nothing is timed
  * (info->ncand = 0) and OCB_OK is returned. Errors as qgemv_r8. */
 int qgemv_plan(const struct qformat *f, const void *wr, int64_t m, int64_t k, const void *xq,
