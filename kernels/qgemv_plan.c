@@ -37,8 +37,9 @@ static struct plan_entry plans[PLAN_SLOTS];
 static int nplans, plan_next;
 
 /* Candidates on AMD (measured on the Zen 5 VM, README "Zen 5: a planner"): the 32-block
- * formats on 8 streams with 1 KiB ahead (first on 3-4 Dec 2026), 4 with 2 KiB (1 KiB
- * before 5 Dec: quant_repack.c qr_default_prefetch) and without, 2 without (first by
+ * formats on 8 streams with 1 KiB ahead (first on 3-4 Dec 2026; Q3_G's and Q2_G's
+ * default), 4 with 2 KiB (1 KiB before 5 Dec: quant_repack.c qr_default_prefetch; the
+ * others' default since) and without, 2 without (first by
  * 13-24 points on another instance); Q8_0's kernels stop at 4; TQ2_0 (and TQ1_0, run as
  * TQ2_0) on 4 streams with 2 KiB, 2 without (the two first at 1 thread, 4 at 2), or one
  * 8 KiB ahead (first on 3 and 4 Dec with the multi-stream kernels then: quant_repack.c

@@ -847,9 +847,8 @@ struct qk_pf qr_default_prefetch(enum qformat_type type, const struct ocb_cpu_id
 	return (struct qk_pf){.l1 = ns == 4 ? 2048 : ns >= 8 ? 1024 : 0, .l2 = 0};
 }
 
-/* Streams per thread of the r16 GEMV (quant_repack_impl.h). On AMD: as many as the
- * kernels have (8 for the 32-block formats; Q8_0 and TQ2_0 4: qr_max_streams); one
- * elsewhere. Why several: a core's DRAM share is bound by its misses in flight, not by
+/* Streams per thread of the r16 GEMV (quant_repack_impl.h). On AMD: 8 for Q3_G and Q2_G,
+ * 4 for Q8_0, Q4_0, Q4_1 and TQ2_0 (last paragraph); one elsewhere. Why several: a core's DRAM share is bound by its misses in flight, not by
  * its arithmetic: Q4_0 with its dot products taken out (an xor in place of each vpdpbusd)
  * ran no faster, 66-81% of the read loop on 1-8 streams, where Q8_0 so reduced reached
  * 86-90% on 4; each stream the hardware prefetchers follow keeps its own distance ahead, and
@@ -892,12 +891,19 @@ struct qk_pf qr_default_prefetch(enum qformat_type type, const struct ocb_cpu_id
  * in 3, 1 in 3; the 2-thread read rate moved between 55 and 86 GB/s). With 2 KiB ahead
  * asked one line per line loaded (that evening; qr_default_prefetch), 4 streams came
  * first at 2 threads in 7 of 8 rounds (88-118% against 74-94% on 2 without), and at 1
- * thread tied with 2 (4 of 7 rounds; 71-113% against 69-107%): TQ2_0 takes 4. */
+ * thread tied with 2 (4 of 7 rounds; 71-113% against 69-107%): TQ2_0 takes 4.
+ * Once 4 streams asked 2 KiB ahead (that evening), 8 with 1 KiB against 4 with 2 KiB,
+ * timed in turn within one process in both orders (5 Dec 2026, 19:50 and 20:41 UTC,
+ * eighteen rounds at 1 and 2 threads; README, "Zen 5, 5 Dec 2026 (night)"), 4 came
+ * ahead for Q4_1 in 15 and 17 of 18 (means 81.3 against 77.9%, 79.5 against 71.4%), for
+ * Q4_0 in 8 and 15 (88.0 against 86.9% for 8 at 1 thread: a tie; 84.6 against 80.0% at
+ * 2), for Q3_G in 0 and 3, for Q2_G in 4 and 6: Q4_0 and Q4_1 take 4, Q3_G and Q2_G
+ * (whose codes cost more instructions per byte) keep 8. */
 int qr_default_streams(enum qformat_type type, const struct ocb_cpu_id *cpu)
 {
 	if (strcmp(cpu->vendor, "AuthenticAMD") != 0)
 		return 1;
-	return qr_max_streams(type);
+	return type == QF_Q3_G || type == QF_Q2_G ? 8 : 4;
 }
 
 /* Streams a format's zmm kernels exist for, at most: 8 for the 32-block formats, but 4
