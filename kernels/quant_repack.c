@@ -898,7 +898,7 @@ struct qk_pf qr_default_prefetch(enum qformat_type type, const struct ocb_cpu_id
  * ahead for Q4_1 in 15 and 17 of 18 (means 81.3 against 77.9%, 79.5 against 71.4%), for
  * Q4_0 in 8 and 15 (88.0 against 86.9% for 8 at 1 thread: a tie; 84.6 against 80.0% at
  * 2), for Q3_G in 0 and 3, for Q2_G in 4 and 6: Q4_0 and Q4_1 take 4, Q3_G and Q2_G
- * (whose codes cost more instructions per byte) keep 8. */
+ * keep 8. */
 int qr_default_streams(enum qformat_type type, const struct ocb_cpu_id *cpu)
 {
 	if (strcmp(cpu->vendor, "AuthenticAMD") != 0)
