@@ -847,14 +847,15 @@ struct qk_pf qr_default_prefetch(enum qformat_type type, const struct ocb_cpu_id
 	return (struct qk_pf){.l1 = ns == 4 ? 2048 : ns >= 8 ? 1024 : 0, .l2 = 0};
 }
 
-/* Streams per thread of the r16 GEMV (quant_repack_impl.h). On AMD: 8 for Q3_G and Q2_G,
- * 4 for Q8_0, Q4_0, Q4_1 and TQ2_0 (last paragraph); one elsewhere. Why several: a core's DRAM share is bound by its misses in flight, not by
- * its arithmetic: Q4_0 with its dot products taken out (an xor in place of each vpdpbusd)
- * ran no faster, 66-81% of the read loop on 1-8 streams, where Q8_0 so reduced reached
- * 86-90% on 4; each stream the hardware prefetchers follow keeps its own distance ahead, and
- * Q4_0's loop has twice Q8_0's instructions per byte, so fewer of its lines fit in the
- * core's window. Groups read side by side from next to each other (18 KiB apart) did
- * worse than one stream, so the parts are far apart.
+/* Streams per thread of the r16 GEMV (quant_repack_impl.h). On AMD: 8 for Q3_G and Q2_G, 4
+ * for Q8_0, Q4_0, Q4_1 and TQ2_0 (last paragraph); one elsewhere. Why several: a core's
+ * DRAM share is bound by its misses in flight, not by its arithmetic: Q4_0 with its dot
+ * products taken out (an xor in place of each vpdpbusd) ran no faster, 66-81% of the read
+ * loop on 1-8 streams, where Q8_0 so reduced reached 86-90% on 4; each stream the hardware
+ * prefetchers follow keeps its own distance ahead, and Q4_0's loop has twice Q8_0's
+ * instructions per byte, so fewer of its lines fit in the core's window. Groups read side
+ * by side from next to each other (18 KiB apart) did worse than one stream, so the parts
+ * are far apart.
  * Measured on the Zen 5 VM (3 Dec 2026, cold 16384^2, fraction of the best read loop at
  * the same moment, which tries 1, 2 and 4 streams itself: kernels/stream.c), every
  * setting timed in turn within one process (quant_gemv_bw's configs: settings compared

@@ -67,7 +67,8 @@ Test(qgemv_plan, candidates_per_cpu)
 	cr_assert(s[1].streams == 8 && s[1].pf_l1 == 1024 && s[1].pf_l2 == 0);
 	cr_assert(s[2].streams == 4 && s[2].pf_l1 == 0 && s[2].pf_l2 == 0);
 	cr_assert(s[3].streams == 2 && s[3].pf_l1 == 0 && s[3].pf_l2 == 0);
-	cr_assert_eq(qgemv_plan_candidates(QF_Q3_G, &zen5, s), 4); /* 8:1024, 4:2048, 4:0, 2:0 */
+	/* Q3_G: 8:1024, 4:2048, 4:0, 2:0 */
+	cr_assert_eq(qgemv_plan_candidates(QF_Q3_G, &zen5, s), 4);
 	cr_assert(s[0].streams == 8 && s[0].pf_l1 == 1024 && s[0].pf_l2 == 0);
 	cr_assert(s[1].streams == 4 && s[1].pf_l1 == 2048 && s[1].pf_l2 == 0);
 	cr_assert_eq(qgemv_plan_candidates(QF_Q8_0, &zen5, s), 3); /* 4:2048, 4:0, 2:0 */
