@@ -15,11 +15,12 @@
 #define PLAN_ROUNDS_MAX 41
 #define PLAN_BUDGET_S 0.2 /* rounds beyond the minimum while the planning took less */
 #define PLAN_SLOTS 64	   /* shapes remembered; the oldest is replaced beyond */
-/* A setting replaces the default only if it also ran faster in at least 4 of 5 of the
- * rounds (each round times every setting back to back, so a pair saw the same host
- * phase). Why: on the Zen 5 VM medians a few percent apart are within the host's drift,
- * and a plan that left the default on them ran at 56% of the read loop (README, "Zen 5,
- * 5 Dec 2026 (night)"); a difference a plan can trust wins nearly every round. */
+/* A setting replaces the default only if it also ran faster in at least PLAN_WINS_NUM of
+ * every PLAN_WINS_DEN rounds (4 of 5 at the minimum of 5 rounds, 33 of 41 at the most;
+ * each round times every setting back to back, so a pair saw the same host phase). Why: on
+ * the Zen 5 VM medians a few percent apart are within the host's drift, and a plan that
+ * left the default on them ran at 56% of the read loop (README, "Zen 5, 5 Dec 2026
+ * (night)"); a difference a plan can trust wins nearly every round. */
 #define PLAN_WINS_NUM 4
 #define PLAN_WINS_DEN 5
 
@@ -39,14 +40,14 @@ static int nplans, plan_next;
 /* Candidates on AMD (measured on the Zen 5 VM, README "Zen 5: a planner"): the 32-block
  * formats on 8 streams with 1 KiB ahead (first on 3-4 Dec 2026; Q3_G's and Q2_G's
  * default), 4 with 2 KiB (1 KiB before 5 Dec: quant_repack.c qr_default_prefetch; the
- * others' default since) and without, 2 without (first by
- * 13-24 points on another instance); Q8_0's kernels stop at 4; TQ2_0 (and TQ1_0, run as
- * TQ2_0) on 4 streams with 2 KiB, 2 without (the two first at 1 thread, 4 at 2), or one
- * 8 KiB ahead (first on 3 and 4 Dec with the multi-stream kernels then: quant_repack.c
- * qr_default_streams). The prefetches are qr_default_prefetch's for those streams. On Intel
- * the default (one stream, 2 KiB into L1 and 8 KiB into L2; TQ2_0 1 KiB) and the same
- * prefetches on 2 and 4 streams, which its read rate was never measured against. type:
- * the kernels' format (TQ2_0 for TQ1_0). */
+ * others' default since) and without, 2 without (first by 13-24 points on another
+ * instance); Q8_0's kernels stop at 4; TQ2_0 (and TQ1_0, run as TQ2_0) on 4 streams
+ * with 2 KiB, 2 without (the two first at 1 thread, 4 at 2), or one 8 KiB ahead (first
+ * on 3 and 4 Dec with the multi-stream kernels then: quant_repack.c qr_default_streams). The
+ * prefetches are qr_default_prefetch's for those streams. On Intel the default (one
+ * stream, 2 KiB into L1 and 8 KiB into L2; TQ2_0 1 KiB) and the same prefetches on 2 and 4
+ * streams, which its read rate was never measured against. type: the kernels' format
+ * (TQ2_0 for TQ1_0). */
 int qgemv_plan_candidates(enum qformat_type type, const struct ocb_cpu_id *cpu,
 			  struct qgemv_setting *out)
 {

@@ -54,8 +54,8 @@ int qgemv_plan_order(int n, int nteam, int round, int i);
 
 /* Index of the fastest of n settings from their timings t[r * n + j] (round r, setting
  * j), by median over the rounds (at most the first 41), among the default (j = 0) and the
- * settings that ran faster than the default in at least 4 of 5 rounds; a tie goes to the
- * lower index. median_s[j]: every setting's median. Pure. */
+ * settings that ran faster than the default in at least 4 of every 5 rounds (paired by
+ * round); a tie goes to the lower index. median_s[j]: every setting's median. Pure. */
 int qgemv_plan_pick(const double *t, int n, int rounds, double *median_s);
 
 /* How the timings should see the caches: as the measurements that follow will. A GEMV

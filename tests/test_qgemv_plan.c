@@ -115,6 +115,15 @@ Test(qgemv_plan, pick_needs_paired_wins)
 	/* a tie in every round is no win */
 	const double tie[5 * 2] = { 3, 3,  3, 3,  3, 3,  3, 3,  3, 3 };
 	cr_assert_eq(qgemv_plan_pick(tie, 2, 5, med), 0);
+	/* four fifths of any number of rounds: 7 of 10 is not enough, 8 of 10 is */
+	double ten[10 * 2];
+	for (int r = 0; r < 10; r++) {
+		ten[2 * r] = 3;
+		ten[2 * r + 1] = r < 7 ? 2 : 4;
+	}
+	cr_assert_eq(qgemv_plan_pick(ten, 2, 10, med), 0);
+	ten[2 * 7 + 1] = 2;
+	cr_assert_eq(qgemv_plan_pick(ten, 2, 10, med), 1);
 }
 
 /* Each round times every setting once, the team's before the one-thread ones; the team
