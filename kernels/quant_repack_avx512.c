@@ -83,7 +83,7 @@ static INL void prefetch_line(const void *p, struct qk_pf pf)
  * code), so one and per nibble and no shift; its sum is a multiple of 16, shifted back
  * exactly at the end. Returns [S_0 .. S_15] (int32, exact: |16 c a| <= 16 * 15 * 128 per
  * product, 16 products per lane and sum). */
-static INL ZMM __m512i nib_isum16(const uint8_t *q, const int8_t *aq)
+static INL ZMM __m512i nib_isum16(const uint8_t *q, const int8_t *aq, struct qk_pf pf)
 {
 	OPAQUE(q);
 	OPAQUE(aq);
@@ -92,6 +92,8 @@ static INL ZMM __m512i nib_isum16(const uint8_t *q, const int8_t *aq)
 	__m512i lo0 = z, lo1 = z, hi0 = z, hi1 = z;
 #pragma GCC unroll 2
 	for (int j = 0; j < 4; j += 2) {
+		prefetch_line(q + 64 * j, pf);
+		prefetch_line(q + 64 * j + 64, pf);
 		const __m512i v = ldz(q + 64 * j), w = ldz(q + 64 * j + 64);
 		lo0 = dpz(lo0, _mm512_and_si512(v, m4), aq + 4 * j);
 		hi0 = dpz(hi0, _mm512_and_si512(v, mh), aq + 16 + 4 * j);
@@ -107,15 +109,17 @@ static INL ZMM __m512i nib_isum16(const uint8_t *q, const int8_t *aq)
  * negated where w < 0, took three and ran 1.35x slower hot). Returns S + 128 sum(a); the
  * block's 128 sum(a) is taken off in fp32 through the activation block's ds = d_a sum(a),
  * as Q4_0's 8 sum(a) is (z32_r16n). */
-static INL ZMM __m512i q8_isum16(const uint8_t *q, const int8_t *aq)
+static INL ZMM __m512i q8_isum16(const uint8_t *q, const int8_t *aq, struct qk_pf pf)
 {
 	OPAQUE(q);
 	OPAQUE(aq);
 	const __m512i bias = _mm512_set1_epi8((char)0x80), z = _mm512_setzero_si512();
 	__m512i s[4] = { z, z, z, z };
 #pragma GCC unroll 8
-	for (int j = 0; j < 8; j++)
+	for (int j = 0; j < 8; j++) {
+		prefetch_line(q + 64 * j, pf);
 		s[j & 3] = dpz(s[j & 3], _mm512_xor_si512(ldz(q + 64 * j), bias), aq + 4 * j);
+	}
 	return add4(s[0], s[1], s[2], s[3]);
 }
 
@@ -123,7 +127,7 @@ static INL ZMM __m512i q8_isum16(const uint8_t *q, const int8_t *aq)
  * 2n..2n+1 (n = 0..3). Each 2-bit field is taken in place (mask 3 << 2n: 4^n times the
  * code) into its own sum t_n; S = sum over n of t_n / 4^n, exact (t_n is a multiple of
  * 4^n, and >> is an exact division of one). */
-static INL ZMM __m512i low2_isum16(const uint8_t *q, const int8_t *aq)
+static INL ZMM __m512i low2_isum16(const uint8_t *q, const int8_t *aq, struct qk_pf pf)
 {
 	OPAQUE(q);
 	OPAQUE(aq);
@@ -131,6 +135,7 @@ static INL ZMM __m512i low2_isum16(const uint8_t *q, const int8_t *aq)
 	__m512i t[4] = { z, z, z, z };
 #pragma GCC unroll 2
 	for (int u = 0; u < 2; u++) {
+		prefetch_line(q + 64 * u, pf);
 		const __m512i v = ldz(q + 64 * u);
 #pragma GCC unroll 4
 		for (int n = 0; n < 4; n++)
@@ -149,12 +154,15 @@ static INL ZMM __m512i low2_isum16(const uint8_t *q, const int8_t *aq)
  * times) of C. Each weight class sums apart and is divided back exactly (every term of
  * a sum is a multiple of its weight): S = t1 + t8 / 8 + t64 / 64 + t16 / 16 + t32 / 32.
  * 10 ands and 10 vpdpbusd per block of 16 rows. */
-static INL ZMM __m512i q3_isum16(const uint8_t *q, const int8_t *aq)
+static INL ZMM __m512i q3_isum16(const uint8_t *q, const int8_t *aq, struct qk_pf pf)
 {
 	OPAQUE(q);
 	OPAQUE(aq);
 	const __m512i m7 = _mm512_set1_epi8(0x07), m38 = _mm512_set1_epi8(0x38);
 	const __m512i mc0 = _mm512_set1_epi8((char)0xc0), z = _mm512_setzero_si512();
+	prefetch_line(q, pf);
+	prefetch_line(q + 64, pf);
+	prefetch_line(q + 128, pf);
 	const __m512i A = ldz(q), B = ldz(q + 64), C = ldz(q + 128);
 	__m512i t1 = dpz(z, _mm512_and_si512(A, m7), aq);
 	__m512i t8 = dpz(z, _mm512_and_si512(A, m38), aq + 4);
@@ -175,15 +183,15 @@ enum z32_kind { Z32_Q8_0, Z32_Q4_0, Z32_Q4_1, Z32_Q3_G, Z32_Q2_G };
 
 /* One block bb of 16 rows, its scales at sb and codes at qb:
  * acc += d_w d_a S, cacc += (d or m)_w ds (quant_repack_kern.h) */
-#define Z32_BLOCK(sb, qb, bb, acc, cacc)                                                    \
+#define Z32_BLOCK(sb, qb, bb, acc, cacc, lpf)                                               \
 	do {                                                                                \
 		const __m512 wd = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(sb))); \
 		const __m512 wo = S == 2 ? _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)((sb) + 16))) \
 					 : wd;                                              \
-		const __m512i is = kind == Z32_Q8_0   ? q8_isum16(qb, a[bb].qs)             \
-				   : kind == Z32_Q3_G ? q3_isum16(qb, a[bb].qs)             \
-				   : kind == Z32_Q2_G ? low2_isum16(qb, a[bb].qs)           \
-						      : nib_isum16(qb, a[bb].qs);           \
+		const __m512i is = kind == Z32_Q8_0   ? q8_isum16(qb, a[bb].qs, lpf)        \
+				   : kind == Z32_Q3_G ? q3_isum16(qb, a[bb].qs, lpf)        \
+				   : kind == Z32_Q2_G ? low2_isum16(qb, a[bb].qs, lpf)      \
+						      : nib_isum16(qb, a[bb].qs, lpf);      \
 		acc = _mm512_fmadd_ps(_mm512_mul_ps(wd, _mm512_set1_ps(a[bb].d)),           \
 				      _mm512_cvtepi32_ps(is), acc);                         \
 		cacc = _mm512_fmadd_ps(wo, _mm512_set1_ps(a[bb].ds), cacc);                 \
@@ -201,6 +209,16 @@ static INL ZMM void z32_r16n(enum z32_kind kind, int P, int ns, int64_t k,
 	const int64_t nb = k / 32;
 	const size_t bb16 = (size_t)16 * (size_t)(2 * S + P); /* one block of the 16 rows */
 	const struct qk_pf pf = qk_prefetch_r16(kind == Z32_Q8_0 ? QF_Q8_0 : QF_Q4_0, ns);
+	/* How the prefetches are asked for (where qk_prefetch_r16 sets a distance): on 2 and 4
+	 * streams one per line as the loop loads it (lpf, as tq2_0_r16s), on 1 and 8 a
+	 * pair's lines at once (prefetch_ahead). On the Zen 5 VM (5 Dec 2026, cold 16384^2,
+	 * 4:2048 and 8:1024, old and new in alternating processes, five pairs at 1 and 2
+	 * threads; first seen as 24 of 24 rounds within one process for Q8_0 and Q4_0), per
+	 * line was faster on 4 streams in 30 of 40 pairs (Q4_0 80.5 -> 89.4% of the read at
+	 * 1 thread, 85.0 -> 95.3% at 2; Q8_0, Q4_1, Q2_G 1-6 points), on 8 in 12 of 30
+	 * (Q3_G 86.7 -> 80.6% at 1 thread). One stream (Intel's default) is not re-measured. */
+	const int per_line = ns == 2 || ns == 4;
+	const struct qk_pf lpf = per_line ? pf : (struct qk_pf){ 0, 0 };
 	const block_qa32 *a = xq;
 	const __m512 z = _mm512_setzero_ps();
 	/* per stream; acc1, c1 used at ns == 1 only (initialised whole: a loop instead moved
@@ -212,14 +230,20 @@ static INL ZMM void z32_r16n(enum z32_kind kind, int P, int ns, int64_t k,
 #pragma GCC unroll 8
 		for (int s = 0; s < ns; s++) {
 			const char *pr = (const char *)grp[s] + (size_t)b * bb16;
-			prefetch_ahead(pr, pf, 2 * (int)bb16);
+			if (per_line) { /* the pair's S lines of scales */
+				prefetch_line(pr, lpf);
+				if (S == 2)
+					prefetch_line(pr + 64, lpf);
+			} else {
+				prefetch_ahead(pr, pf, 2 * (int)bb16);
+			}
 			const uint16_t *sc = (const uint16_t *)(const void *)pr;
 			const uint8_t *q = (const uint8_t *)pr + 64 * S;
-			Z32_BLOCK(sc, q, b, acc0[s], c0[s]);
+			Z32_BLOCK(sc, q, b, acc0[s], c0[s], lpf);
 			if (ns == 1) {
-				Z32_BLOCK(sc + 16 * S, q + 16 * P, b + 1, acc1[s], c1[s]);
+				Z32_BLOCK(sc + 16 * S, q + 16 * P, b + 1, acc1[s], c1[s], lpf);
 			} else { /* the streams are the independent chains: fewer zmm live */
-				Z32_BLOCK(sc + 16 * S, q + 16 * P, b + 1, acc0[s], c0[s]);
+				Z32_BLOCK(sc + 16 * S, q + 16 * P, b + 1, acc0[s], c0[s], lpf);
 			}
 		}
 	}
@@ -228,7 +252,7 @@ static INL ZMM void z32_r16n(enum z32_kind kind, int P, int ns, int64_t k,
 		if (b < nb) { /* an odd last block: its scales, then its codes */
 			const char *pr = (const char *)grp[s] + (size_t)b * bb16;
 			Z32_BLOCK((const uint16_t *)(const void *)pr, (const uint8_t *)pr + 32 * S, b,
-				  acc0[s], c0[s]);
+				  acc0[s], c0[s], ((struct qk_pf){ 0, 0 }));
 		}
 		/* the offsets: Q8_0's bias of 128 and Q4_0's 8 off the codes, the others' min
 		 * added */
