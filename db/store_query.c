@@ -26,7 +26,7 @@ static int first_id(struct ocb_store *s, const char *sql, const char *arg, int64
 		    int *rows)
 {
 	sqlite3_stmt *st = NULL;
-	int rc = OCB_OK, step;
+	int rc = OCB_OK, step = SQLITE_DONE;
 	*rows = 0;
 	if (sqlite3_prepare_v2(ocb_store_handle(s), sql, -1, &st, NULL) != SQLITE_OK) {
 		rc = qerr(s, "resolve run");

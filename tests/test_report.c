@@ -500,7 +500,7 @@ Test(report, roofline_groups_drawn_apart)
 	struct ocb_store *s = fx_open(db);
 	int64_t m = fx_machine(s, "hostA", "aaaa1111");
 	for (int i = 0; i < NSUITE; i++) {
-		char suite[16];
+		char suite[24];
 		snprintf(suite, sizeof suite, "suite%02d", i);
 		int64_t r = fx_run(s, m, suite, NULL);
 		fx_result(s, r, suite, "kern", "{\"n\":1}", 1e-3 * (i + 1), 0.01, 9, 7 + i, 1e6,
