@@ -223,7 +223,8 @@ static int measure(const struct qformat *f, int64_t n, int reps, int threads, vo
 	if (planning && qgemv_kind_r8(kind) && qgemv_plan(f, w, n, n, xq, y, threads, &popts, &plan))
 		goto oom;
 	/* tg per configuration, tr per read loop */
-	const int nv = ocb_stream_sum_variants() < MAXV ? ocb_stream_sum_variants() : MAXV;
+	int nv = ocb_stream_sum_variants();
+	nv = nv < MAXV ? nv : MAXV;
 	struct timing tg[MAXCONF], tr[MAXV], t0 = { 1e30, 1e30, 0, 0 };
 	for (int c = 0; c < nconf; c++)
 		tg[c] = t0;
