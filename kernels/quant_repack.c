@@ -238,7 +238,6 @@ struct qr_panel {
 /* Blocks per panel: QR16_PANEL_BLOCKS for the 32-block formats on r16, else the whole row
  * (r8, and TQ2_0, whose far prefetch does better on whole rows: 93-104% against 76-86% with
  * panels of 8 or 16 blocks). */
-#define QR16_PANEL_BLOCKS 64
 static int64_t panel_blocks(const struct qformat *fr, int R, int64_t nb)
 {
 	return R == 16 && fr->block == 32 && nb > QR16_PANEL_BLOCKS ? QR16_PANEL_BLOCKS : nb;
@@ -579,12 +578,12 @@ int qgemv_r8_setting(const struct qformat *f, const void *wr, int64_t m, int64_t
 
 /* ---- GEMM on the r8 layout ----
  * Y[n][m] = Xq[n][k] W^T, batch n (prefill). Each thread takes its groups panel by panel as
- * the GEMV does, and runs a group's part of a panel (at most 16 rows x 64 blocks: 35 KiB
- * of Q8_0, 17 KiB of TQ2_0 at k = 4096) against every activation row while it is still
- * in L1 or L2: the weights come from memory once per call, not once per activation row.
- * A kernel takes 4 activation rows per call (qr_zmm_rows_kernel on r16,
- * qr_avx2_rows_kernel on r8: each decoded vector of codes feeds all 4); the rows left
- * over are one call of the GEMV's own group kernel each. */
+ * the GEMV does, and runs a tile of a group's part of a panel (at most 16 rows x 64
+ * blocks: 35 KiB of Q8_0; TQ2_0's whole part, 17 KiB at k = 4096) against every
+ * activation row while it is still in L1 or L2: the weights come from memory once per
+ * call, not once per activation row. A kernel takes 4 activation rows per call
+ * (qr_zmm_rows_kernel on r16, qr_avx2_rows_kernel on r8: each decoded vector of codes
+ * feeds all 4); the rows left over are one call of the GEMV's own group kernel each. */
 
 struct gemm_call {
 	const struct qformat *f, *fr;
@@ -619,6 +618,13 @@ static void gemm_group_rows(const struct gemm_call *c, int64_t kp, const char *g
 	}
 }
 
+/* Blocks of a group's part of an r16 panel (32-block formats) that the GEMM multiplies with
+ * all n activation rows at a time: 16 rows x 64 blocks, at most 35 KiB (Q8_0), stay in L1
+ * over the batch. Even, so a tile starts at a pair and is laid out as a panel part of its
+ * own (quant_repack.h); the r8 layout (a group's scales, then its codes) and TQ2_0 take
+ * whole panels. */
+#define GEMM_TILE_BLOCKS 64
+
 static void gemm_r8_part(const struct gemm_call *c, int t, int nt)
 {
 	const int64_t g0 = c->ng * t / nt, g1 = c->ng * (t + 1) / nt;
@@ -626,14 +632,22 @@ static void gemm_r8_part(const struct gemm_call *c, int t, int nt)
 	r16_call_pf = (struct qk_pf){0, 0};
 	r16_call_set = 1;
 	const int step = c->kern4 ? QR_ROWS : 1; /* activation rows per kernel call */
+	const int tiled = c->R == 16 && c->fr->block == 32;
+	const size_t rbb = (size_t)c->R * c->fr->block_bytes; /* one block of the R rows */
 	for (int64_t p = 0; p < c->np; p++) {
 		const struct qr_panel pn = panel_at(c->fr, c->R, c->nb, c->ng, p);
-		const size_t xo = (size_t)(pn.b0 * c->fr->block / c->f->act_block) * c->ab;
-		for (int64_t g = g0; g < g1; g++) {
-			const char *grp = c->w + pn.off + (size_t)g * pn.gstride;
-			for (int64_t j = 0; j < c->n; j += step) {
-				const int nj = c->n - j < step ? (int)(c->n - j) : step;
-				gemm_group_rows(c, pn.nb * c->fr->block, grp, c->xq + xo, g, j, nj, p > 0);
+		const int64_t tile = tiled ? GEMM_TILE_BLOCKS : pn.nb;
+		for (int64_t tb = 0; tb < pn.nb; tb += tile) {
+			const int64_t tn = pn.nb - tb < tile ? pn.nb - tb : tile;
+			const size_t xo = (size_t)((pn.b0 + tb) * c->fr->block / c->f->act_block) *
+					  c->ab;
+			for (int64_t g = g0; g < g1; g++) {
+				const char *grp = c->w + pn.off + (size_t)g * pn.gstride + (size_t)tb * rbb;
+				for (int64_t j = 0; j < c->n; j += step) {
+					const int nj = c->n - j < step ? (int)(c->n - j) : step;
+					gemm_group_rows(c, tn * c->fr->block, grp, c->xq + xo, g, j, nj,
+							p > 0 || tb > 0);
+				}
 			}
 		}
 	}

@@ -25,10 +25,11 @@
  *        the scales after the codes, the first scale line of every group was a DRAM miss
  *        in the middle of the loop, which cost TQ2_0, with its short 34 KB groups, ~15% of
  *        its cold speed.)
- *   r16: the groups' bytes split into column panels of 64 blocks (2048 weights) for the
- *        32-block formats (Q8_0, Q4_0, Q4_1, Q3_G, Q2_G), one panel of the whole row for
- *        TQ2_0: panel by panel, and within a panel group by group (each group's part of
- *        the panel as above, with nb its blocks in the panel). Within a group's part,
+ *   r16: the groups' bytes split into column panels of QR16_PANEL_BLOCKS = 512 blocks
+ *        (16384 weights) for the 32-block formats (Q8_0, Q4_0, Q4_1, Q3_G, Q2_G), one
+ *        panel of the whole row for TQ2_0: panel by panel, and within a panel group by
+ *        group (each group's part of the panel as above, with nb its blocks in the
+ *        panel). Within a group's part,
  *        pairs of blocks (b, b + 1), each pair's scales (2 S R fp16, 64 S bytes) then its
  *        codes (2 P R bytes); an odd last block alone, scales then codes. Every pair is a
  *        whole number of 64-byte lines, and a thread reading its groups panel by panel
@@ -41,10 +42,16 @@
  *        vector (18 KiB for k = 16384), after the group's 147 KiB of weights have pushed
  *        it out of L1, and a streaming loop whose broadcast operands walk such an array
  *        ran at 62-80% of the read rate, against 87-108% with them in L1. A panel of 64
- *        blocks holds 18 KiB of Q4_0 weights per group and reuses a 2.3 KiB slice of the
- *        activations, which stays in L1. Together, 1 thread: Q8_0 72-85% -> 93-96%,
+ *        blocks held 18 KiB of Q4_0 weights per group and reused a 2.3 KiB slice of the
+ *        activations, which stayed in L1. Together, 1 thread: Q8_0 72-85% -> 93-96%,
  *        Q4_0 60-67% -> 83-89%, TQ2_0 61-72% -> 89-100%; 2 threads 77-94% -> 86-113%.
- *        The partial sums of the panels add up in y (qgemv_r8).
+ *        Since the kernels read 4 or 8 groups side by side with a prefetch per line
+ *        (quant_repack_avx512.c), each activation block serves 4-8 groups at once, and
+ *        panels of 512 blocks (an 18 KiB slice of the activations, still within L1; whole rows
+ *        up to k = 16384) read faster than panels of 64, whose every start is a new
+ *        stream for the core's prefetchers: 8 per stream per GEMV at k = 16384 against
+ *        1 (README, "Zen 5, 6 Dec 2026"). The partial sums of the panels add up in y
+ *        (qgemv_r8).
  *   then the m % R remaining rows unchanged (plain blocks).
  * Which R: the one of the kernel qgemv_choose(f) picks (qrepack_rows), so pack, unpack and
  * both GEMVs below must run under the same choice (the same OCB_QGEMV / OCB_FORCE_*).
@@ -63,6 +70,9 @@
 #include <stdint.h>
 
 #include "quant_formats.h"
+
+/* Blocks per column panel of the r16 layout's 32-block formats (above) */
+#define QR16_PANEL_BLOCKS 512
 
 /* 1 if f has an r8 layout. */
 int qrepack_supported(const struct qformat *f);

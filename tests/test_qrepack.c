@@ -47,8 +47,9 @@ static void round_trip(void)
 		const struct qformat *f = qformat_find(all_fmts[i]);
 		for (size_t j = 0; j < sizeof ms / sizeof *ms; j++) {
 			struct rprob p;
-			/* 32-block formats: 3 blocks, or 131 (three column panels on r16) */
-			int64_t k = f->block == 32 ? (j % 2 ? 32 * 131 : 96) : 512;
+			/* 32-block formats: 3 blocks, or three column panels on r16 (the last
+			 * of 3 blocks) */
+			int64_t k = f->block == 32 ? (j % 2 ? 32 * (2 * QR16_PANEL_BLOCKS + 3) : 96) : 512;
 			rprob_init(&p, f, ms[j], k, 5 + j);
 			if (!qrepack_supported(f)) {
 				cr_assert_eq(qrepack_pack(f, p.w, p.m, k, p.wr, 1), OCB_EINVAL);
@@ -190,13 +191,15 @@ Test(qrepack, vnni512_r16_kernels)
 	cr_assert_eq(qgemv_choose(qformat_find("q2_g")), QGEMV_VNNI512_R16);
 	check_r8(qformat_find("q8_0"), 50, 2048, 2); /* 3 groups of 16 + 2 plain rows, 64 blocks */
 	check_r8(qformat_find("tq1_0"), 33, 1024, 2);
-	/* column panels of 64 blocks: 64 + 64 + 3 (an odd tail panel), over 2 and 3 threads */
+	/* column panels: 2 whole ones and a tail of 3 blocks (odd), 2 or 1; over 2 and 3
+	 * threads */
+	const int64_t pk = 32 * 2 * QR16_PANEL_BLOCKS;
 	for (int t = 2; t <= 3; t++) {
-		check_r8(qformat_find("q4_0"), 35, 32 * 131, t);
-		check_r8(qformat_find("q4_1"), 48, 32 * 131, t);
-		check_r8(qformat_find("q8_0"), 19, 32 * 130, t);
-		check_r8(qformat_find("q3_g"), 40, 32 * 131, t);
-		check_r8(qformat_find("q2_g"), 33, 32 * 129, t);
+		check_r8(qformat_find("q4_0"), 35, pk + 32 * 3, t);
+		check_r8(qformat_find("q4_1"), 48, pk + 32 * 3, t);
+		check_r8(qformat_find("q8_0"), 19, pk + 32 * 2, t);
+		check_r8(qformat_find("q3_g"), 40, pk + 32 * 3, t);
+		check_r8(qformat_find("q2_g"), 33, pk + 32 * 1, t);
 	}
 	unsetenv("OCB_QGEMV");
 }
@@ -440,14 +443,14 @@ Test(qrepack, cpu_identification)
 
 /* Where pack puts each byte (quant_repack.h): Q8_0, 2 groups of R rows x nb blocks whose
  * scales and codes all differ, read back at the documented offsets. r8: per group, all
- * scales, then all codes; r16: column panels of 64 blocks, panel by panel; in a panel,
+ * scales, then all codes; r16: column panels of QR16_PANEL_BLOCKS, panel by panel; in a panel,
  * group by group; in a group, pairs of blocks, each pair's scales just before its codes,
  * an odd last block alone. */
 static void check_layout(int R, int64_t nb)
 {
 	const struct qformat *f = qformat_find("q8_0");
 	const int G = 2, m = G * R;
-	const int64_t k = 32 * nb, pb = R == 16 ? 64 : nb;
+	const int64_t k = 32 * nb, pb = R == 16 ? QR16_PANEL_BLOCKS : nb;
 	const size_t bb = f->block_bytes, rb = bb * (size_t)nb, bbR = (size_t)R * bb;
 	unsigned char *w = malloc(rb * (size_t)m), *wr = malloc(rb * (size_t)m);
 	cr_assert(w && wr);
@@ -489,7 +492,7 @@ Test(qrepack, layout_offsets_as_documented)
 	if (ocb_cpu_avx512vnni()) {
 		setenv("OCB_QGEMV", "r16", 1);
 		check_layout(16, 3);
-		check_layout(16, 131); /* panels of 64 + 64 + 3 blocks */
+		check_layout(16, 2 * QR16_PANEL_BLOCKS + 3); /* 2 whole panels and 3 blocks */
 	}
 	unsetenv("OCB_QGEMV");
 }
