@@ -235,12 +235,25 @@ struct qr_panel {
 	size_t off, gstride;
 };
 
-/* Blocks per panel: QR16_PANEL_BLOCKS for the 32-block formats on r16, else the whole row
- * (r8, and TQ2_0, whose far prefetch does better on whole rows: 93-104% against 76-86% with
- * panels of 8 or 16 blocks). */
+/* Panels of 512 blocks where the kernels read several groups side by side (AMD:
+ * qr_default_streams), 64 where they read one (quant_repack.h says why) */
+int qr_panel_blocks(const struct ocb_cpu_id *cpu)
+{
+	return strcmp(cpu->vendor, "AuthenticAMD") == 0 ? 512 : 64;
+}
+
+int qrepack_panel_blocks(void)
+{
+	return qr_panel_blocks(ocb_cpu_id());
+}
+
+/* Blocks per panel: qrepack_panel_blocks for the 32-block formats on r16, else the whole
+ * row (r8, and TQ2_0, whose far prefetch does better on whole rows: 93-104% against
+ * 76-86% with panels of 8 or 16 blocks). */
 static int64_t panel_blocks(const struct qformat *fr, int R, int64_t nb)
 {
-	return R == 16 && fr->block == 32 && nb > QR16_PANEL_BLOCKS ? QR16_PANEL_BLOCKS : nb;
+	const int64_t pb = qrepack_panel_blocks();
+	return R == 16 && fr->block == 32 && nb > pb ? pb : nb;
 }
 
 static struct qr_panel panel_at(const struct qformat *fr, int R, int64_t nb, int64_t ng,

@@ -25,15 +25,14 @@
  *        the scales after the codes, the first scale line of every group was a DRAM miss
  *        in the middle of the loop, which cost TQ2_0, with its short 34 KB groups, ~15% of
  *        its cold speed.)
- *   r16: the groups' bytes split into column panels of QR16_PANEL_BLOCKS = 512 blocks
- *        (16384 weights) for the 32-block formats (Q8_0, Q4_0, Q4_1, Q3_G, Q2_G), one
- *        panel of the whole row for TQ2_0: panel by panel, and within a panel group by
- *        group (each group's part of the panel as above, with nb its blocks in the
- *        panel). Within a group's part,
- *        pairs of blocks (b, b + 1), each pair's scales (2 S R fp16, 64 S bytes) then its
- *        codes (2 P R bytes); an odd last block alone, scales then codes. Every pair is a
- *        whole number of 64-byte lines, and a thread reading its groups panel by panel
- *        reads one forward stream per panel.
+ *   r16: the groups' bytes split into column panels of qrepack_panel_blocks() blocks (512
+ *        on AMD, 64 on Intel) for the 32-block formats (Q8_0, Q4_0, Q4_1, Q3_G, Q2_G),
+ *        one panel of the whole row for TQ2_0: panel by panel, and within a panel group
+ *        by group (each group's part of the panel as above, with nb its blocks in the
+ *        panel). Within a group's part, pairs of blocks (b, b + 1), each pair's scales
+ *        (2 S R fp16, 64 S bytes) then its codes (2 P R bytes); an odd last block alone,
+ *        scales then codes. Every pair is a whole number of 64-byte lines, and a thread
+ *        reading its groups panel by panel reads one forward stream per panel.
  *        Why, measured on the Zen 5 VM (cold 16384^2, fraction of a read loop's rate, old
  *        and new timed alternately; tests/perf/README.md): with r8's order, a group is two
  *        streams (its scales, its codes 16 KiB further for Q4_0), and a plain read of the
@@ -45,13 +44,13 @@
  *        blocks held 18 KiB of Q4_0 weights per group and reused a 2.3 KiB slice of the
  *        activations, which stayed in L1. Together, 1 thread: Q8_0 72-85% -> 93-96%,
  *        Q4_0 60-67% -> 83-89%, TQ2_0 61-72% -> 89-100%; 2 threads 77-94% -> 86-113%.
- *        Since the kernels read 4 or 8 groups side by side with a prefetch per line
- *        (quant_repack_avx512.c), each activation block serves 4-8 groups at once, and
- *        panels of 512 blocks (an 18 KiB slice of the activations, still within L1; whole rows
- *        up to k = 16384) read faster than panels of 64, whose every start is a new
- *        stream for the core's prefetchers: 8 per stream per GEMV at k = 16384 against
- *        1 (README, "Zen 5, 6 Dec 2026"). The partial sums of the panels add up in y
- *        (qgemv_r8).
+ *        Those were kernels on one stream, as Intel's still are. AMD's now read 4 or 8
+ *        groups side by side (quant_repack_avx512.c), each activation block serving
+ *        them all at once, and there panels of 512 blocks (an 18 KiB slice of the
+ *        activations; whole rows up to k = 16384) read faster than panels of 64, each
+ *        of whose starts is a new stream for the core's prefetchers: 8 per stream and
+ *        GEMV at k = 16384 against 1 (README, "Zen 5, 6 Dec 2026"). The partial sums of
+ *        the panels add up in y (qgemv_r8).
  *   then the m % R remaining rows unchanged (plain blocks).
  * Which R: the one of the kernel qgemv_choose(f) picks (qrepack_rows), so pack, unpack and
  * both GEMVs below must run under the same choice (the same OCB_QGEMV / OCB_FORCE_*).
@@ -71,8 +70,10 @@
 
 #include "quant_formats.h"
 
-/* Blocks per column panel of the r16 layout's 32-block formats (above) */
-#define QR16_PANEL_BLOCKS 512
+/* Blocks per column panel of the r16 layout's 32-block formats (above) on this CPU: 512
+ * where their kernels read several groups side by side (AMD), 64 where they read one
+ * (Intel). */
+int qrepack_panel_blocks(void);
 
 /* 1 if f has an r8 layout. */
 int qrepack_supported(const struct qformat *f);

@@ -89,6 +89,8 @@ qr_rows_fn qr_zmm_rows_kernel(enum qformat_type type);
  * (pure, for tests); OCB_QGEMV_STREAMS overrides it (quant_repack.c). At most
  * qr_max_streams(type). */
 int qr_default_streams(enum qformat_type type, const struct ocb_cpu_id *cpu);
+/* qrepack_panel_blocks on a CPU (pure: for tests) */
+int qr_panel_blocks(const struct ocb_cpu_id *cpu);
 int qr_max_streams(enum qformat_type type);
 
 /* 1 if the environment (OCB_QGEMV_STREAMS, OCB_QGEMV_PF, OCB_QGEMV_PF_L2) or

@@ -68,7 +68,7 @@ static void check_gemm(const struct qformat *f, int64_t m, int64_t k, int64_t n,
 
 /* Every format under OCB_QGEMV=env (the kernel kind want): shapes with one group and one
  * block, odd block counts, rows past the groups, several column panels (r16's 32-block
- * formats: QR16_PANEL_BLOCKS each, cut into tiles of 64 blocks), batches 1, 3, 4, 5 and 9 */
+ * formats: qrepack_panel_blocks() each, cut into tiles of 64), batches 1, 3, 4, 5 and 9 */
 static void check_kind(const char *env, enum qgemv_kind want)
 {
 	setenv("OCB_QGEMV", env, 1);
@@ -83,8 +83,8 @@ static void check_kind(const char *env, enum qgemv_kind want)
 				check_gemm(f, 21, 96, ns[b], t);
 				/* 3 panels, the last of 3 blocks; 2, the last of 41 (a tile of
 				 * 41: odd, not 64) */
-				check_gemm(f, 37, 32 * (2 * QR16_PANEL_BLOCKS + 3), ns[b], t);
-				check_gemm(f, 21, 32 * (QR16_PANEL_BLOCKS + 41), ns[b], t);
+				check_gemm(f, 37, 32 * (2 * qrepack_panel_blocks() + 3), ns[b], t);
+				check_gemm(f, 21, 32 * (qrepack_panel_blocks() + 41), ns[b], t);
 			}
 			check_gemm(f, 19, 256, ns[b], t);
 			check_gemm(f, 48, 768, ns[b], t);

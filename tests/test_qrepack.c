@@ -49,7 +49,8 @@ static void round_trip(void)
 			struct rprob p;
 			/* 32-block formats: 3 blocks, or three column panels on r16 (the last
 			 * of 3 blocks) */
-			int64_t k = f->block == 32 ? (j % 2 ? 32 * (2 * QR16_PANEL_BLOCKS + 3) : 96) : 512;
+			const int64_t k3 = 32 * (2 * qrepack_panel_blocks() + 3);
+			int64_t k = f->block == 32 ? (j % 2 ? k3 : 96) : 512;
 			rprob_init(&p, f, ms[j], k, 5 + j);
 			if (!qrepack_supported(f)) {
 				cr_assert_eq(qrepack_pack(f, p.w, p.m, k, p.wr, 1), OCB_EINVAL);
@@ -193,7 +194,7 @@ Test(qrepack, vnni512_r16_kernels)
 	check_r8(qformat_find("tq1_0"), 33, 1024, 2);
 	/* column panels: 2 whole ones and a tail of 3 blocks (odd), 2 or 1; over 2 and 3
 	 * threads */
-	const int64_t pk = 32 * 2 * QR16_PANEL_BLOCKS;
+	const int64_t pk = 32 * 2 * qrepack_panel_blocks();
 	for (int t = 2; t <= 3; t++) {
 		check_r8(qformat_find("q4_0"), 35, pk + 32 * 3, t);
 		check_r8(qformat_find("q4_1"), 48, pk + 32 * 3, t);
@@ -333,6 +334,17 @@ Test(qrepack, default_prefetch_per_cpu)
 	}
 }
 
+/* Panels of 512 blocks on AMD (several streams), 64 on Intel (one) */
+Test(qrepack, panel_blocks_per_cpu)
+{
+	const struct ocb_cpu_id zen5 = { .vendor = "AuthenticAMD", .family = 0x1a, .model = 0x02 };
+	const struct ocb_cpu_id emr = { .vendor = "GenuineIntel", .family = 6, .model = 0xcf };
+	cr_assert_eq(qr_panel_blocks(&zen5), 512);
+	cr_assert_eq(qr_panel_blocks(&emr), 64);
+	cr_assert_eq(qrepack_panel_blocks(), qr_panel_blocks(ocb_cpu_id()));
+	cr_assert_eq(qr_panel_blocks(&zen5) % 64, 0, "a whole number of GEMM tiles");
+}
+
 /* A wrong answer must not pass the bound: swap two rows of one group in the packed bytes
  * (16 rows: one group of either layout). */
 Test(qrepack, bound_catches_a_misplaced_row)
@@ -443,14 +455,14 @@ Test(qrepack, cpu_identification)
 
 /* Where pack puts each byte (quant_repack.h): Q8_0, 2 groups of R rows x nb blocks whose
  * scales and codes all differ, read back at the documented offsets. r8: per group, all
- * scales, then all codes; r16: column panels of QR16_PANEL_BLOCKS, panel by panel; in a panel,
- * group by group; in a group, pairs of blocks, each pair's scales just before its codes,
- * an odd last block alone. */
+ * scales, then all codes; r16: column panels of qrepack_panel_blocks(), panel by panel; in
+ * a panel, group by group; in a group, pairs of blocks, each pair's scales just before its
+ * codes, an odd last block alone. */
 static void check_layout(int R, int64_t nb)
 {
 	const struct qformat *f = qformat_find("q8_0");
 	const int G = 2, m = G * R;
-	const int64_t k = 32 * nb, pb = R == 16 ? QR16_PANEL_BLOCKS : nb;
+	const int64_t k = 32 * nb, pb = R == 16 ? qrepack_panel_blocks() : nb;
 	const size_t bb = f->block_bytes, rb = bb * (size_t)nb, bbR = (size_t)R * bb;
 	unsigned char *w = malloc(rb * (size_t)m), *wr = malloc(rb * (size_t)m);
 	cr_assert(w && wr);
@@ -492,7 +504,7 @@ Test(qrepack, layout_offsets_as_documented)
 	if (ocb_cpu_avx512vnni()) {
 		setenv("OCB_QGEMV", "r16", 1);
 		check_layout(16, 3);
-		check_layout(16, 2 * QR16_PANEL_BLOCKS + 3); /* 2 whole panels and 3 blocks */
+		check_layout(16, 2 * qrepack_panel_blocks() + 3); /* 2 whole panels and 3 blocks */
 	}
 	unsetenv("OCB_QGEMV");
 }
