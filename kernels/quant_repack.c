@@ -650,15 +650,15 @@ static void gemm_r8_part(const struct gemm_call *c, int t, int nt)
 	for (int64_t p = 0; p < c->np; p++) {
 		const struct qr_panel pn = panel_at(c->fr, c->R, c->nb, c->ng, p);
 		const int64_t tile = tiled ? GEMM_TILE_BLOCKS : pn.nb;
-		for (int64_t tb = 0; tb < pn.nb; tb += tile) {
-			const int64_t tn = pn.nb - tb < tile ? pn.nb - tb : tile;
-			const size_t xo = (size_t)((pn.b0 + tb) * c->fr->block / c->f->act_block) *
-					  c->ab;
-			for (int64_t g = g0; g < g1; g++) {
+		for (int64_t g = g0; g < g1; g++) { /* a group's part, front to back */
+			for (int64_t tb = 0; tb < pn.nb; tb += tile) {
+				const int64_t tn = pn.nb - tb < tile ? pn.nb - tb : tile;
 				const char *grp = c->w + pn.off + (size_t)g * pn.gstride + (size_t)tb * rbb;
+				const char *xt = c->xq + (size_t)((pn.b0 + tb) * c->fr->block /
+								  c->f->act_block) * c->ab;
 				for (int64_t j = 0; j < c->n; j += step) {
 					const int nj = c->n - j < step ? (int)(c->n - j) : step;
-					gemm_group_rows(c, tn * c->fr->block, grp, c->xq + xo, g, j, nj,
+					gemm_group_rows(c, tn * c->fr->block, grp, xt, g, j, nj,
 							p > 0 || tb > 0);
 				}
 			}
