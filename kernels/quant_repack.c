@@ -650,7 +650,10 @@ static void gemm_r8_part(const struct gemm_call *c, int t, int nt)
 	for (int64_t p = 0; p < c->np; p++) {
 		const struct qr_panel pn = panel_at(c->fr, c->R, c->nb, c->ng, p);
 		const int64_t tile = tiled ? GEMM_TILE_BLOCKS : pn.nb;
-		for (int64_t g = g0; g < g1; g++) { /* a group's part, front to back */
+		/* a group's part front to back: across the groups tile by tile read the
+		 * weights at a stride and ran up to 1.21x the time (README, "Zen 5, 6 Dec
+		 * 2026") */
+		for (int64_t g = g0; g < g1; g++) {
 			for (int64_t tb = 0; tb < pn.nb; tb += tile) {
 				const int64_t tn = pn.nb - tb < tile ? pn.nb - tb : tile;
 				const char *grp = c->w + pn.off + (size_t)g * pn.gstride + (size_t)tb * rbb;
@@ -844,7 +847,7 @@ void qk_prefetch_r16_set(int l1, int l2)
  * distance timed in turn within one process: Q8_0 none 86-100%, 2 KiB 84-96%, 8 KiB
  * 74-86%; Q4_0 none 66-94%, 2 KiB 55-86% (worse in every run), 8 KiB 63-90%; TQ2_0 none
  * 50-57%, 2 KiB 81-92%, 8 KiB 90-103%, 16 KiB 86-97%. On the 64-block column panels the
- * 32-block formats now use (quant_repack.h), two alternating rounds at 1 and 2 threads:
+ * 32-block formats used then (quant_repack.h), two alternating rounds at 1 and 2 threads:
  * none 89-102%, 2 KiB 73-84%, 8 KiB 72-80%. A stream the hardware prefetchers follow
  * on their own is only disturbed by the extra requests, unless the loop eats its bytes as
  * slowly as TQ2_0 (4 codes per byte). Q4_1 takes Q4_0's. That held on 1 and 2 streams
