@@ -235,11 +235,11 @@ struct qr_panel {
 	size_t off, gstride;
 };
 
-/* Panels of 512 blocks where the kernels read several groups side by side (AMD:
- * qr_default_streams), 64 where they read one (quant_repack.h says why) */
+/* Panels of 512 blocks where the 32-block kernels read several groups side by side by
+ * default (qr_default_streams: AMD), 64 where they read one (quant_repack.h says why) */
 int qr_panel_blocks(const struct ocb_cpu_id *cpu)
 {
-	return strcmp(cpu->vendor, "AuthenticAMD") == 0 ? 512 : 64;
+	return qr_default_streams(QF_Q4_0, cpu) > 1 ? 512 : 64;
 }
 
 int qrepack_panel_blocks(void)
