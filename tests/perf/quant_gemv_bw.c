@@ -3,12 +3,23 @@
  * For every format (or the comma-separated list given) at n x n (default 16384: weights
  * 57-285 MB, more than a core's share of the last-level cache), measures the GEMV rate in
  * GB/s of weight bytes (scales included) and, in the same run with the same threads, a
- * plain read loop over a buffer of the same size allocated the same way (the read
+ * plain read loop over the GEMV's own weight bytes, the very pages it streams (the read
  * ceiling's loops, ocb_stream_sum_variant, each timed after the GEMV in every repetition:
  * one stream on zmm and on ymm where the CPU has AVX-512F, else ymm, and 2 and 4 streams
  * per thread, and 4 with a prefetch). The reference is the loop with the lowest median
  * time (`loop N`), and its best of REPS timings, as many as the GEMV's; `any loop` is the
- * best single timing of all loops, a minimum over 4-5 times as many draws.
+ * best single timing of all loops, a minimum over 4-5 times as many draws. The same loops
+ * over a second buffer of the same size allocated the same way are printed beside it
+ * (`another buffer`): not every page of a VM is as fast. On the Zen 5 VM (6 Dec 2026) a
+ * 64 MiB buffer read at 29.8-37.4 GB/s with a pointer chase of 178-229 ns, or at 35.7-44.6
+ * GB/s with 145-166 ns, and each kept its speed over four passes that alternated between
+ * them: a property of the host memory behind the pages, not of the moment. Against
+ * another buffer part of the GEMV's fraction was where the two allocations had landed
+ * (for the 57-285 MB matrices here 2% at the median, up to 13%: README, "Zen 5, 6 Dec
+ * 2026 (later)"). The read loops sum the bytes as floats, so the process runs with
+ * denormals as zero (DAZ, FTZ): quantized codes read as floats include denormal bit
+ * patterns, which could cost the loops microcode assists that a plain read does not
+ * have. The GEMV's floats (scales, sums) are normal either way.
  * Prints the fraction GEMV/read per format against its target (85% for Q8_0, Q4_0,
  * TQ2_0; 70% for the others), the kernel variant this CPU chose and its streams per
  * thread (`x4`: groups read side by side, qgemv_streams; kernels/quant_repack.h:
@@ -25,7 +36,7 @@
  * memory path was slow. Before every timed GEMV and every timed read, a buffer of twice
  * the L3 size the machine reports is streamed (evict != 0), so that both start from DRAM even
  * where the VM reports an L3 larger than the weights; evict = 0 measures hot. Weights and
- * the read buffer come from qrepack_alloc (2 MiB aligned, transparent huge pages asked
+ * the second buffer come from qrepack_alloc (2 MiB aligned, transparent huge pages asked
  * for; OCB_NO_THP=1 asks for none) and are first touched by the measuring threads.
  *
  * configs (optional, r16 kernels): a comma-separated list of STREAMS:L1[:L2] (streams per
@@ -39,6 +50,8 @@
  *                      [configs]
  * exit 0 (fractions are printed, not judged), 2 bad usage, 3 out of memory. */
 #include <omp.h>
+#include <pmmintrin.h> /* _MM_SET_DENORMALS_ZERO_MODE */
+#include <xmmintrin.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,7 +157,7 @@ static double timing_best(const struct timing *t)
 }
 
 struct fmt_result {
-	double gemv_s, gbs, readbw, repack_s;
+	double gemv_s, gbs, readbw, otherbw, repack_s; /* readbw: the weights' own pages */
 };
 
 /* One GEMV configuration timed (the configs argument); ns 0: the defaults */
@@ -222,20 +235,22 @@ static int measure(const struct qformat *f, int64_t n, int reps, int threads, vo
 	const int planning = nconf == 1 && conf[0].ns == 0 && conf[0].l1 < 0 && conf[0].l2 < 0;
 	if (planning && qgemv_kind_r8(kind) && qgemv_plan(f, w, n, n, xq, y, threads, &popts, &plan))
 		goto oom;
-	/* tg per configuration, tr per read loop */
+	/* tg per configuration, tr per place (0: the weights' pages, 1: the other buffer) and
+	 * read loop */
 	int nv = ocb_stream_sum_variants();
 	nv = nv < MAXV ? nv : MAXV;
-	struct timing tg[MAXCONF], tr[MAXV], t0 = { 1e30, 1e30, 0, 0 };
+	const void *place[2] = { w, buf };
+	struct timing tg[MAXCONF], tr[2][MAXV], t0 = { 1e30, 1e30, 0, 0 };
 	for (int c = 0; c < nconf; c++)
 		tg[c] = t0;
 	for (int v = 0; v < nv; v++)
-		tr[v] = t0;
+		tr[0][v] = tr[1][v] = t0;
 	double sink = 0;
 	uint64_t psink = 0;
-	/* core: the probe per repetition; rv: each read loop's time per repetition (s),
-	 * gv: each configuration's GEMV time per repetition (s) */
+	/* core: the probe per repetition; rv: each place's and read loop's time per
+	 * repetition (s), gv: each configuration's GEMV time per repetition (s) */
 	double *core = malloc(sizeof(double) * (size_t)reps);
-	double *rv = malloc(sizeof(double) * (size_t)(reps * nv));
+	double *rv = malloc(sizeof(double) * (size_t)(2 * reps * nv));
 	double *gv = malloc(sizeof(double) * (size_t)(reps * nconf));
 	double *tmp = malloc(sizeof(double) * (size_t)reps);
 	if (!core || !rv || !gv || !tmp) {
@@ -260,10 +275,13 @@ static int measure(const struct qformat *f, int64_t n, int reps, int threads, vo
 			gv[c * reps + r] = tg[c].last;
 		}
 		for (int v = 0; v < nv; v++) {
-			if (ebuf)
-				sink += read_mem(0, ebuf, ebytes, threads);
-			TIMED(&tr[v], sink += read_mem(v, buf, wbytes, threads));
-			rv[v * reps + r] = tr[v].last;
+			for (int i = 0; i < 2; i++) { /* the two places, first in turns */
+				const int at = (r + v + i) % 2;
+				if (ebuf)
+					sink += read_mem(0, ebuf, ebytes, threads);
+				TIMED(&tr[at][v], sink += read_mem(v, place[at], wbytes, threads));
+				rv[(at * nv + v) * reps + r] = tr[at][v].last;
+			}
 		}
 		core[r] = core_probe(threads, &psink);
 	}
@@ -273,15 +291,20 @@ static int measure(const struct qformat *f, int64_t n, int reps, int threads, vo
 	 * of REPS timings: as many as each GEMV setting has. The best single timing of all
 	 * nv loops together (printed as `any loop`) is a minimum over nv times as many
 	 * draws, lower on a host whose speed is noisy even where the loops are alike. */
-	int vr = 0;
-	double vmed = 1e30, anyr = 1e30;
+	int vr = 0, vo = 0;
+	double vmed = 1e30, omed = 1e30, anyr = 1e30;
 	for (int v = 0; v < nv; v++) {
-		const double m = ocb_median(rv + v * reps, (size_t)reps), b = timing_best(&tr[v]);
+		const double m = ocb_median(rv + v * reps, (size_t)reps);
+		const double mo = ocb_median(rv + (nv + v) * reps, (size_t)reps);
+		const double b = timing_best(&tr[0][v]);
 		if (m < vmed)
 			vmed = m, vr = v;
+		if (mo < omed)
+			omed = mo, vo = v;
 		anyr = b < anyr ? b : anyr;
 	}
-	res->readbw = (double)wbytes / timing_best(&tr[vr]) / 1e9;
+	res->readbw = (double)wbytes / timing_best(&tr[0][vr]) / 1e9;
+	res->otherbw = (double)wbytes / timing_best(&tr[1][vo]) / 1e9;
 	const int strict = f->type == QF_Q8_0 || f->type == QF_Q4_0 || f->type == QF_TQ2_0;
 	const double target = strict ? 85.0 : 70.0;
 	for (int c = 0; c < nconf; c++) {
@@ -302,13 +325,14 @@ static int measure(const struct qformat *f, int64_t n, int reps, int threads, vo
 			snprintf(pf, sizeof pf, " pf %d/%d", plan.setting.pf_l1, plan.setting.pf_l2);
 		}
 		printf("%-6s %-14s x%d%s %6.1f MB  gemv %7.3f ms %6.2f GB/s  read %6.2f GB/s (loop %d; "
-		       "any loop %6.2f)  fraction %5.1f%% (target %2.0f%% %s)  paired %5.1f%%  "
-		       "unpreempted %d of %d + %d of %d  core %5.0f GOP/s  repack %7.1f ms  "
-		       "(y0=%g, sink %g %llu)\n",
+		       "any loop %6.2f; another buffer %6.2f)  fraction %5.1f%% (target %2.0f%% %s)  "
+		       "paired %5.1f%%  unpreempted %d of %d + %d of %d  core %5.0f GOP/s  "
+		       "repack %7.1f ms  (y0=%g, sink %g %llu)\n",
 		       f->name, qgemv_kind_name(kind), ns, pf, wbytes / 1e6, best * 1e3, gbs,
-		       res->readbw, vr, (double)wbytes / anyr / 1e9, frac, target,
-		       frac >= target ? "ok" : "LOW", pair_med, tg[c].nclean, reps, tr[vr].nclean,
-		       reps, core_med, res->repack_s * 1e3, y[0], sink, (unsigned long long)psink);
+		       res->readbw, vr, (double)wbytes / anyr / 1e9, res->otherbw, frac, target,
+		       frac >= target ? "ok" : "LOW", pair_med, tg[c].nclean, reps,
+		       tr[0][vr].nclean, reps, core_med, res->repack_s * 1e3, y[0], sink,
+		       (unsigned long long)psink);
 	}
 	if (plan.ncand > 0) {
 		printf("%-6s plan  %.0f ms, %d rounds, median GB/s per setting (streams:L1:L2):", f->name,
@@ -361,6 +385,9 @@ static int parse_confs(const char *arg, struct gconf *conf)
 
 int main(int argc, char **argv)
 {
+	/* before any OpenMP thread exists: the workers inherit this thread's MXCSR */
+	_MM_SET_DENORMALS_ZERO_MODE(_MM_DENORMALS_ZERO_ON);
+	_MM_SET_FLUSH_ZERO_MODE(_MM_FLUSH_ZERO_ON);
 	int64_t n = argc > 1 ? atoll(argv[1]) : 16384;
 	int reps = argc > 2 ? atoi(argv[2]) : 10;
 	int threads = argc > 3 ? atoi(argv[3]) : ocb_cpu_cores();
