@@ -157,7 +157,7 @@ static double timing_best(const struct timing *t)
 }
 
 struct fmt_result {
-	double gemv_s, gbs, readbw, otherbw, repack_s; /* readbw: the weights' own pages */
+	double gemv_s, gbs, readbw, repack_s; /* readbw: the weights' own pages */
 };
 
 /* One GEMV configuration timed (the configs argument); ns 0: the defaults */
@@ -185,6 +185,19 @@ static double core_probe(int threads, uint64_t *sink)
 	double t0 = ocb_now_s();
 	double ops = ocb_peak_int8(iters, threads, sink);
 	return ops / (ocb_now_s() - t0) / 1e9;
+}
+
+/* The read loop with the lowest median time: rv holds nv loops' reps times each */
+static int fastest_loop(const double *rv, int nv, int reps)
+{
+	int best = 0;
+	double best_med = 1e30;
+	for (int v = 0; v < nv; v++) {
+		const double m = ocb_median(rv + v * reps, (size_t)reps);
+		if (m < best_med)
+			best_med = m, best = v;
+	}
+	return best;
 }
 
 /* The eviction buffer, streamed before each of the planner's timings as before ours */
@@ -291,20 +304,14 @@ static int measure(const struct qformat *f, int64_t n, int reps, int threads, vo
 	 * of REPS timings: as many as each GEMV setting has. The best single timing of all
 	 * nv loops together (printed as `any loop`) is a minimum over nv times as many
 	 * draws, lower on a host whose speed is noisy even where the loops are alike. */
-	int vr = 0, vo = 0;
-	double vmed = 1e30, omed = 1e30, anyr = 1e30;
+	const int vr = fastest_loop(rv, nv, reps), vo = fastest_loop(rv + nv * reps, nv, reps);
+	double anyr = 1e30;
 	for (int v = 0; v < nv; v++) {
-		const double m = ocb_median(rv + v * reps, (size_t)reps);
-		const double mo = ocb_median(rv + (nv + v) * reps, (size_t)reps);
-		const double b = timing_best(&tr[0][v]);
-		if (m < vmed)
-			vmed = m, vr = v;
-		if (mo < omed)
-			omed = mo, vo = v;
-		anyr = b < anyr ? b : anyr;
+		const double t = timing_best(&tr[0][v]);
+		anyr = t < anyr ? t : anyr;
 	}
 	res->readbw = (double)wbytes / timing_best(&tr[0][vr]) / 1e9;
-	res->otherbw = (double)wbytes / timing_best(&tr[1][vo]) / 1e9;
+	const double otherbw = (double)wbytes / timing_best(&tr[1][vo]) / 1e9;
 	const int strict = f->type == QF_Q8_0 || f->type == QF_Q4_0 || f->type == QF_TQ2_0;
 	const double target = strict ? 85.0 : 70.0;
 	for (int c = 0; c < nconf; c++) {
@@ -329,7 +336,7 @@ static int measure(const struct qformat *f, int64_t n, int reps, int threads, vo
 		       "paired %5.1f%%  unpreempted %d of %d + %d of %d  core %5.0f GOP/s  "
 		       "repack %7.1f ms  (y0=%g, sink %g %llu)\n",
 		       f->name, qgemv_kind_name(kind), ns, pf, wbytes / 1e6, best * 1e3, gbs,
-		       res->readbw, vr, (double)wbytes / anyr / 1e9, res->otherbw, frac, target,
+		       res->readbw, vr, (double)wbytes / anyr / 1e9, otherbw, frac, target,
 		       frac >= target ? "ok" : "LOW", pair_med, tg[c].nclean, reps,
 		       tr[0][vr].nclean, reps, core_med, res->repack_s * 1e3, y[0], sink,
 		       (unsigned long long)psink);
