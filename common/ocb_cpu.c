@@ -2,6 +2,7 @@
 
 #include <cpuid.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -60,15 +61,47 @@ static void fill_id(struct ocb_cpu_id *c)
 	}
 }
 
+int ocb_cpu_parse_as(const char *s, struct ocb_cpu_id *c)
+{
+	const char *colon = s ? strchr(s, ':') : NULL;
+	if (!colon || colon - s != 12) /* cpuid vendor strings are 12 characters */
+		return -1;
+	char *end;
+	long fam = strtol(colon + 1, &end, 0);
+	if (end == colon + 1 || *end != ':' || fam <= 0 || fam > 0x10e)
+		return -1;
+	const char *m = end + 1;
+	long model = strtol(m, &end, 0);
+	if (end == m || *end || model < 0 || model > 0xff)
+		return -1;
+	memcpy(c->vendor, s, 12);
+	c->vendor[12] = 0;
+	c->family = (int)fam, c->model = (int)model;
+	return 0;
+}
+
+static struct ocb_cpu_id id_cached;
+static int id_done;
+
+const char *ocb_cpu_as(void)
+{
+	const char *v = getenv("OCB_CPU_AS");
+	return v && *v ? v : NULL;
+}
+
 const struct ocb_cpu_id *ocb_cpu_id(void)
 {
-	static struct ocb_cpu_id id;
-	static int done;
-	if (!done) { /* idempotent: concurrent first calls write the same bytes */
-		fill_id(&id);
-		done = 1;
+	if (!id_done) { /* idempotent: concurrent first calls write the same bytes */
+		fill_id(&id_cached);
+		const char *as = ocb_cpu_as();
+		if (as && ocb_cpu_parse_as(as, &id_cached) != 0) {
+			fprintf(stderr, "ocbench: OCB_CPU_AS='%s' is not VENDOR:FAMILY:MODEL "
+					"(e.g. GenuineIntel:6:0xcf)\n", as);
+			exit(2);
+		}
+		id_done = 1;
 	}
-	return &id;
+	return &id_cached;
 }
 
 /* Zen 3 (family 19h): Milan 0x00-0x0f, Vermeer 0x20-0x2f, Cezanne/Rembrandt 0x40-0x5f;
@@ -142,6 +175,7 @@ void ocb_cpu_reset(void)
 {
 	avx2_cached = -1;
 	avx512f_cached = -1;
+	id_done = 0;
 }
 
 int ocb_cpu_cores(void)

@@ -3,7 +3,10 @@
  * vendor/family/model they run on when the best variant differs between
  * microarchitectures (kernels/quant_repack.c). OCB_FORCE_SCALAR=1 in the environment forces
  * the plain-C paths, OCB_FORCE_AVX2=1 keeps the AVX2 paths but never the AVX-512 or
- * AVX-VNNI ones (tests use both to exercise every path on a wide machine). */
+ * AVX-VNNI ones (tests use both to exercise every path on a wide machine).
+ * OCB_CPU_AS=VENDOR:FAMILY:MODEL (e.g. GenuineIntel:6:0xcf) makes ocb_cpu_id() report that
+ * vendor, family and model, so the kernels take that CPU's layouts and settings on this one
+ * (tests of the other vendor's choices; the ISA checks still ask this CPU). */
 #ifndef OCB_CPU_H
 #define OCB_CPU_H
 
@@ -21,8 +24,15 @@ struct ocb_cpu_id {
 	 * ocb_cpu_avx512vnni(), which also apply the OCB_FORCE_* overrides) */
 };
 
-/* The cached identification of the CPU this process runs on (never NULL). */
+/* The cached identification of the CPU this process runs on (never NULL); vendor, family
+ * and model as OCB_CPU_AS says when it is set (a malformed value: one line on stderr,
+ * exit 2). */
 const struct ocb_cpu_id *ocb_cpu_id(void);
+/* OCB_CPU_AS if set and not empty, else NULL. */
+const char *ocb_cpu_as(void);
+/* Parse "VENDOR:FAMILY:MODEL" (a 12-character cpuid vendor, display family and model in
+ * C notation: 6, 0x1a, 0xcf) into c's vendor, family and model; 0, or -1 (c unchanged). */
+int ocb_cpu_parse_as(const char *s, struct ocb_cpu_id *c);
 /* 1 if this is an AMD family 0x19 core with model < 0x10 or 0x20..0x5f (Zen 3). */
 int ocb_cpu_is_zen3(const struct ocb_cpu_id *c);
 
@@ -41,7 +51,8 @@ int ocb_cpu_avx512vnni(void);
  * has_avx512f = CPUID.(7,0):EBX bit 16, osxsave = CPUID.1:ECX bit 27, xcr0 = XGETBV(0)
  * (meaningful only when osxsave). 1 when zmm code may run. */
 int ocb_cpu_zmm_usable(int has_avx512f, int osxsave, uint64_t xcr0);
-/* Forget the cached answers (tests that flip OCB_FORCE_SCALAR / OCB_FORCE_AVX2 call it). */
+/* Forget the cached answers (tests that flip OCB_FORCE_SCALAR / OCB_FORCE_AVX2 /
+ * OCB_CPU_AS call it; ocb_cpu_id() keeps its address). */
 void ocb_cpu_reset(void);
 /* Number of online cores (>= 1). */
 int ocb_cpu_cores(void);

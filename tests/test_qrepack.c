@@ -453,6 +453,59 @@ Test(qrepack, cpu_identification)
 	cr_assert_not(ocb_cpu_is_zen3(&i));
 }
 
+/* OCB_CPU_AS: the forms it takes and refuses (ocb_cpu.h) */
+Test(qrepack, cpu_as_parse)
+{
+	struct ocb_cpu_id c = { .vendor = "AuthenticAMD", .family = 0x1a, .model = 2 };
+	cr_assert_eq(ocb_cpu_parse_as("GenuineIntel:6:0xcf", &c), 0);
+	cr_assert_str_eq(c.vendor, "GenuineIntel");
+	cr_assert_eq(c.family, 6);
+	cr_assert_eq(c.model, 0xcf);
+	cr_assert_eq(ocb_cpu_parse_as("AuthenticAMD:0x19:1", &c), 0);
+	cr_assert(ocb_cpu_is_zen3(&c));
+	const char *bad[] = { "", "GenuineIntel", "Intel:6:0xcf", "GenuineIntel:6", "GenuineIntel:x:1",
+			      "GenuineIntel:6:0xcf:1", "GenuineIntel:0:1", "GenuineIntel:6:256",
+			      "GenuineIntel::1", "GenuineIntel:6:-1" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		cr_assert_eq(ocb_cpu_parse_as(bad[i], &c), -1, "accepted '%s'", bad[i]);
+		cr_assert_str_eq(c.vendor, "AuthenticAMD", "'%s' changed the id", bad[i]);
+	}
+	cr_assert_eq(ocb_cpu_parse_as(NULL, &c), -1);
+}
+
+/* OCB_CPU_AS makes this process take the other vendor's layout; the ISA and the brand
+ * stay this CPU's */
+Test(qrepack, cpu_as_changes_the_choices)
+{
+	const struct ocb_cpu_id *c = ocb_cpu_id();
+	char brand[sizeof c->brand];
+	memcpy(brand, c->brand, sizeof brand);
+	const int avx2 = c->avx2;
+	setenv("OCB_CPU_AS", "GenuineIntel:6:0xcf", 1);
+	ocb_cpu_reset();
+	cr_assert_eq(ocb_cpu_id(), c, "same address");
+	cr_assert_str_eq(c->vendor, "GenuineIntel");
+	cr_assert_eq(c->model, 0xcf);
+	cr_assert_str_eq(c->brand, brand);
+	cr_assert_eq(c->avx2, avx2);
+	cr_assert_eq(qrepack_panel_blocks(), 64);
+	setenv("OCB_CPU_AS", "AuthenticAMD:0x1a:0x02", 1);
+	ocb_cpu_reset();
+	cr_assert_str_eq(ocb_cpu_id()->vendor, "AuthenticAMD");
+	cr_assert_eq(qrepack_panel_blocks(), 512);
+	unsetenv("OCB_CPU_AS");
+	ocb_cpu_reset();
+	cr_assert_null(ocb_cpu_as());
+}
+
+/* A malformed OCB_CPU_AS is refused: exit 2 (one line on stderr) */
+Test(qrepack, cpu_as_malformed_exits_2, .exit_code = 2)
+{
+	setenv("OCB_CPU_AS", "Intel:6", 1);
+	ocb_cpu_reset();
+	ocb_cpu_id();
+}
+
 /* Where pack puts each byte (quant_repack.h): Q8_0, 2 groups of R rows x nb blocks whose
  * scales and codes all differ, read back at the documented offsets. r8: per group, all
  * scales, then all codes; r16: column panels of qrepack_panel_blocks(), panel by panel; in

@@ -432,8 +432,9 @@ int main(int argc, char **argv)
 	if (ebuf)
 		touch(ebuf, ebytes, 2, threads);
 	const struct ocb_cpu_id *cpu = ocb_cpu_id();
-	printf("quant_gemv_bw: CPU %s (%s family 0x%x model 0x%x), L3 %ld MiB\n",
+	printf("quant_gemv_bw: CPU %s (%s family 0x%x model 0x%x%s), L3 %ld MiB\n",
 	       cpu->brand[0] ? cpu->brand : "unknown", cpu->vendor, cpu->family, cpu->model,
+	       ocb_cpu_as() ? ": OCB_CPU_AS, the kernels' choices only" : "",
 	       l3 > 0 ? l3 >> 20 : -1);
 	printf("quant_gemv_bw: %lld x %lld, %d threads, best of %d, %s, read loop %s\n",
 	       (long long)n, (long long)n, threads, reps,
