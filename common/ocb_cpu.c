@@ -91,14 +91,16 @@ const char *ocb_cpu_as(void)
 
 const struct ocb_cpu_id *ocb_cpu_id(void)
 {
-	if (!id_done) { /* idempotent: concurrent first calls write the same bytes */
-		fill_id(&id_cached);
+	if (!id_done) { /* idempotent: concurrent first calls copy in the same bytes */
+		struct ocb_cpu_id id;
+		fill_id(&id);
 		const char *as = ocb_cpu_as();
-		if (as && ocb_cpu_parse_as(as, &id_cached) != 0) {
+		if (as && ocb_cpu_parse_as(as, &id) != 0) {
 			fprintf(stderr, "ocbench: OCB_CPU_AS='%s' is not VENDOR:FAMILY:MODEL "
 					"(e.g. GenuineIntel:6:0xcf)\n", as);
 			exit(2);
 		}
+		id_cached = id;
 		id_done = 1;
 	}
 	return &id_cached;
