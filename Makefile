@@ -183,6 +183,7 @@ run: deps
 check: deps
 	$(MAKE) all $(BUILD)/ocbench-tests $(REPLAY_BIN)
 	tests/fuzz/replay.sh $(BUILD)
+	OCB_BUILD=$(BUILD) tests/run_other_vendor.sh
 	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 tests/run.sh
 
 # The ab tests compare ./ocbench with itself (the two binaries under test are children of
