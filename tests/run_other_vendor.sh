@@ -12,4 +12,5 @@ else
 	as=AuthenticAMD:0x1a:0x02
 fi
 echo "tests/run_other_vendor.sh: the vendor-dependent suites again, as OCB_CPU_AS=$as"
-OCB_CPU_AS=$as exec tests/run.sh --filter '@(qrepack|qgemm_r8|qgemv_plan|qkernel|quantapply|decode_pass)/*'
+suites='qrepack|qgemm_r8|qgemv_plan|qkernel|quantapply|decode_pass'
+OCB_CPU_AS=$as exec tests/run.sh --filter "@($suites)/*"
