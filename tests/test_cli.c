@@ -60,6 +60,22 @@ Test(cli, bad_usage_exits_2_with_one_line)
 	}
 }
 
+/* A malformed OCB_CPU_AS (common/ocb_cpu.h) is bad input too: refused as the program
+ * loads (the GEMV settings are settled then), one line naming it, exit 2 */
+Test(cli, bad_cpu_as_exits_2_with_one_line)
+{
+	char dir[64], db[128];
+	cr_assert(cli_tmpdir(dir, sizeof dir));
+	snprintf(db, sizeof db, "OCBENCH_DB=%s/x.db", dir);
+	const char *env[] = {db, "OCB_CPU_AS=Intel:6", NULL};
+	const char *argv[] = {"", "runs", NULL};
+	struct cli_out o;
+	cr_assert_eq(cli_run(&o, argv, env), 0);
+	cr_expect_eq(o.status, 2, "exit %d: %s", o.status, o.err);
+	cr_expect_eq(cli_lines(o.err), 1, "%s", o.err);
+	cr_expect(strstr(o.err, "OCB_CPU_AS='Intel:6' is not VENDOR:FAMILY:MODEL"), "%s", o.err);
+}
+
 Test(cli, help_on_every_command)
 {
 	static const char *const cmds[] = {"run", "runs", "show", "machines", "ceilings",

@@ -507,13 +507,7 @@ Test(qrepack, cpu_as_changes_the_choices)
 #endif
 }
 
-/* A malformed OCB_CPU_AS is refused: exit 2 (one line on stderr) */
-Test(qrepack, cpu_as_malformed_exits_2, .exit_code = 2)
-{
-	setenv("OCB_CPU_AS", "Intel:6", 1);
-	ocb_cpu_reset();
-	ocb_cpu_id();
-}
+/* (a malformed OCB_CPU_AS: tests/test_cli.c, bad_cpu_as_exits_2_with_one_line) */
 
 /* Where pack puts each byte (quant_repack.h): Q8_0, 2 groups of R rows x nb blocks whose
  * scales and codes all differ, read back at the documented offsets. r8: per group, all
