@@ -316,9 +316,10 @@ static int run_store(const struct ocb_global *g, const struct ocb_run_opts *o)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	if (ocb_cpu_as() && !g->quiet) /* results of another CPU's kernel choices: say so */
+	const char *as = ocb_cpu_as();
+	if (as && !g->quiet) /* results of another CPU's kernel choices: say so */
 		fprintf(stderr, "ocbench: warning: OCB_CPU_AS=%s: the kernels take that CPU's "
-				"layouts and settings, not this one's\n", ocb_cpu_as());
+				"layouts and settings, not this one's\n", as);
 	struct ocb_run_summary sum;
 	int st = ocb_runner_run(s, o, &sum);
 	ocb_store_close(s);

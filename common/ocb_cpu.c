@@ -68,7 +68,7 @@ int ocb_cpu_parse_as(const char *s, struct ocb_cpu_id *c)
 		return -1;
 	char *end;
 	long fam = strtol(colon + 1, &end, 0);
-	if (end == colon + 1 || *end != ':' || fam <= 0 || fam > 0x10e)
+	if (end == colon + 1 || *end != ':' || fam <= 0 || fam > 0x10e) /* 0xf + ext. 0xff */
 		return -1;
 	const char *m = end + 1;
 	long model = strtol(m, &end, 0);

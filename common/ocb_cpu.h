@@ -6,7 +6,9 @@
  * AVX-VNNI ones (tests use both to exercise every path on a wide machine).
  * OCB_CPU_AS=VENDOR:FAMILY:MODEL (e.g. GenuineIntel:6:0xcf) makes ocb_cpu_id() report that
  * vendor, family and model, so the kernels take that CPU's layouts and settings on this one
- * (tests of the other vendor's choices; the ISA checks still ask this CPU). */
+ * (tests of the other vendor's choices; the ISA checks still ask this CPU). Set it before
+ * the process starts: the r16 GEMVs' prefetch table is settled from ocb_cpu_id() as the
+ * program loads (kernels/quant_repack.c), and ocb_cpu_reset() does not settle it again. */
 #ifndef OCB_CPU_H
 #define OCB_CPU_H
 

@@ -456,7 +456,8 @@ Test(qrepack, cpu_identification)
 	cr_assert_not(ocb_cpu_is_zen3(&i));
 }
 
-/* OCB_CPU_AS: the forms it takes and refuses (ocb_cpu.h) */
+/* OCB_CPU_AS: the forms it takes and refuses (ocb_cpu.h; a malformed value in the
+ * environment: tests/test_cli.c, bad_cpu_as_exits_2_with_one_line) */
 Test(qrepack, cpu_as_parse)
 {
 	struct ocb_cpu_id c = { .vendor = "AuthenticAMD", .family = 0x1a, .model = 2 };
@@ -506,8 +507,6 @@ Test(qrepack, cpu_as_changes_the_choices)
 	cr_assert_str_eq(ocb_cpu_id()->vendor, vendor, "unset: this CPU's vendor again");
 #endif
 }
-
-/* (a malformed OCB_CPU_AS: tests/test_cli.c, bad_cpu_as_exits_2_with_one_line) */
 
 /* Where pack puts each byte (quant_repack.h): Q8_0, 2 groups of R rows x nb blocks whose
  * scales and codes all differ, read back at the documented offsets. r8: per group, all
